@@ -1,0 +1,55 @@
+"""Entry point of the ``station`` console script."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from station.cli import commands
+
+
+class CliError(Exception):
+    """A user error: printed as one line on stderr, exit status ``status``."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="station",
+        description="Dealing station: Baccarat and Casino War table controller.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except CliError as exc:
+        print(f"station {args.command}: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

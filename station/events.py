@@ -1,0 +1,248 @@
+"""Typed input events: the only way anything reaches the table's state machine.
+
+Drivers turn bytes into these events and post them to the core's queue; the control
+socket and the dealer's buttons do the same. Every event is journaled before it is
+applied, so each one must round-trip through :func:`event_to_dict` / :func:`event_from_dict`
+exactly (the replayed state after a crash depends on it).
+
+Events are frozen dataclasses. A subclass registers itself under its ``kind`` (the class
+name unless given), which is the ``type`` field of its journal record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, ClassVar
+
+from station.cards import Card, parse_card
+
+_REGISTRY: dict[str, type[Event]] = {}
+
+
+class EventError(ValueError):
+    """A journal record or control message that is not a known, well-formed event."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all input events."""
+
+    kind: ClassVar[str] = "Event"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("kind") or cls.__name__
+        cls.kind = name
+        if name in _REGISTRY and _REGISTRY[name].__module__ != cls.__module__:
+            raise TypeError(f"event kind {name!r} registered twice")
+        _REGISTRY[name] = cls
+
+
+# --- events from devices ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceEvent(Event):
+    """An event reported by a device; ``device`` is the configured device name."""
+
+    device: str
+
+
+@dataclass(frozen=True)
+class CardDrawn(DeviceEvent):
+    card: Card
+
+
+@dataclass(frozen=True)
+class CutCardSeen(DeviceEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class ShoeEmpty(DeviceEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class CardsPresent(DeviceEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class LidOpened(DeviceEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class LidClosed(DeviceEvent):
+    pass
+
+
+class ShufflerState(str, Enum):
+    IDLE = "idle"
+    SHUFFLING = "shuffling"
+    DONE = "done"  # batch shuffle finished: the set can go into the shoe
+    READY = "ready"  # continuous shuffler ready to deliver cards
+    JAM = "jam"
+    DOOR_OPEN = "door_open"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class ShufflerStatus(DeviceEvent):
+    state: ShufflerState
+    progress: int = 0  # percent, 0-100
+    set_colour: str = ""  # colour of the set the shuffler holds ("red", "blue"), "" if unknown
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class DeckCheck(DeviceEvent):
+    """The shuffler's count of its set: every card code with its count, and what is wrong."""
+
+    decks: int
+    counts: tuple[tuple[str, int], ...]
+    missing: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing and not self.extra
+
+
+@dataclass(frozen=True)
+class CardsReturned(DeviceEvent):
+    """Continuous shuffler: cards from the last round were put back."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class ButtonPressed(DeviceEvent):
+    button: str
+    long_press: bool = False
+
+
+@dataclass(frozen=True)
+class DeviceFault(DeviceEvent):
+    reason: str
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceRecovered(DeviceEvent):
+    pass
+
+
+# --- events from people and the loop --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timer(Event):
+    name: str
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who asked for something: role and name, recorded with every privileged action."""
+
+    role: str = "dealer"
+    who: str = ""
+
+
+# --- serialisation ------------------------------------------------------------------------
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.code
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict with ``type`` naming the event kind."""
+    body = _encode(event)
+    assert isinstance(body, dict)
+    return {"type": event.kind, **body}
+
+
+def _decode(tp: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(tp)
+    if tp is Card:
+        return parse_card(value)
+    if tp is Any:
+        return value
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        try:
+            return tp(value)
+        except ValueError:
+            raise EventError(f"{where}: {value!r} is not one of {[m.value for m in tp]}") from None
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise EventError(f"{where}: expected an object")
+        hints = typing.get_type_hints(tp)
+        return tp(**{k: _decode(hints[k], v, f"{where}.{k}") for k, v in value.items() if k in hints})
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if not isinstance(value, (list, tuple)):
+            raise EventError(f"{where}: expected a list")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        return tuple(_decode(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=True)))
+    if origin is dict:
+        kt, vt = typing.get_args(tp)
+        return {_decode(kt, k, where): _decode(vt, v, f"{where}.{k}") for k, v in value.items()}
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        for arg in typing.get_args(tp):
+            if arg is type(None):
+                continue
+            return _decode(arg, value, where)
+    if tp in (int, str, bool, float):
+        if tp is int and (not isinstance(value, int) or isinstance(value, bool)):
+            raise EventError(f"{where}: expected a whole number, got {value!r}")
+        if tp is str and not isinstance(value, str):
+            raise EventError(f"{where}: expected text, got {value!r}")
+        if tp is bool and not isinstance(value, bool):
+            raise EventError(f"{where}: expected true/false, got {value!r}")
+        return value
+    return value
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from :func:`event_to_dict` output; unknown kinds or fields are errors."""
+    if not isinstance(data, dict) or "type" not in data:
+        raise EventError("an event needs a 'type'")
+    kind = data["type"]
+    cls = _REGISTRY.get(kind)
+    if cls is None:
+        raise EventError(f"unknown event type {kind!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(data) - names - {"type"}
+    if unknown:
+        raise EventError(f"{kind}: unknown field(s) {sorted(unknown)}")
+    try:
+        return cls(**{k: _decode(hints[k], v, f"{kind}.{k}") for k, v in data.items() if k != "type"})
+    except TypeError as exc:
+        raise EventError(f"{kind}: {exc}") from None
+    except ValueError as exc:
+        raise EventError(f"{kind}: {exc}") from None
+
+
+def event_types() -> dict[str, type[Event]]:
+    return dict(_REGISTRY)
+

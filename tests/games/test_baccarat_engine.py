@@ -1,0 +1,99 @@
+"""The baccarat engine against the seeds' worked examples and the full third-card table."""
+
+from __future__ import annotations
+
+import pytest
+
+from station.cards import Card, Rank, Suit, parse_cards
+from station.games.baccarat import (
+    Hand,
+    Outcome,
+    RoundStateError,
+    banker_draws,
+    next_hand,
+    next_hand_by_values,
+    point_count,
+    result_of,
+)
+
+
+@pytest.mark.parametrize(
+    ("codes", "count"),
+    [("9S 7H", 6), ("5S 5H 5D", 5), ("KS AH 5D", 6), ("TS 9H", 9), ("10S 9H", 9), ("QS JH", 0)],
+)
+def test_point_count_worked_examples(codes: str, count: int) -> None:
+    assert point_count(parse_cards(codes)) == count
+
+
+# The Banker's rule after a Player third card, written out as the seeds' Table 1 does:
+# banker two-card total -> the Player third-card values on which the Banker draws.
+BANKER_DRAWS_ON = {
+    0: set(range(10)), 1: set(range(10)), 2: set(range(10)),
+    3: set(range(10)) - {8},
+    4: {2, 3, 4, 5, 6, 7},
+    5: {4, 5, 6, 7},
+    6: {6, 7},
+    7: set(),
+}
+
+
+def _cards_for_total(total: int) -> list[Card]:
+    """Two cards whose total is ``total`` (0 -> K,K; otherwise A + (total-1) or 5 + ...)."""
+    values = {0: (Rank.KING, Rank.KING), 1: (Rank.ACE, Rank.KING)}
+    if total in values:
+        a, b = values[total]
+    else:
+        a, b = Rank.ACE, list(Rank)[total - 2]  # list(Rank) is A,2..9: index i has value i+1
+    return [Card(a, Suit.SPADES), Card(b, Suit.HEARTS)]
+
+
+def test_helper_builds_totals() -> None:
+    for total in range(10):
+        assert point_count(_cards_for_total(total)) == total
+
+
+@pytest.mark.parametrize("pt", range(10))
+@pytest.mark.parametrize("bt", range(10))
+@pytest.mark.parametrize("third", [None, *range(10)])
+def test_third_card_table_every_total_pair_and_third_card(pt: int, bt: int, third: int | None) -> None:
+    player, banker = _cards_for_total(pt), _cards_for_total(bt)
+    first_next = next_hand(player, banker)
+    if pt >= 8 or bt >= 8:
+        assert first_next is None  # natural: both stand
+        return
+    if pt >= 6:
+        # Player stands; the Banker draws on 0-5 and stands on 6-7.
+        assert first_next is (Hand.BANKER if bt <= 5 else None)
+        return
+    assert first_next is Hand.PLAYER
+    if third is None:
+        return
+    x_card = Card(Rank.KING if third == 0 else list(Rank)[third - 1], Suit.CLUBS)
+    after = next_hand([*player, x_card], banker)
+    assert after is (Hand.BANKER if third in BANKER_DRAWS_ON[bt] else None)
+    assert banker_draws(bt, third) is (third in BANKER_DRAWS_ON[bt])
+
+
+def test_initial_deal_order_is_player_banker_player_banker() -> None:
+    assert next_hand_by_values([], []) is Hand.PLAYER
+    assert next_hand_by_values([1], []) is Hand.BANKER
+    assert next_hand_by_values([1], [2]) is Hand.PLAYER
+    assert next_hand_by_values([1, 3], [2]) is Hand.BANKER
+
+
+def test_impossible_hands_are_refused() -> None:
+    with pytest.raises(RoundStateError):
+        next_hand_by_values([], [1])
+    with pytest.raises(RoundStateError):
+        next_hand_by_values([8, 0, 1], [2, 3])  # third card after a natural
+    with pytest.raises(RoundStateError):
+        next_hand_by_values([1, 1], [1, 1, 5])  # banker drew before the player's third card
+
+
+def test_result_outcomes_and_pairs() -> None:
+    r = result_of(parse_cards("AS 9D 5C"), parse_cards("KH 2C 7S"))
+    assert (r.player_total, r.banker_total, r.outcome) == (5, 9, Outcome.BANKER)
+    r = result_of(parse_cards("4S 4D"), parse_cards("9H 9C"))
+    assert r.natural and r.player_pair and r.banker_pair and r.outcome is Outcome.BANKER
+    with pytest.raises(RoundStateError):
+        result_of(parse_cards("AS 2D"), parse_cards("KH 7C"))

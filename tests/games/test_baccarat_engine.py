@@ -94,6 +94,6 @@ def test_result_outcomes_and_pairs() -> None:
     r = result_of(parse_cards("AS 9D 5C"), parse_cards("KH 2C 7S"))
     assert (r.player_total, r.banker_total, r.outcome) == (5, 9, Outcome.BANKER)
     r = result_of(parse_cards("4S 4D"), parse_cards("9H 9C"))
-    assert r.natural and r.player_pair and r.banker_pair and r.outcome is Outcome.BANKER
+    assert r.natural and r.player_pair and r.banker_pair and r.outcome is Outcome.TIE  # 8 v 8
     with pytest.raises(RoundStateError):
         result_of(parse_cards("AS 2D"), parse_cards("KH 7C"))

@@ -1,0 +1,290 @@
+"""The station's TOML configuration, validated before anything starts.
+
+A table PC is configured by a technician editing a file at 3 a.m.; a typo must not become a
+table that pays the wrong odds. So the whole file is validated at start: unknown keys, wrong
+types and impossible values (10 decks, a tie payout of 7:1, a differential below the table
+minimum, Dealing Style B with a continuous shuffler, two devices on one port) each produce
+one line naming the file and the dotted key, and ``station run`` exits with status 2.
+
+pydantic does the type and range checking (``extra="forbid"`` catches unknown keys and
+``strict=True`` refuses ``"8"`` where a number belongs); the cross-field rules of the game
+live in the ``model_validator`` methods below, each raising :class:`ConfigRuleError` with the
+key it concerns, so the message still names a key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
+
+Game = Literal["baccarat", "war"]
+Variant = Literal["mini", "midi", "full"]
+Equipment = Literal["manual", "batch", "continuous"]
+DealingStyle = Literal["A", "B", "C", "D"]
+Role = Literal["dealer", "supervisor", "technician"]
+
+MAX_BOXES = {"mini": 7, "midi": 9, "full": 14, "war": 7}
+
+
+class ConfigRuleError(ValueError):
+    """A cross-field rule broken; ``key`` is the dotted key the message is about."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class ConfigError(Exception):
+    """The configuration file cannot be used. ``problems`` are ``(key, message)`` pairs."""
+
+    def __init__(self, path: Path, problems: list[tuple[str, str]]) -> None:
+        self.path = path
+        self.problems = problems
+        lines = [f"{path}: {key}: {message}" if key else f"{path}: {message}" for key, message in problems]
+        super().__init__("\n".join(lines))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class StationSection(_Strict):
+    name: str = Field(default="table", min_length=1, max_length=40)
+    journal: str = ""
+    """Journal path; empty means the documented default (see docs/journal.md)."""
+    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class WarOptions(_Strict):
+    tie_pays: int = Field(default=10, ge=2, le=50)
+    tie_after_tie_bonus: int = Field(default=0, ge=0, le=50)
+    """Extra odds paid on the go-to-war wager when the war cards tie again; 0 = off."""
+    box_max: int = Field(default=0, ge=0)
+    player_max: int = Field(default=0, ge=0)
+    max_boxes_per_player: int = Field(default=3, ge=1, le=7)
+
+
+class TableSection(_Strict):
+    game: Game = "baccarat"
+    variant: Variant = "mini"
+    boxes: int = Field(default=7, ge=1, le=14)
+    players_per_box: int = Field(default=3, ge=1, le=3)
+    standing_regions: int = Field(default=0, ge=0, le=8)
+    decks: int = Field(default=8, ge=4, le=8)
+    equipment: Equipment = "manual"
+    dealing_style: DealingStyle = "A"
+    rounds_after_cut: int = Field(default=1, ge=0, le=3)
+    set_colours: list[str] = Field(default_factory=lambda: ["red", "blue"], min_length=2, max_length=2)
+    min_bet: int = Field(default=1000, gt=0)
+    max_bet: int = Field(default=500_000, gt=0)
+    chips: list[int] = Field(default_factory=lambda: [100, 500, 1000, 2500, 10000, 50000], min_length=1)
+    tie_pays: Literal[8, 9] = 8
+    banker_payout: Literal["commission", "no_commission"] = "commission"
+    region_cap: Literal["none", "table_total", "player_total"] = "none"
+    differential: int = Field(default=0, ge=0)
+    """Largest allowed difference between total Banker and total Player bets; 0 = none."""
+    war: WarOptions = WarOptions()
+
+    @model_validator(mode="after")
+    def _rules(self) -> TableSection:
+        limit_key = "war" if self.game == "war" else self.variant
+        if self.boxes > MAX_BOXES[limit_key]:
+            raise ConfigRuleError(
+                "table.boxes", f"{self.boxes} boxes is more than a {limit_key} table has ({MAX_BOXES[limit_key]})"
+            )
+        if self.game == "baccarat" and self.variant == "full" and self.players_per_box != 1:
+            raise ConfigRuleError("table.players_per_box", "full baccarat seats exactly 1 player per box (rule 5.7)")
+        if self.standing_regions and not (self.game == "baccarat" and self.variant == "full"):
+            raise ConfigRuleError("table.standing_regions", "standing-player regions exist only in full baccarat (rule 5.6)")
+        if self.max_bet < self.min_bet:
+            raise ConfigRuleError("table.max_bet", f"maximum {self.max_bet} is below the minimum {self.min_bet}")
+        if not self.chips or any(c <= 0 for c in self.chips):
+            raise ConfigRuleError("table.chips", "chip denominations must be positive whole minor units")
+        if len(set(self.chips)) != len(self.chips):
+            raise ConfigRuleError("table.chips", "a chip denomination is listed twice")
+        if self.min_bet % min(self.chips):
+            raise ConfigRuleError("table.min_bet", f"minimum {self.min_bet} cannot be made with a smallest chip of {min(self.chips)}")
+        if self.differential and self.differential < self.min_bet:
+            raise ConfigRuleError(
+                "table.differential", f"a differential of {self.differential} is below the table minimum {self.min_bet}"
+            )
+        if self.equipment == "continuous" and self.dealing_style in ("B", "D"):
+            raise ConfigRuleError(
+                "table.dealing_style", f"Dealing Style {self.dealing_style} is not allowed with a continuous shuffler (rule 3.3)"
+            )
+        if self.set_colours[0] == self.set_colours[1]:
+            raise ConfigRuleError("table.set_colours", "the two card sets must have different back colours")
+        if self.region_cap != "none" and self.variant == "full":
+            raise ConfigRuleError("table.region_cap", "region caps apply to mini and midi baccarat only (rule 5.8)")
+        return self
+
+    @property
+    def smallest_chip(self) -> int:
+        return min(self.chips)
+
+
+class DeviceSection(_Strict):
+    url: str = Field(min_length=1)
+    """``sim:`` starts the simulated device; otherwise a pyserial URL or device path, or for USB
+    pedals ``usb://VID:PID?serial=...`` / ``usb-sim:///socket``."""
+    baudrate: int = Field(default=115_200, gt=0)
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Simulator options (``seed``, ``cut_position``, ...), ignored for real devices."""
+
+
+class DevicesSection(_Strict):
+    shoe: DeviceSection | None = DeviceSection(url="sim:")
+    shuffler: DeviceSection | None = None
+    display: DeviceSection | None = None
+    pedals: DeviceSection | None = None
+    buttonbox: DeviceSection | None = None
+
+    def configured(self) -> Iterator[tuple[str, DeviceSection]]:
+        for name in ("shoe", "shuffler", "display", "pedals", "buttonbox"):
+            section = getattr(self, name)
+            if section is not None:
+                yield name, section
+
+    @model_validator(mode="after")
+    def _distinct_ports(self) -> DevicesSection:
+        seen: dict[str, str] = {}
+        for name, section in self.configured():
+            if section.url.startswith("sim:"):
+                continue
+            other = seen.get(section.url)
+            if other is not None:
+                raise ConfigRuleError(
+                    f"devices.{name}.url", f"{section.url} is already used by devices.{other}; each device needs its own port"
+                )
+            seen[section.url] = name
+        return self
+
+
+DealerActionName = Literal[
+    "no_more_bets", "confirm_cut", "shuffle_done", "reveal", "next_round", "call_supervisor",
+    "war", "surrender",
+]
+
+
+class DealerSection(_Strict):
+    simulated: bool = False
+    """A simulated dealer plays the simulated devices (for demonstration and soak testing)."""
+    pace_ms: int = Field(default=1500, ge=0, le=60_000)
+    """Time the simulated dealer takes per action; about human pace by default."""
+    bets: dict[str, int] = Field(default_factory=dict)
+    """Simulated bets placed for one player in box 1 every round: region -> minor units."""
+    buttons: dict[str, DealerActionName] = Field(
+        default_factory=lambda: {"left": "no_more_bets", "centre": "reveal", "right": "next_round"}
+    )
+
+
+class ControlUser(_Strict):
+    name: str = Field(min_length=1)
+    role: Role
+    token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 (hex) of the user's secret token; the token itself is never stored."""
+
+
+class ControlSection(_Strict):
+    socket: str = ""
+    """Unix socket path; empty means $RUNTIME_DIRECTORY/control.sock or the state directory."""
+    socket_mode: int = Field(default=0o660, ge=0, le=0o777)
+    users: list[ControlUser] = Field(default_factory=list)
+
+
+class WebSection(_Strict):
+    enabled: bool = False
+    host: Literal["127.0.0.1", "::1", "localhost"] = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+
+
+class StationConfig(_Strict):
+    station: StationSection = StationSection()
+    table: TableSection = TableSection()
+    devices: DevicesSection = DevicesSection()
+    dealer: DealerSection = DealerSection()
+    control: ControlSection = ControlSection()
+    web: WebSection = WebSection()
+
+    @model_validator(mode="after")
+    def _cross_sections(self) -> StationConfig:
+        if self.table.equipment in ("batch", "continuous") and self.devices.shuffler is None:
+            raise ConfigRuleError(
+                "devices.shuffler", f"equipment '{self.table.equipment}' needs a [devices.shuffler] section"
+            )
+        for region, amount in self.dealer.bets.items():
+            allowed = ("war", "tie") if self.table.game == "war" else ("banker", "player", "tie")
+            if region not in allowed:
+                raise ConfigRuleError(f"dealer.bets.{region}", f"unknown betting region; use one of {', '.join(allowed)}")
+            if amount <= 0:
+                raise ConfigRuleError(f"dealer.bets.{region}", "a bet must be a positive amount in minor units")
+        return self
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    path: Path
+    config: StationConfig
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        elif parts:
+            parts.append(f".{item}")
+        else:
+            parts.append(str(item))
+    return "".join(parts)
+
+
+def _problems(exc: ValidationError) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        ctx_error = (error.get("ctx") or {}).get("error")
+        if isinstance(ctx_error, ConfigRuleError):
+            problems.append((ctx_error.key, str(ctx_error)))
+            continue
+        key = _dotted(loc)
+        if error["type"] == "extra_forbidden":
+            problems.append((key, "unknown key (check the spelling; see config/station.toml for every key)"))
+        elif error["type"] == "literal_error":
+            problems.append((key, f"{error['input']!r} is not allowed (use {error['msg'].removeprefix('Input should be ')})"))
+        else:
+            problems.append((key, f"{error['msg']} (got {error['input']!r})"))
+    return problems
+
+
+def parse_config(data: dict[str, Any], path: Path) -> StationConfig:
+    try:
+        return StationConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(path, _problems(exc)) from None
+
+
+def load_config(path: str | Path | None = None) -> LoadedConfig:
+    """Read and validate a configuration file; raise :class:`ConfigError` naming file and key."""
+    config_path = Path(path) if path is not None else DEFAULT_CONFIG
+    try:
+        raw = config_path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(config_path, [("", "no such configuration file")]) from None
+    except OSError as exc:
+        raise ConfigError(config_path, [("", f"cannot read: {exc.strerror}")]) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(config_path, [("", "not UTF-8 text")]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(config_path, [("", f"not valid TOML: {exc}")]) from None
+    return LoadedConfig(config_path, parse_config(data, config_path))

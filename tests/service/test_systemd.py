@@ -1,0 +1,69 @@
+"""The systemd unit verifies, is hardened, and sd_notify speaks the real protocol."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from station.service.systemd_notify import Notifier
+
+REPO = Path(__file__).resolve().parents[2]
+UNIT = REPO / "systemd" / "dealing-station.service"
+
+
+def test_unit_has_required_settings() -> None:
+    text = UNIT.read_text()
+    for setting in (
+        "Type=notify", "WatchdogSec=", "Restart=on-failure", "User=dealing-station",
+        "StateDirectory=dealing-station", "ConfigurationDirectory=dealing-station",
+        "ProtectSystem=strict", "NoNewPrivileges=yes", "PrivateTmp=yes", "DevicePolicy=closed",
+        "DeviceAllow=char-ttyUSB rw", "RestrictAddressFamilies=", "SupplementaryGroups=dialout",
+    ):
+        assert setting in text, setting
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed here")
+def test_systemd_analyze_verify(tmp_path: Path) -> None:
+    # verify checks that ExecStart exists, so point it at this checkout's station script.
+    station = Path(sys.executable).with_name("station")
+    assert station.exists()
+    unit = tmp_path / "dealing-station.service"
+    unit.write_text(UNIT.read_text().replace("/opt/dealing-station/venv/bin/station", str(station)))
+    result = subprocess.run(
+        ["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == "", result.stderr
+
+
+def test_notifier_sends_datagrams(tmp_path: Path) -> None:
+    path = tmp_path / "notify.sock"
+    receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    receiver.bind(str(path))
+    receiver.settimeout(5)
+    env = {"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "10000000", "WATCHDOG_PID": str(os.getpid())}
+    notifier = Notifier(env)
+    assert notifier.watchdog_interval_s == 5.0
+    assert notifier.ready("betting open")
+    assert receiver.recv(4096) == b"READY=1\nSTATUS=betting open"
+    assert notifier.watchdog()
+    assert receiver.recv(4096) == b"WATCHDOG=1"
+    notifier.close()
+    receiver.close()
+
+
+def test_watchdog_for_another_pid_is_ignored() -> None:
+    notifier = Notifier({"NOTIFY_SOCKET": "/nonexistent", "WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "1"})
+    assert notifier.watchdog_interval_s == 0
+    assert not notifier.watchdog()
+
+
+def test_without_systemd_everything_is_a_no_op() -> None:
+    notifier = Notifier({})
+    assert not notifier.enabled and not notifier.ready("x") and not notifier.watchdog()

@@ -56,7 +56,7 @@ class _Strict(BaseModel):
 
 
 class StationSection(_Strict):
-    name: str = Field(default="table", min_length=1, max_length=40)
+    name: str = Field(default="table", min_length=1, max_length=60)
     journal: str = ""
     """Journal path; empty means the documented default (see docs/journal.md)."""
     log_format: Literal["auto", "json", "console"] = "auto"

@@ -88,3 +88,25 @@ def test_stale_socket_is_replaced_and_live_one_refused(tmp_path: Path) -> None:
 def test_no_station_listening(tmp_path: Path) -> None:
     with pytest.raises(ControlError, match="no station is listening"):
         request(tmp_path / "absent.sock", "x", "status")
+
+
+def test_ctl_cli_against_a_live_socket(server, tmp_path: Path, capsys) -> None:
+    from station.cli.main import main
+
+    srv, calls = server
+    token_file = tmp_path / "token"
+    token_file.write_text("super-secret\n")
+    assert main(["ctl", "--socket", str(srv.path), "--token-file", str(token_file), "decide", "burn_card"]) == 0
+    assert calls[-1] == (Actor(role="supervisor", who="sam"), {"decision": "burn_card"})
+    token_file.write_text("dealer-secret\n")
+    assert main(["ctl", "--socket", str(srv.path), "--token-file", str(token_file), "decide", "void_round"]) == 1
+    assert "refused" in capsys.readouterr().err
+
+
+def test_new_token_prints_a_matching_config_entry(capsys) -> None:
+    from station.cli.main import main
+
+    assert main(["ctl", "new-token", "ann", "supervisor"]) == 0
+    out = capsys.readouterr().out
+    token = out.split(": ", 1)[1].split("\n", 1)[0]
+    assert f'token_sha256 = "{hash_token(token)}"' in out

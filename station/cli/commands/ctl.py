@@ -1,0 +1,99 @@
+"""``station ctl``: talk to a running station over its control socket.
+
+Supervisors and technicians authenticate with a personal token (``--token-file`` or
+``$STATION_TOKEN``); the station checks it against the SHA-256 list in its configuration and
+journals every privileged command with the user's role and name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from station.cli.main import CliError
+from station.service.control import ControlError, hash_token, request
+from station.service.paths import control_socket_path
+
+
+def _token(args: argparse.Namespace) -> str:
+    if args.token_file:
+        try:
+            return Path(args.token_file).read_text().strip()
+        except OSError as exc:
+            raise CliError(f"cannot read token file {args.token_file}: {exc.strerror}") from None
+    token = os.environ.get("STATION_TOKEN", "")
+    if not token:
+        raise CliError("no token: use --token-file FILE or set STATION_TOKEN")
+    return token
+
+
+def _parse_value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.ctl_command == "new-token":
+        token = secrets.token_urlsafe(24)
+        print(f"token for {args.name} (give it to them, keep it secret): {token}")
+        print("add to the configuration:")
+        print(f'[[control.users]]\nname = "{args.name}"\nrole = "{args.role}"\ntoken_sha256 = "{hash_token(token)}"')
+        return 0
+    socket_path = Path(args.socket) if args.socket else control_socket_path(None)
+    command_args: dict[str, object] = {}
+    if args.ctl_command == "decide":
+        command_args["decision"] = args.decision
+    for item in getattr(args, "set", None) or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise CliError(f"--set takes KEY=VALUE, got {item!r}")
+        command_args[key] = _parse_value(value)
+    try:
+        reply = request(socket_path, _token(args), args.ctl_command, command_args)
+    except ControlError as exc:
+        raise CliError(str(exc), status=1) from None
+    if not reply.get("ok"):
+        print(f"refused: {reply.get('error')}", file=sys.stderr)
+        return 1
+    result = reply.get("result")
+    if args.json or not isinstance(result, (str, int)):
+        print(json.dumps(result, indent=None if args.json else 2, sort_keys=True))
+    else:
+        print(result)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("ctl", help="control a running station (status, pause, resume, decide, ...)")
+    parser.add_argument("--socket", help="control socket path (default: the service's)")
+    parser.add_argument("--token-file", help="file holding your personal token (else $STATION_TOKEN)")
+    parser.add_argument("--json", action="store_true", help="print the reply as one JSON line")
+    ctl = parser.add_subparsers(dest="ctl_command", metavar="ACTION", required=True)
+    ctl.add_parser("status", help="table state, what the station expects next, devices")
+    ctl.add_parser("pause", help="pause the table after the current round (supervisor)")
+    ctl.add_parser("resume", help="resume a paused table (supervisor)")
+    decide = ctl.add_parser("decide", help="decide a pending irregularity (supervisor)")
+    decide.add_argument(
+        "decision",
+        help="void_round | burn_card | dummy_hand | resume (see `station ctl status` for the choices offered)",
+    )
+    decide.add_argument("--set", action="append", metavar="KEY=VALUE", help="extra detail for the decision")
+    command = ctl.add_parser("send", help="any other control command by name, with --set KEY=VALUE arguments")
+    command.add_argument("name")
+    command.add_argument("--set", action="append", metavar="KEY=VALUE")
+    token = ctl.add_parser("new-token", help="make a token for a person and print its config entry")
+    token.add_argument("name")
+    token.add_argument("role", choices=["dealer", "supervisor", "technician"])
+    parser.set_defaults(handler=_dispatch)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.ctl_command == "send":
+        args.ctl_command = args.name
+    return _run(args)

@@ -1,0 +1,505 @@
+"""The journal store: an append-only SQLite file of hash-chained records.
+
+The station's promise is *journal first, then apply*: the core loop appends every input
+event and every decision with :meth:`Journal.append` and acts on it only after the call
+returns, because by then the record is on disk. That is why the file runs in WAL mode with
+``synchronous=FULL`` (each commit fsyncs the write-ahead log) and why both settings are read
+back after they are set: a journal that silently fell back to weaker durability would break
+the promise without anyone noticing.
+
+Each record carries a monotonic sequence number (1, 2, 3, ... no gaps), its wall-clock time,
+a kind, a JSON object payload, the hash of the record before it and its own hash (see
+:mod:`station.journal.chain`). The ``head`` table holds the last sequence number and hash and
+is updated in the same transaction as the records, so a tail cut off the journal is evident
+to :func:`station.journal.verify.verify` even though the chain alone cannot show it.
+
+:class:`Journal` is the single writer (``BEGIN IMMEDIATE`` makes a second writer wait, then
+fail clearly). :class:`JournalReader` opens a journal read-only for verification, export and
+recall; it never creates a file and never changes one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from station.journal.chain import GENESIS_HASH, canonical_json, record_hash
+
+APPLICATION_ID = 0x44535431
+"""``PRAGMA application_id`` of a journal ("DST1"): how a journal file is told from any other."""
+
+SCHEMA_VERSION = 1
+"""The layout this code writes; older layouts are migrated on open, newer ones refused."""
+
+_BATCH = 1000  # records fetched per query when iterating, so no read transaction stays open long
+_BUSY_TIMEOUT_MS = 10_000
+
+_SCHEMA_V1: tuple[str, ...] = (
+    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+    """CREATE TABLE records (
+        seq       INTEGER PRIMARY KEY,
+        time      TEXT NOT NULL,
+        kind      TEXT NOT NULL,
+        payload   TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash      TEXT NOT NULL
+    )""",
+    """CREATE TABLE head (
+        id        INTEGER PRIMARY KEY CHECK (id = 1),
+        last_seq  INTEGER NOT NULL,
+        last_hash TEXT NOT NULL
+    )""",
+    # Guards against accidents, not against an attacker (who can drop them): the chain and
+    # the head are what make deliberate changes evident.
+    """CREATE TRIGGER records_are_append_only_update BEFORE UPDATE ON records
+       BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END""",
+    """CREATE TRIGGER records_are_append_only_delete BEFORE DELETE ON records
+       BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END""",
+)
+
+# Statements migrating version N-1 to N, run in order inside the opening transaction (one
+# statement at a time: ``executescript`` would commit the transaction). Empty while there is
+# only one layout; a future layout adds ``2: ("ALTER TABLE ...",)`` here.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {}
+
+Clock = Callable[[], datetime]
+
+
+class JournalError(Exception):
+    """The journal cannot do what was asked; the message says why and what to do."""
+
+
+class NotAJournalError(JournalError):
+    """The file exists but is not a dealing-station journal (or not even SQLite)."""
+
+
+class JournalMissingError(JournalError):
+    """There is no journal at the given path (only readers complain; the writer creates one)."""
+
+
+class RecordError(JournalError, ValueError):
+    """A kind or payload that cannot be journaled; nothing was written."""
+
+
+@dataclass(frozen=True)
+class JournalRecord:
+    """One journaled event or decision, exactly as stored and hashed."""
+
+    seq: int
+    """1, 2, 3, ... with no gaps."""
+    time: str
+    """Wall clock when it was appended, ISO 8601 UTC with microseconds (``...T21:35:07.123456Z``)."""
+    kind: str
+    """What it is: an event kind such as ``CardDrawn``, or a decision such as ``SupervisorDecision``."""
+    payload: dict[str, Any]
+    """The JSON object that was appended (after a JSON round trip: tuples come back as lists)."""
+    prev_hash: str
+    """Hex SHA-256 of the previous record; :data:`GENESIS_HASH` for record 1."""
+    hash: str
+    """Hex SHA-256 over (seq, time, kind, canonical payload, prev_hash)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON object, fields in a fixed order (used by export)."""
+        return {
+            "seq": self.seq,
+            "time": self.time,
+            "kind": self.kind,
+            "payload": self.payload,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+def utc_now() -> datetime:
+    """The default clock."""
+    return datetime.now(timezone.utc)
+
+
+def format_time(moment: datetime) -> str:
+    """ISO 8601 in UTC with microseconds and a ``Z``; naive datetimes are refused as ambiguous."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise JournalError("the journal clock returned a naive datetime; it must carry a time zone")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# --- validation ----------------------------------------------------------------------------
+
+
+def _check_json(value: Any, where: str) -> None:
+    """Refuse anything that would not come back from JSON as the same value."""
+    if value is None or isinstance(value, (bool, int, str)):
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise RecordError(f"{where}: text that is not valid Unicode (lone surrogate)") from None
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise RecordError(f"{where}: {value!r} is not a JSON number")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise RecordError(f"{where}: object key {key!r} is not text")
+            _check_json(key, f"{where} key")
+            _check_json(item, f"{where}.{key}")
+        return
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _check_json(item, f"{where}[{index}]")
+        return
+    raise RecordError(f"{where}: {type(value).__name__} is not a JSON value")
+
+
+def _prepare(kind: Any, payload: Any) -> tuple[str, str]:
+    """Validate one item and return (kind, canonical payload JSON)."""
+    if not isinstance(kind, str) or not kind.strip():
+        raise RecordError(f"a record kind must be non-empty text, got {kind!r}")
+    _check_json(kind, "kind")
+    if not isinstance(payload, dict):
+        raise RecordError(f"{kind}: the payload must be a JSON object (dict), got {type(payload).__name__}")
+    _check_json(payload, f"{kind} payload")
+    return kind, canonical_json(payload)
+
+
+# --- shared reading ------------------------------------------------------------------------
+
+_COLUMNS = "seq, time, kind, payload, prev_hash, hash"
+
+
+def _record_from_row(row: tuple[Any, ...]) -> JournalRecord:
+    seq, time, kind, payload, prev_hash, hash_ = row
+    try:
+        body = json.loads(payload)
+    except (TypeError, ValueError):
+        body = None
+    if not isinstance(body, dict):
+        raise JournalError(f"record {seq}: payload is not a JSON object; run 'station journal verify'")
+    return JournalRecord(seq=seq, time=time, kind=kind, payload=body, prev_hash=prev_hash, hash=hash_)
+
+
+def _identify(conn: sqlite3.Connection, path: Path) -> bool:
+    """True for a journal, False for an empty database; raise for anything else."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.DatabaseError as exc:
+        raise NotAJournalError(f"{path} is not a journal: {exc}") from None
+    if app_id == APPLICATION_ID:
+        return True
+    if app_id == 0 and not tables:
+        return False
+    raise NotAJournalError(f"{path} is an SQLite database but not a dealing-station journal")
+
+
+def _schema_version(conn: sqlite3.Connection, path: Path) -> int:
+    try:
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise NotAJournalError(f"{path}: journal schema is unreadable: {exc}") from None
+    if row is None:
+        raise NotAJournalError(f"{path}: journal has no schema version")
+    return int(row[0])
+
+
+class _Access:
+    """Reading that the writer and the reader share."""
+
+    _conn: sqlite3.Connection | None
+    _lock: threading.RLock
+    path: Path
+
+    def _require_open(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise JournalError(f"journal {self.path} is closed")
+        return self._conn
+
+    def records(self, since_seq: int = 0) -> Iterator[JournalRecord]:
+        """Records with ``seq > since_seq`` in sequence order.
+
+        Fetched in batches, each its own short read, so a long replay neither holds a read
+        transaction open (which would stop WAL checkpoints) nor breaks if records are
+        appended meanwhile (they are simply included). Hashes are not checked here; call
+        :func:`station.journal.verify.verify` first when that matters (replay after a crash).
+        """
+        after = int(since_seq)
+        while True:
+            with self._lock:
+                rows = (
+                    self._require_open()
+                    .execute(f"SELECT {_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", (after, _BATCH))
+                    .fetchall()
+                )
+            for row in rows:
+                yield _record_from_row(row)
+            if len(rows) < _BATCH:
+                return
+            after = rows[-1][0]
+
+    def last(self) -> JournalRecord | None:
+        """The newest record, or None for an empty journal."""
+        with self._lock:
+            row = self._require_open().execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        return None if row is None else _record_from_row(row)
+
+    def get(self, seq: int) -> JournalRecord | None:
+        """The record with this sequence number, or None."""
+        with self._lock:
+            row = self._require_open().execute(f"SELECT {_COLUMNS} FROM records WHERE seq = ?", (int(seq),)).fetchone()
+        return None if row is None else _record_from_row(row)
+
+    def count(self) -> int:
+        """How many records the journal holds."""
+        with self._lock:
+            return int(self._require_open().execute("SELECT count(*) FROM records").fetchone()[0])
+
+    def head(self) -> tuple[int, str]:
+        """(last_seq, last_hash) from the checkpoint row written with every append."""
+        with self._lock:
+            row = self._require_open().execute("SELECT last_seq, last_hash FROM head WHERE id = 1").fetchone()
+        if row is None:
+            raise JournalError(f"journal {self.path} has no head row; run 'station journal verify'")
+        return int(row[0]), str(row[1])
+
+    def close(self) -> None:
+        """Close the file; safe to call twice."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+
+class Journal(_Access):
+    """The journal's single writer. Create or open ``path``; use as a context manager."""
+
+    def __init__(self, path: str | os.PathLike[str], *, clock: Clock | None = None) -> None:
+        self.path = Path(path)
+        self._clock: Clock = clock or utc_now
+        self._lock = threading.RLock()
+        self._conn = None
+        if self.path.exists() and not self.path.is_file():
+            raise NotAJournalError(f"{self.path} is not a journal: it is not a regular file")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"cannot create the journal's directory {self.path.parent}: {exc}") from None
+        new_file = not self.path.exists()
+        try:
+            # Autocommit mode: transactions are only the explicit BEGIN IMMEDIATE ... COMMIT below.
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open journal {self.path}: {exc}") from None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            _identify(conn, self.path)  # before anything is written: never convert a foreign file
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise JournalError(f"journal {self.path}: WAL mode did not take effect (got {mode!r})")
+            conn.execute("PRAGMA synchronous = FULL")
+            level = conn.execute("PRAGMA synchronous").fetchone()[0]
+            if level != 2:
+                raise JournalError(f"journal {self.path}: synchronous=FULL did not take effect (got {level!r})")
+            self._initialise(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise JournalError(f"cannot open journal {self.path}: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        if new_file:
+            _fsync_directory(self.path.parent)
+
+    def _initialise(self, conn: sqlite3.Connection) -> None:
+        """Create the schema in a new file, or migrate an older one, in one transaction."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not _identify(conn, self.path):
+                for statement in _SCHEMA_V1:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                conn.execute("INSERT INTO head (id, last_seq, last_hash) VALUES (1, 0, ?)", (GENESIS_HASH,))
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            else:
+                version = _schema_version(conn, self.path)
+                if version > SCHEMA_VERSION:
+                    raise JournalError(
+                        f"journal {self.path} has schema version {version}, newer than this station "
+                        f"understands ({SCHEMA_VERSION}); upgrade the station software"
+                    )
+                while version < SCHEMA_VERSION:
+                    statements = _MIGRATIONS.get(version + 1)
+                    if statements is None:
+                        raise JournalError(f"journal {self.path}: no migration from schema version {version}")
+                    for statement in statements:
+                        conn.execute(statement)
+                    version += 1
+                    conn.execute("UPDATE schema_version SET version = ?", (version,))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def append(self, kind: str, payload: dict[str, Any]) -> JournalRecord:
+        """Append one record; it is on disk (WAL fsynced) when this returns.
+
+        Raises :class:`RecordError` (nothing written) for a payload that is not a JSON object
+        of plain JSON values, :class:`JournalError` when the disk write fails. The caller must
+        not apply an event whose append raised.
+        """
+        return self.append_many([(kind, payload)])[0]
+
+    def append_many(self, items: Sequence[tuple[str, dict[str, Any]]]) -> list[JournalRecord]:
+        """Append several records in one transaction with one fsync (group commit).
+
+        All or nothing: after a crash either every record of the group is there or none is.
+        Every item is validated before the transaction starts.
+        """
+        prepared = [_prepare(kind, payload) for kind, payload in items]
+        if not prepared:
+            return []
+        with self._lock:
+            conn = self._require_open()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal {self.path}: cannot start a write: {exc}") from None
+            try:
+                seq, prev = self._tip(conn)
+                written: list[JournalRecord] = []
+                rows: list[tuple[int, str, str, str, str, str]] = []
+                for kind, payload_json in prepared:
+                    seq += 1
+                    time = format_time(self._clock())
+                    digest = record_hash(seq, time, kind, payload_json, prev)
+                    rows.append((seq, time, kind, payload_json, prev, digest))
+                    written.append(JournalRecord(seq, time, kind, json.loads(payload_json), prev, digest))
+                    prev = digest
+                conn.executemany(f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", rows)
+                conn.execute("UPDATE head SET last_seq = ?, last_hash = ? WHERE id = 1", (seq, prev))
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise JournalError(f"journal {self.path}: append failed, nothing written: {exc}") from None
+                raise
+        return written
+
+    def _tip(self, conn: sqlite3.Connection) -> tuple[int, str]:
+        """The last seq and hash, read inside the write transaction and cross-checked with head.
+
+        Extending a journal whose head and records disagree would overwrite the evidence of
+        a cut-off tail, so the writer refuses instead.
+        """
+        last = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        head = conn.execute("SELECT last_seq, last_hash FROM head WHERE id = 1").fetchone()
+        tip = (0, GENESIS_HASH) if last is None else (int(last[0]), str(last[1]))
+        if head is None or (int(head[0]), str(head[1])) != tip:
+            raise JournalError(
+                f"journal {self.path}: the last record does not match the journal head "
+                f"(records end at {tip[0]}, head says {None if head is None else head[0]}); "
+                "refusing to append; run 'station journal verify'"
+            )
+        return tip
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class JournalReader(_Access):
+    """Read-only access to an existing journal: never creates, migrates or writes a file."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._conn = None
+        if not self.path.exists():
+            raise JournalMissingError(f"no journal at {self.path}")
+        if not self.path.is_file():
+            raise NotAJournalError(f"{self.path} is not a journal: it is not a regular file")
+        if not os.access(self.path, os.R_OK):
+            raise JournalError(f"cannot read journal {self.path}: permission denied")
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open journal {self.path}: {exc}") from None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            if not _identify(conn, self.path):
+                raise NotAJournalError(f"{self.path} is not a journal: it is an empty file or database")
+            version = _schema_version(conn, self.path)
+            if version != SCHEMA_VERSION:
+                raise JournalError(
+                    f"journal {self.path} has schema version {version}; this station reads {SCHEMA_VERSION} "
+                    "(open it once with the station to migrate, or upgrade the station)"
+                )
+        except sqlite3.Error as exc:
+            conn.close()
+            raise JournalError(f"cannot read journal {self.path}: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    def snapshot_rows(self) -> Iterator[tuple[Any, ...]]:
+        """Every stored row, raw and unparsed, plus the head, from one consistent snapshot.
+
+        Yields ``("head", last_seq, last_hash)`` first (or ``("head", None, None)`` when the
+        row is missing), then ``(seq, time, kind, payload_text, prev_hash, hash)`` in seq
+        order. One read transaction covers all of it, so a writer appending meanwhile cannot
+        make the head and the rows disagree. Used by the verifier, which must see damage
+        that :meth:`records` would refuse to parse.
+        """
+        with self._lock:
+            conn = self._require_open()
+            conn.execute("BEGIN")
+            try:
+                head = conn.execute("SELECT last_seq, last_hash FROM head WHERE id = 1").fetchone()
+                yield ("head", None, None) if head is None else ("head", head[0], head[1])
+                cursor = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq")
+                while batch := cursor.fetchmany(_BATCH):
+                    yield from batch
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+
+    def __enter__(self) -> JournalReader:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a newly created journal file's directory entry durable too (POSIX only)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

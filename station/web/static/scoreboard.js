@@ -1,0 +1,251 @@
+// Table scoreboard page: receives whole snapshots by Server-Sent Events and redraws.
+// No framework and no build step: the page is shipped inside the station package and must work
+// offline on the table PC. Every snapshot is complete, so drawing is a pure function of it.
+"use strict";
+
+(function () {
+  const ROWS = 6;
+  const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+  const RANKS = { T: "10" };
+  const OUTCOME_WORDS = { B: "BANKER WINS", P: "PLAYER WINS", T: "TIE" };
+  const GAME_WORDS = { "baccarat": "Baccarat", "casino war": "Casino War" };
+  const BANNERS = { "shuffling": "Shuffling", "last round": "Last round", "shoe end": "Shoe end" };
+  const PILLS = { "betting": "Place your bets", "dealing": "No more bets" };
+  const WAR_WORDS = {
+    "win": "WIN", "lose": "LOSE", "war-win": "WAR WIN", "war-lose": "WAR LOSE",
+    "surrender": "SURR", "tie": "TIE",
+  };
+  const DERIVED = ["big_eye_boy", "small_road", "cockroach_pig"];
+  const ASK_CLASSES = { big_eye_boy: "bigeye", small_road: "small", cockroach_pig: "cockroach" };
+
+  let latest = null;
+
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children || []) node.appendChild(child);
+    return node;
+  }
+
+  // Money arrives as integers in the smallest unit; written with integer arithmetic only.
+  function money(amount, decimals, currency) {
+    const negative = amount < 0;
+    let digits = String(Math.abs(Math.trunc(amount))).padStart(decimals + 1, "0");
+    const whole = decimals ? digits.slice(0, -decimals) : digits;
+    const fraction = decimals ? "." + digits.slice(-decimals) : "";
+    const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return (negative ? "-" : "") + (currency || "") + grouped + fraction;
+  }
+
+  function drawHeader(snapshot) {
+    const table = snapshot.table;
+    document.getElementById("table-name").textContent = table.name;
+    const game = GAME_WORDS[table.game] || table.game;
+    document.getElementById("game-name").textContent = table.variant ? `${table.variant} ${game}` : game;
+    const limits = document.getElementById("limits");
+    limits.replaceChildren(...table.limits.map((limit) => el("div", { class: "limit" }, [
+      el("span", { class: "name", text: limit.name }),
+      el("span", {
+        class: "range",
+        text: `${money(limit.minimum, table.decimals, table.currency)} – ${money(limit.maximum, table.decimals, table.currency)}`,
+      }),
+    ])));
+  }
+
+  function drawState(state) {
+    const isFault = state.startsWith("fault: ");
+    const kind = isFault ? "fault" : state;
+    document.body.dataset.state = kind;
+    const pill = document.getElementById("state");
+    pill.dataset.state = kind;
+    pill.textContent = isFault ? "Fault" : (PILLS[state] || BANNERS[state] || state);
+    const banner = document.getElementById("banner");
+    if (isFault) {
+      banner.textContent = "FAULT: " + state.slice("fault: ".length);
+    } else if (BANNERS[state]) {
+      banner.textContent = BANNERS[state];
+    } else {
+      banner.hidden = true;
+      banner.dataset.kind = "";
+      return;
+    }
+    banner.dataset.kind = kind;
+    banner.hidden = false;
+  }
+
+  function card(code, third) {
+    const rank = code[0];
+    const suit = code[1];
+    const red = suit === "H" || suit === "D";
+    return el("div", { class: `card ${red ? "red" : "black"}${third ? " third" : ""}`, "data-code": code }, [
+      el("span", { class: "rank", text: RANKS[rank] || rank }),
+      el("span", { class: "suit", text: SUITS[suit] || suit }),
+    ]);
+  }
+
+  function drawLastResult(result) {
+    const outcome = document.getElementById("outcome");
+    for (const side of ["player", "banker"]) {
+      const cards = document.getElementById(`${side}-cards`);
+      const total = document.getElementById(`${side}-total`);
+      if (!result) {
+        cards.replaceChildren();
+        total.textContent = "";
+        continue;
+      }
+      cards.replaceChildren(...result[side].cards.map((code, i) => card(code, i === 2)));
+      total.textContent = String(result[side].total);
+    }
+    if (!result) {
+      outcome.dataset.outcome = "";
+      outcome.replaceChildren();
+      return;
+    }
+    outcome.dataset.outcome = result.outcome;
+    const marks = [];
+    if (result.natural) marks.push("NATURAL");
+    if (result.player_pair) marks.push("P PAIR");
+    if (result.banker_pair) marks.push("B PAIR");
+    outcome.replaceChildren(
+      document.createTextNode(OUTCOME_WORDS[result.outcome]),
+      el("span", { class: "marks", text: marks.join(" · ") }),
+    );
+  }
+
+  function drawStats(stats) {
+    const values = {
+      "stat-banker": stats.banker, "stat-player": stats.player, "stat-tie": stats.tie,
+      "stat-rounds": stats.rounds, "stat-naturals": stats.naturals,
+      "stat-banker-pairs": stats.banker_pairs, "stat-player-pairs": stats.player_pairs,
+      "stat-longest-banker": stats.longest_banker_streak, "stat-longest-player": stats.longest_player_streak,
+    };
+    for (const [id, value] of Object.entries(values)) document.getElementById(id).textContent = String(value);
+  }
+
+  // Lay marks on a road: the cell size follows the panel height (6 rows), and when the road is
+  // wider than the panel only its newest columns are drawn, with one free column to the right.
+  function drawRoad(name, cells, makeMark) {
+    const road = document.querySelector(`.road[data-road="${name}"]`);
+    const cell = Math.max(8, Math.floor(road.clientHeight / ROWS));
+    road.style.setProperty("--cell", `${cell}px`);
+    const visible = Math.max(1, Math.floor(road.clientWidth / cell));
+    const lastCol = cells.reduce((max, c) => Math.max(max, c.col), -1);
+    const first = Math.max(0, lastCol + 2 - visible);
+    const drawn = cells.filter((c) => c.col >= first);
+    road.replaceChildren(...drawn.map((c) => {
+      const mark = makeMark(c);
+      mark.classList.add("mark");
+      mark.dataset.col = String(c.col);
+      mark.dataset.row = String(c.row);
+      mark.style.gridColumn = String(c.col - first + 1);
+      mark.style.gridRow = String(c.row + 1);
+      return mark;
+    }));
+    road.dataset.count = String(cells.length);
+    road.dataset.drawn = String(drawn.length);
+    road.dataset.firstCol = String(first);
+  }
+
+  function pairDots(c) {
+    const dots = [];
+    if (c.banker_pair) dots.push(el("span", { class: "pair banker" }));
+    if (c.player_pair) dots.push(el("span", { class: "pair player" }));
+    return dots;
+  }
+
+  function drawRoads(roads) {
+    drawRoad("bead_plate", roads.bead_plate, (c) => el("div", {
+      "data-result": c.result, "data-natural": String(c.natural),
+      title: c.total === null ? c.result : `${c.result} ${c.total}`,
+    }, [el("span", { class: "letter", text: c.result }), ...pairDots(c)]));
+
+    let big = roads.big_road;
+    if (big.length === 0 && roads.big_road_leading_ties > 0) {
+      // Ties before the first win wait on the first cell until a win arrives.
+      big = [{ col: 0, row: 0, result: "T", ties: roads.big_road_leading_ties, placeholder: true }];
+    }
+    drawRoad("big_road", big, (c) => {
+      const children = [];
+      if (c.ties > 0) {
+        children.push(el("span", { class: "tie-slash" }));
+        if (c.ties > 1) children.push(el("span", { class: "tie-count", text: String(c.ties) }));
+      }
+      const attrs = { "data-result": c.result, "data-ties": String(c.ties) };
+      if (c.placeholder) attrs["data-placeholder"] = "true";
+      return el("div", attrs, [...children, ...pairDots(c)]);
+    });
+
+    for (const name of DERIVED) {
+      const grid = roads[`${name}_grid`];
+      drawRoad(name, grid, (c) => el("div", { "data-colour": c.colour }));
+    }
+
+    for (const side of ["B", "P"]) {
+      const row = document.querySelector(`.ask-row[data-side="${side}"] .ask-marks`);
+      const prediction = roads.predictions[side];
+      row.replaceChildren(...DERIVED.map((name) => {
+        const colour = prediction[name];
+        const attrs = { class: `mark ${ASK_CLASSES[name]}${colour ? "" : " none"}`, "data-road": name };
+        if (colour) attrs["data-colour"] = colour;
+        return el("span", attrs);
+      }));
+    }
+    drawStats(roads.stats);
+  }
+
+  function drawWar(war) {
+    const boxes = document.getElementById("war-boxes");
+    const entries = Object.entries((war && war.boxes) || {});
+    boxes.replaceChildren(...entries.map(([box, outcomes]) => el("div", { class: "war-box", "data-box": box }, [
+      el("span", { class: "box-name", text: `Box ${box}` }),
+      ...outcomes.map((o) => el("span", { class: "war-result", "data-outcome": o, text: WAR_WORDS[o] || o })),
+    ])));
+  }
+
+  function draw(snapshot) {
+    latest = snapshot;
+    const isWar = snapshot.table.game === "casino war";
+    document.body.dataset.game = snapshot.table.game;
+    drawHeader(snapshot);
+    drawState(snapshot.state);
+    document.getElementById("baccarat").hidden = isWar;
+    document.getElementById("war").hidden = !isWar;
+    if (isWar) {
+      drawWar(snapshot.war);
+    } else {
+      drawLastResult(snapshot.last_result);
+      if (snapshot.roads) drawRoads(snapshot.roads);
+    }
+  }
+
+  function setConnected(connected) {
+    const footer = document.getElementById("connection");
+    footer.dataset.connected = String(connected);
+    footer.textContent = connected ? "live" : "connection to the station lost – reconnecting…";
+  }
+
+  // EventSource reconnects by itself after the station restarts (the server asks for a 1 s
+  // retry). If the browser gives up (readyState CLOSED), start a fresh one.
+  function connect() {
+    const source = new EventSource("/events");
+    source.addEventListener("open", () => setConnected(true));
+    source.addEventListener("snapshot", (event) => {
+      setConnected(true);
+      document.body.dataset.seq = event.lastEventId;
+      draw(JSON.parse(event.data));
+    });
+    source.addEventListener("error", () => {
+      setConnected(false);
+      if (source.readyState === EventSource.CLOSED) {
+        setTimeout(connect, 2000);
+      }
+    });
+  }
+
+  window.addEventListener("resize", () => { if (latest) draw(latest); });
+  connect();
+})();

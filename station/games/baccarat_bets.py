@@ -158,7 +158,7 @@ def accept_bet(
             f"{bet.describe()} on {bet.place} is below the table minimum of {table.min_bet}", "5.9"
         )
     seating = _seating_problem(bet, on_table, table)
-    if seating:
+    if seating is not None:
         return seating
     if bet.on is Outcome.BANKER and table.commission:
         step = banker_step(table)
@@ -185,7 +185,8 @@ def accept_bet(
             f"to {total}, over the maximum of {limit}: at most {room} more",
             "5.9",
         )
-    return _region_cap_problem(bet, same_spot, mine_here, table) or Acceptance.ok()
+    capped = _region_cap_problem(bet, same_spot, mine_here, table)
+    return capped if capped is not None else Acceptance.ok()
 
 
 def _seating_problem(bet: Bet, on_table: Sequence[Bet], table: BaccaratTable) -> Acceptance | None:

@@ -111,6 +111,15 @@ class Chips:
         return max(0, amount) // self.smallest * self.smallest
 
 
+def _as_chips(value: object) -> Chips:
+    """Accept a :class:`Chips` or a plain list/tuple of denominations (as a config file gives)."""
+    if isinstance(value, Chips):
+        return value
+    if isinstance(value, (list, tuple)):
+        return Chips(tuple(value))
+    raise TableOptionError("chips", f"must be a list of chip denominations, got {value!r}")
+
+
 def _check_limits(min_bet: int, max_bet: int, chips: Chips, prefix: str = "") -> None:
     _require_int(f"{prefix}min_bet", min_bet, minimum=1)
     _require_int(f"{prefix}max_bet", max_bet, minimum=1)
@@ -155,8 +164,7 @@ class BaccaratTable:
                 "variant", f"must be mini, midi or full, got {self.variant!r}"
             ) from None
         object.__setattr__(self, "variant", variant)
-        if not isinstance(self.chips, Chips):
-            raise TableOptionError("chips", f"must be a Chips value, got {self.chips!r}")
+        object.__setattr__(self, "chips", _as_chips(self.chips))
         _require_int("boxes", self.boxes, minimum=1)
         if self.boxes > variant.max_boxes:
             raise TableOptionError(
@@ -243,8 +251,7 @@ class WarTable:
     max_boxes_per_player: int = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.chips, Chips):
-            raise TableOptionError("chips", f"must be a Chips value, got {self.chips!r}")
+        object.__setattr__(self, "chips", _as_chips(self.chips))
         _require_int("boxes", self.boxes, minimum=1)
         if self.boxes > MAX_WAR_BOXES:
             raise TableOptionError(

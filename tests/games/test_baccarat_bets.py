@@ -1,0 +1,281 @@
+"""Baccarat bet acceptance (5.2-5.13) and the table differential (5.17, 5.18)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import pytest
+
+from station.games.baccarat import Outcome
+from station.games.baccarat_bets import (
+    Bet,
+    accept_bet,
+    banker_step,
+    box,
+    differential_excess,
+    reduce_for_differential,
+    side_totals,
+    standing,
+    valid_part,
+)
+from station.games.table import BaccaratTable, Chips, RegionCap
+
+B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
+
+
+def mini(**changes: object) -> BaccaratTable:
+    """A mini table in whole currency units with chips of 1 (the seeds' worked example)."""
+    options: dict[str, object] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25, 100)))
+    options.update(changes)
+    return BaccaratTable(**options)  # type: ignore[arg-type]
+
+
+def full(**changes: object) -> BaccaratTable:
+    options: dict[str, object] = dict(
+        variant="full", boxes=14, standing_regions=2, min_bet=100, max_bet=50_000, chips=Chips((100, 500))
+    )
+    options.update(changes)
+    return BaccaratTable(**options)  # type: ignore[arg-type]
+
+
+def refused(result: object, rule: str, text: str) -> None:
+    assert not result, "expected a refusal"
+    assert result.rule == rule  # type: ignore[attr-defined]
+    assert text in result.reason, result.reason  # type: ignore[attr-defined]
+
+
+# --- 5.12 / 5.13: chip-exact Banker bets ---------------------------------------------------
+
+
+def test_seed_example_banker_30_with_chips_of_1_is_refused_with_the_largest_acceptable() -> None:
+    result = accept_bet(Bet(box(1), "ann", B, 30), [], mini())
+    refused(result, "5.12", "Banker bet of 30 cannot be paid exactly in chips of 1: largest acceptable is 20")
+
+
+def test_seed_example_banker_30_accepted_anyway_is_20_valid_10_void() -> None:
+    bet = Bet(box(1), "ann", B, 30)
+    assert valid_part(bet, mini()) == 20
+    # The same in cents with one-unit chips of 100.
+    cents = mini(min_bet=1000, max_bet=100_000, chips=Chips((100, 500)))
+    assert valid_part(Bet(box(1), "ann", B, 3000), cents) == 2000
+
+
+@pytest.mark.parametrize(("chips", "step"), [((1,), 20), ((5,), 100), ((25,), 500), ((100,), 2000), ((19,), 380)])
+def test_banker_step_makes_95_percent_a_whole_chip_multiple(chips: tuple[int, ...], step: int) -> None:
+    table = mini(min_bet=step, max_bet=step * 10, chips=Chips(chips))
+    assert banker_step(table) == step
+    c = chips[0]
+    assert step % c == 0 and (step * 95) % (100 * c) == 0
+    # ... and it is the smallest such amount.
+    assert all(v % c or (v * 95) % (100 * c) for v in range(1, step))
+
+
+def test_banker_bet_that_pays_exactly_is_accepted() -> None:
+    assert accept_bet(Bet(box(1), "ann", B, 20), [], mini())
+    assert accept_bet(Bet(box(1), "ann", B, 500), [], mini(min_bet=100, max_bet=10_000, chips=Chips((25, 100))))
+
+
+def test_banker_refusal_when_no_smaller_amount_reaches_the_minimum() -> None:
+    result = accept_bet(Bet(box(1), "ann", B, 15), [], mini())
+    refused(result, "5.12", "acceptable amounts are multiples of 20")
+
+
+def test_banker_total_on_a_spot_must_stay_exact_when_chips_are_added() -> None:
+    table = mini()
+    result = accept_bet(Bet(box(1), "ann", B, 10), [Bet(box(1), "ann", B, 20)], table)
+    refused(result, "5.12", "Banker total of 30 on box 1 cannot be paid exactly in chips of 1: largest acceptable is 20")
+
+
+def test_no_commission_banker_bets_need_not_be_chip_exact() -> None:
+    table = mini(banker_payout="no_commission")
+    bet = Bet(box(1), "ann", B, 30)
+    assert accept_bet(bet, [], table)
+    assert valid_part(bet, table) == 30
+    assert banker_step(table) == 1
+
+
+def test_player_and_tie_bets_are_always_wholly_valid() -> None:
+    table = mini()
+    assert valid_part(Bet(box(1), "ann", P, 31), table) == 31
+    assert valid_part(Bet(box(1), "ann", T, 13), table) == 13
+
+
+# --- 5.2 combinations, 5.3 chips, 5.9 limits ----------------------------------------------
+
+
+@pytest.mark.parametrize("combo", [c for n in (1, 2, 3) for c in combinations((B, P, T), n)])
+def test_every_non_empty_combination_is_allowed(combo: tuple[Outcome, ...]) -> None:
+    table = mini()
+    placed: list[Bet] = []
+    for outcome in combo:
+        bet = Bet(box(2), "ann", outcome, 20)
+        assert accept_bet(bet, placed, table), outcome
+        placed.append(bet)
+
+
+@pytest.mark.parametrize(
+    ("bet", "rule", "text"),
+    [
+        (Bet(box(8), "ann", P, 20), "3.1", "there is no box 8: this table has boxes 1 to 7"),
+        (Bet(box(0), "ann", P, 20), "3.1", "there is no box 0"),
+        (Bet(standing(1), "ann", P, 20), "3.1", "mini baccarat has no standing-player regions"),
+        (Bet(box(1), "ann", "dragon", 20), "5.1", "is not Banker, Player or Tie"),  # type: ignore[arg-type]
+        (Bet(box(1), "ann", P, 0), "5.3", "a bet must be a positive whole amount"),
+        (Bet(box(1), "ann", P, 20.0), "5.3", "a bet must be a positive whole amount"),  # type: ignore[arg-type]
+        (Bet(box(1), "", P, 20), "5.5", "a bet needs the player it belongs to"),
+        (Bet(box(1), "ann", P, 5), "5.9", "Player bet of 5 on box 1 is below the table minimum of 10"),
+    ],
+)
+def test_malformed_or_small_bets_are_refused(bet: Bet, rule: str, text: str) -> None:
+    refused(accept_bet(bet, [], mini()), rule, text)
+
+
+def test_bet_not_made_of_chips_is_refused() -> None:
+    table = mini(min_bet=100, max_bet=10_000, chips=Chips((25, 100)))
+    refused(accept_bet(Bet(box(1), "ann", P, 110), [], table), "5.3", "Player bet of 110 cannot be made of chips of 25")
+
+
+def test_minimum_applies_to_each_spot_on_each_box() -> None:
+    table = mini()
+    placed = [Bet(box(1), "ann", P, 10)]
+    refused(accept_bet(Bet(box(2), "ann", P, 5), placed, table), "5.9", "below the table minimum")
+    # Adding chips to one's own bet on the same spot counts toward the minimum.
+    assert accept_bet(Bet(box(1), "ann", P, 5), placed, table)
+
+
+def test_maximum_applies_to_a_players_total_on_one_outcome_across_boxes() -> None:
+    table = mini()
+    placed = [Bet(box(1), "ann", P, 600), Bet(box(2), "bob", P, 900)]
+    result = accept_bet(Bet(box(3), "ann", P, 500), placed, table)
+    refused(result, "5.9", "Player bet of 500 takes player ann's total on Player to 1100, over the maximum of 1000: at most 400 more")
+    assert accept_bet(Bet(box(3), "ann", P, 400), placed, table)
+    # Other outcomes have their own maximum.
+    assert accept_bet(Bet(box(3), "ann", T, 1000), placed, table)
+
+
+def test_personal_maximum_replaces_the_table_maximum() -> None:
+    table = mini()
+    assert accept_bet(Bet(box(1), "vip", P, 2000), [], table, personal_max={"vip": 5000})
+    refused(accept_bet(Bet(box(1), "ann", P, 200), [], table, personal_max={"ann": 100}), "5.9", "over the maximum of 100")
+
+
+# --- Seating: 5.6, 5.7, 5.8 -------------------------------------------------------------
+
+
+def test_mini_allows_three_players_per_box_and_refuses_a_fourth() -> None:
+    table = mini()
+    placed = [Bet(box(4), name, P, 20) for name in ("ann", "bob", "cy")]
+    refused(accept_bet(Bet(box(4), "dee", B, 20), placed, table), "5.8", "box 4 already has 3 players: at most 3 may bet on one box")
+    assert accept_bet(Bet(box(4), "ann", B, 20), placed, table)  # a player already there may add
+    two = mini(players_per_box=2)
+    refused(accept_bet(Bet(box(4), "cy", P, 20), placed[:2], two), "5.8", "at most 2 may bet on one box")
+
+
+def test_full_baccarat_one_seated_player_per_box() -> None:
+    table = full()
+    placed = [Bet(box(5), "ann", B, 2000)]
+    refused(accept_bet(Bet(box(5), "bob", P, 100), placed, table), "5.7", "box 5 belongs to seated player ann: one player per box")
+    assert accept_bet(Bet(box(5), "ann", P, 100), placed, table)
+
+
+def test_full_baccarat_standing_players_only_on_standing_regions() -> None:
+    table = full()
+    seated = [Bet(box(5), "ann", P, 100)]
+    refused(accept_bet(Bet(standing(1), "ann", P, 100), seated, table), "5.6", "player ann is seated at box 5")
+    standing_bets = [Bet(standing(1), "sam", P, 100), Bet(standing(1), "tom", P, 100)]
+    assert accept_bet(Bet(standing(1), "uma", T, 100), standing_bets, table)  # many may stand
+    refused(accept_bet(Bet(box(6), "sam", P, 100), standing_bets, table), "5.6", "player sam bets as a standing player")
+    refused(accept_bet(Bet(standing(3), "sam", P, 100), [], table), "3.1", "there is no standing region 3")
+
+
+def test_region_cap_on_all_players_bets() -> None:
+    table = mini(region_cap=RegionCap.ALL_PLAYERS)
+    placed = [Bet(box(1), "ann", P, 600), Bet(box(1), "bob", P, 300)]
+    result = accept_bet(Bet(box(1), "cy", P, 200), placed, table)
+    refused(result, "5.8", "takes all players' bets on the Player spot of box 1 to 1100, over the table maximum of 1000")
+    assert accept_bet(Bet(box(1), "cy", P, 100), placed, table)
+    assert accept_bet(Bet(box(1), "cy", B, 200), placed, table)  # another spot
+    assert accept_bet(Bet(box(1), "cy", P, 200), placed, mini())  # without the cap
+
+
+def test_region_cap_on_each_players_bets_binds_a_player_with_a_higher_personal_maximum() -> None:
+    table = mini(region_cap=RegionCap.EACH_PLAYER)
+    limits = {"vip": 3000}
+    refused(
+        accept_bet(Bet(box(1), "vip", P, 1500), [], table, personal_max=limits),
+        "5.8",
+        "takes player vip's bets on the Player spot of box 1 to 1500, over the table maximum of 1000",
+    )
+    placed = [Bet(box(1), "vip", P, 1000)]
+    assert accept_bet(Bet(box(2), "vip", P, 1000), placed, table, personal_max=limits)
+
+
+# --- Table differential -------------------------------------------------------------------
+
+
+def test_no_differential_means_never_exceeded() -> None:
+    bets = [Bet(box(1), "ann", B, 1000)]
+    assert differential_excess(bets, mini()) == 0
+    assert reduce_for_differential(bets, mini()).reductions == ()
+
+
+def test_differential_excess_ignores_tie_bets() -> None:
+    table = mini(table_differential=300)
+    bets = [Bet(box(1), "ann", B, 600), Bet(box(2), "bob", P, 200), Bet(box(3), "cy", T, 900)]
+    assert side_totals(bets) == (600, 200)
+    assert differential_excess(bets, table) == 100
+    assert differential_excess(bets[:1] + [Bet(box(2), "bob", P, 300)], table) == 0
+
+
+def test_player_side_reduced_pro_rata_and_rounded_down() -> None:
+    table = mini(min_bet=100, max_bet=100_000, chips=Chips((25, 100)), table_differential=300)
+    bets = [Bet(box(1), "ann", P, 1000), Bet(box(2), "bob", P, 575), Bet(box(3), "cy", B, 500)]
+    result = reduce_for_differential(bets, table)
+    assert result.possible
+    assert [(r.index, r.bet.player, r.new_amount, r.returned) for r in result.reductions] == [
+        (0, "ann", 500, 500),
+        (1, "bob", 300, 275),
+    ]
+    assert "Player total 1575 exceeds Banker total 500 by 1075; the table differential is 300" in result.reductions[0].reason
+    after = result.apply(bets)
+    assert side_totals(after) == (500, 800)
+    assert differential_excess(after, table) == 0
+
+
+def test_banker_side_reduced_to_amounts_rule_5_12_accepts() -> None:
+    table = mini(table_differential=50)  # chips of 1: Banker bets in steps of 20
+    bets = [Bet(box(1), "ann", B, 200), Bet(box(2), "bob", B, 100), Bet(box(3), "cy", P, 100)]
+    result = reduce_for_differential(bets, table)
+    assert result.possible
+    after = result.apply(bets)
+    assert all(b.amount % 20 == 0 for b in after if b.on is B)
+    assert all(valid_part(b, table) == b.amount for b in after)
+    banker, player = side_totals(after)
+    assert abs(banker - player) <= 50 and banker <= 300
+    assert [b.amount for b in after] == [100, 40, 100]
+
+
+def test_equal_bets_jumping_past_the_window_get_rounding_losses_back() -> None:
+    # Five equal Banker bets of 100 with chips of 25 and a differential of 10 against 100 on
+    # Player: plain pro rata rounding down would take every bet to 0 and leave Player 100
+    # over; the rounding losses are given back so the sides end level.
+    table = mini(min_bet=25, max_bet=1000, chips=Chips((25,)), banker_payout="no_commission", table_differential=10)
+    bets = [Bet(box(i), f"p{i}", B, 100) for i in range(1, 6)] + [Bet(box(6), "q", P, 100)]
+    result = reduce_for_differential(bets, table)
+    assert result.possible
+    after = result.apply(bets)
+    assert differential_excess(after, table) == 0
+    assert side_totals(after) == (100, 100)
+    assert "losses given back" in result.reductions[0].reason
+
+
+def test_impossible_differential_is_reported_not_guessed() -> None:
+    # Banker bets move in steps of 20 (chips of 1, commission); a differential of 5 around a
+    # Player total of 30 needs a Banker total of 25 to 35: no multiple of 20 fits.
+    table = mini(table_differential=5)
+    bets = [Bet(box(1), "ann", B, 100), Bet(box(2), "bob", P, 30)]
+    result = reduce_for_differential(bets, table)
+    assert not result.possible
+    assert result.reductions == ()
+    assert "a supervisor must decide" in result.reason
+    assert result.apply(bets) == bets

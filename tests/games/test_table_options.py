@@ -1,0 +1,145 @@
+"""Table options: sensible defaults, and every impossible value refused naming its field."""
+
+from __future__ import annotations
+
+import pytest
+
+from station.games.table import (
+    BaccaratTable,
+    BankerPayout,
+    Chips,
+    RegionCap,
+    TableOptionError,
+    Variant,
+    WarTable,
+)
+
+CHIPS = Chips((25, 100, 500))
+
+
+def baccarat(**changes: object) -> BaccaratTable:
+    options: dict[str, object] = dict(variant="mini", boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
+    options.update(changes)
+    return BaccaratTable(**options)  # type: ignore[arg-type]
+
+
+def war(**changes: object) -> WarTable:
+    options: dict[str, object] = dict(boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
+    options.update(changes)
+    return WarTable(**options)  # type: ignore[arg-type]
+
+
+def test_baccarat_defaults_follow_the_variant() -> None:
+    mini = baccarat()
+    assert mini.variant is Variant.MINI
+    assert mini.players_per_box == 3
+    assert mini.tie_pays == 8
+    assert mini.banker_payout is BankerPayout.COMMISSION and mini.commission
+    assert mini.smallest_chip == 25
+    full = baccarat(variant="full", boxes=14, standing_regions=2)
+    assert full.players_per_box == 1
+    assert baccarat(tie_pays=9, banker_payout="no_commission").commission is False
+
+
+@pytest.mark.parametrize(("variant", "most"), [("mini", 7), ("midi", 9), ("full", 14)])
+def test_box_count_limit_per_variant(variant: str, most: int) -> None:
+    assert baccarat(variant=variant, boxes=most).boxes == most
+    with pytest.raises(TableOptionError) as caught:
+        baccarat(variant=variant, boxes=most + 1)
+    assert caught.value.field == "boxes"
+    assert str(most) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"variant": "jumbo"}, "variant"),
+        ({"boxes": 0}, "boxes"),
+        ({"tie_pays": 7}, "tie_pays"),
+        ({"tie_pays": 10}, "tie_pays"),
+        ({"min_bet": 0}, "min_bet"),
+        ({"min_bet": 20_000}, "min_bet"),
+        ({"min_bet": 110}, "min_bet"),  # not made of chips of 25
+        ({"max_bet": 10_010}, "max_bet"),
+        ({"max_bet": 100.0}, "max_bet"),  # money is never a float
+        ({"players_per_box": 4}, "players_per_box"),
+        ({"variant": "full", "players_per_box": 2}, "players_per_box"),
+        ({"standing_regions": 1}, "standing_regions"),
+        ({"banker_payout": "half"}, "banker_payout"),
+        ({"region_cap": "sometimes"}, "region_cap"),
+        ({"variant": "full", "region_cap": RegionCap.ALL_PLAYERS}, "region_cap"),
+        ({"table_differential": -1}, "table_differential"),
+        ({"chips": (100, 250)}, "chips"),
+        ({"chips": "25"}, "chips"),
+    ],
+)
+def test_impossible_baccarat_options_name_the_field(changes: dict[str, object], field: str) -> None:
+    with pytest.raises(TableOptionError) as caught:
+        baccarat(**changes)
+    assert caught.value.field == field
+    assert str(caught.value).startswith(f"{field}:")
+    assert isinstance(caught.value, ValueError)
+
+
+def test_tie_pays_seven_is_refused_with_a_readable_message() -> None:
+    with pytest.raises(ValueError, match=r"tie_pays: a Tie bet pays 8 to 1 or 9 to 1 .*got 7 to 1"):
+        baccarat(tie_pays=7)
+
+
+@pytest.mark.parametrize(
+    "denominations", [(), (0, 5), (25, 25), (100, 250), (5, 2.5)]
+)
+def test_chip_sets_that_cannot_pay_exactly_are_refused(denominations: tuple) -> None:
+    with pytest.raises(TableOptionError) as caught:
+        Chips(denominations)
+    assert caught.value.field == "chips"
+
+
+def test_chips_pay_and_round_in_whole_smallest_chips() -> None:
+    chips = Chips((500, 25, 100))
+    assert chips.denominations == (25, 100, 500)
+    assert chips.payable(475) and not chips.payable(470) and not chips.payable(-25)
+    assert chips.round_down(499) == 475
+    assert chips.round_down(-3) == 0
+
+
+def test_chips_may_be_given_as_a_plain_list() -> None:
+    assert baccarat(chips=[100, 25]).chips == Chips((25, 100))
+
+
+def test_war_defaults() -> None:
+    table = war()
+    assert table.tie_pays == 10
+    assert table.tie_after_tie_bonus is None
+    assert table.players_per_box == 3
+    assert table.max_boxes_per_player == 1
+    assert table.box_max is None and table.player_max is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"boxes": 8}, "boxes"),
+        ({"players_per_box": 0}, "players_per_box"),
+        ({"players_per_box": 4}, "players_per_box"),
+        ({"box_max": 50}, "box_max"),
+        ({"player_max": 0}, "player_max"),
+        ({"tie_pays": 0}, "tie_pays"),
+        ({"tie_after_tie_bonus": 0}, "tie_after_tie_bonus"),
+        ({"max_boxes_per_player": 0}, "max_boxes_per_player"),
+        ({"boxes": 3, "max_boxes_per_player": 4}, "max_boxes_per_player"),
+        ({"min_bet": 300, "max_bet": 200}, "min_bet"),
+        ({"chips": [25, 30]}, "chips"),
+        ({"chips": None}, "chips"),
+    ],
+)
+def test_impossible_war_options_name_the_field(changes: dict[str, object], field: str) -> None:
+    with pytest.raises(TableOptionError) as caught:
+        war(**changes)
+    assert caught.value.field == field
+
+
+def test_war_options_are_configurable() -> None:
+    table = war(players_per_box=2, box_max=3000, player_max=2000, tie_pays=11, tie_after_tie_bonus=1, max_boxes_per_player=3)
+    assert (table.players_per_box, table.box_max, table.player_max) == (2, 3000, 2000)
+    assert (table.tie_pays, table.tie_after_tie_bonus, table.max_boxes_per_player) == (11, 1, 3)

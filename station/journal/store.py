@@ -463,6 +463,15 @@ class JournalReader(_Access):
             raise
         self._conn = conn
 
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own ``PRAGMA integrity_check`` of the file structure; empty when sound."""
+        with self._lock:
+            try:
+                messages = [str(r[0]) for r in self._require_open().execute("PRAGMA integrity_check").fetchall()]
+            except sqlite3.DatabaseError as exc:  # too damaged to even check
+                return [str(exc)]
+        return [] if messages == ["ok"] else messages
+
     def snapshot_rows(self) -> Iterator[tuple[Any, ...]]:
         """Every stored row, raw and unparsed, plus the head, from one consistent snapshot.
 

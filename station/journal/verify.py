@@ -1,0 +1,167 @@
+"""Journal verification: walk every record and name the first one that is not as written.
+
+What is checked, in order, for each record (read raw, so damage the normal reader would
+refuse to parse is still reported rather than crashing the check):
+
+1. the sequence starts at 1 and steps by exactly one (a gap is a removed record);
+2. ``prev_hash`` equals the hash of the record before (a break is a removed or reordered
+   record, or records renumbered to hide a removal);
+3. the payload is a JSON object and the record's ``hash`` recomputes from its fields
+   (a mismatch is an altered record).
+
+Then the head checkpoint (written in the same transaction as every append) must name the
+last record: records missing from the end, or added behind the station's back, show there.
+Optionally an *anchor* (a sequence number and hash written down earlier, e.g. from a previous
+verification's verdict) must still match, which exposes even a journal rewritten from that
+point on with freshly computed hashes. See docs/journal.md for what is and is not detectable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from station.journal.chain import GENESIS_HASH, canonical_json, record_hash
+from station.journal.store import JournalReader
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The verdict on one journal."""
+
+    ok: bool
+    records: int
+    """How many records the file holds (all of them, also those after a bad one)."""
+    first_bad_seq: int | None
+    """The first record that is altered, missing or out of order; None when intact (or when
+    the damage is not tied to one record, such as a missing head checkpoint)."""
+    problem: str
+    """What is wrong, naming the record; empty when intact."""
+    last_seq: int = 0
+    """Sequence number of the last record that checked out (the whole journal when ok)."""
+    last_hash: str = GENESIS_HASH
+    """Hash of that record: write it down to use as an anchor for a later verification."""
+
+    def verdict(self, path: str | os.PathLike[str] | None = None) -> str:
+        """One line for a person: the count and head when intact, the first bad record if not."""
+        where = f"journal {path}: " if path is not None else ""
+        if self.ok:
+            if self.records == 0:
+                return f"{where}intact, 0 records"
+            return f"{where}intact, {self.records} records, last {self.last_seq} hash {self.last_hash}"
+        return f"{where}BAD: {self.problem} ({self.records} records in the file)"
+
+
+def _bad(records: int, seq: int | None, problem: str, last_seq: int, last_hash: str) -> VerifyReport:
+    return VerifyReport(False, records, seq, problem, last_seq, last_hash)
+
+
+def _missing(first: int, last: int) -> str:
+    return f"record {first}" if first == last else f"records {first}-{last}"
+
+
+def _check_row(row: tuple[Any, ...], expected: int, prev_hash: str) -> tuple[int | None, str]:
+    """(first bad seq, problem) for one raw row, or (None, "") when it checks out."""
+    seq, time, kind, payload_text, prev, stored_hash = row
+    if not isinstance(seq, int):
+        return expected, f"record {expected}: sequence number {seq!r} is not a whole number (altered)"
+    if seq != expected:
+        if seq > expected:
+            before = "starts at" if expected == 1 else f"jumps {expected - 1} ->"
+            return expected, f"{_missing(expected, seq - 1)} missing (sequence {before} {seq})"
+        return seq, f"record {seq}: out of order (expected {expected})"
+    if not all(isinstance(v, str) for v in (time, kind, payload_text, prev, stored_hash)):
+        return seq, f"record {seq}: a field has the wrong type (altered)"
+    if prev != prev_hash:
+        return seq, f"record {seq}: previous-hash link broken (reordered or removed)"
+    try:
+        payload = json.loads(payload_text)
+    except ValueError:
+        payload = None
+    if not isinstance(payload, dict):
+        return seq, f"record {seq}: payload is not a JSON object (altered)"
+    try:
+        digest = record_hash(seq, time, kind, canonical_json(payload), prev)
+    except ValueError:  # NaN/Infinity smuggled into the text: not JSON the station writes
+        return seq, f"record {seq}: payload is not strict JSON (altered)"
+    if digest != stored_hash:
+        return seq, f"record {seq}: hash mismatch (altered)"
+    return None, ""
+
+
+def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None = None) -> VerifyReport:
+    """Verify raw rows as yielded by :meth:`JournalReader.snapshot_rows` (head row first)."""
+    iterator = iter(rows)
+    _, head_seq, head_hash = next(iterator)
+    count = 0
+    expected, prev_hash = 1, GENESIS_HASH
+    anchor_seen = False
+    bad: tuple[int | None, str] | None = None
+    try:
+        for row in iterator:
+            count += 1
+            if bad is not None:
+                continue  # keep counting so the report says how many records the file holds
+            seq_bad, problem = _check_row(row, expected, prev_hash)
+            if seq_bad is not None:
+                bad = (seq_bad, problem)
+                continue
+            if anchor is not None and row[0] == anchor[0]:
+                anchor_seen = True
+                if not row[5].startswith(anchor[1].lower()):
+                    bad = (row[0], f"record {row[0]}: hash differs from the anchor {anchor[1]} (rewritten)")
+                    continue
+            prev_hash = row[5]
+            expected += 1
+    except sqlite3.DatabaseError as exc:
+        problem = f"database damaged after record {expected - 1}: {exc}"
+        return _bad(count, expected, problem, expected - 1, prev_hash)
+    last_seq = expected - 1
+    if bad is not None:
+        return _bad(count, bad[0], bad[1], last_seq, prev_hash)
+    if head_seq is None:
+        return _bad(count, None, "the head checkpoint is missing (altered)", last_seq, prev_hash)
+    if head_seq > last_seq:
+        gone = _missing(last_seq + 1, head_seq)
+        problem = f"{gone} missing from the end (head checkpoint says {head_seq}, records end at {last_seq})"
+        return _bad(count, last_seq + 1, problem, last_seq, prev_hash)
+    if head_seq < last_seq:
+        problem = f"record {head_seq + 1}: not covered by the head checkpoint (head says {head_seq}; added outside the station)"
+        return _bad(count, head_seq + 1, problem, last_seq, prev_hash)
+    if head_hash != prev_hash:
+        return _bad(count, last_seq, f"record {last_seq}: hash differs from the head checkpoint (altered)", last_seq, prev_hash)
+    if anchor is not None and not anchor_seen:
+        problem = f"record {anchor[0]} missing (the anchor names it; records end at {last_seq})"
+        return _bad(count, min(anchor[0], last_seq + 1), problem, last_seq, prev_hash)
+    return VerifyReport(True, count, None, "", last_seq, prev_hash)
+
+
+def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = None, deep: bool = False) -> VerifyReport:
+    """Verify the journal at ``path`` without changing it.
+
+    ``anchor`` is ``(seq, hash or hash prefix)`` recorded earlier; ``deep`` also runs SQLite's
+    own ``integrity_check`` over the file's structure first. Raises
+    :class:`~station.journal.store.JournalMissingError`,
+    :class:`~station.journal.store.NotAJournalError` or
+    :class:`~station.journal.store.JournalError` when there is nothing verifiable to read.
+    """
+    with JournalReader(path) as reader:
+        try:
+            if deep:
+                damage = reader.integrity_problems()
+                if damage:
+                    return _bad(_count_or_zero(reader), None, f"database structure damaged: {damage[0]}", 0, GENESIS_HASH)
+            return verify_rows(reader.snapshot_rows(), anchor)
+        except sqlite3.DatabaseError as exc:
+            return _bad(_count_or_zero(reader), None, f"database damaged: {exc}", 0, GENESIS_HASH)
+
+
+def _count_or_zero(reader: JournalReader) -> int:
+    try:
+        return reader.count()
+    except sqlite3.DatabaseError:
+        return 0

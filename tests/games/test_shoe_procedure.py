@@ -1,0 +1,155 @@
+"""The shoe procedure: burn from the exposed card, cut card, last round, continuous shuffler."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from station.cards import Rank, Suit, Card, parse_card
+from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProcedureError, ShoeProgress
+
+
+def burned_in(first: str) -> ShoeProgress:
+    shoe = ShoeProgress.new_shoe().first_card_exposed(parse_card(first))
+    while shoe.phase is ShoePhase.BURN:
+        shoe = shoe.card_burned()
+    return shoe
+
+
+def play_round(shoe: ShoeProgress) -> ShoeProgress:
+    return shoe.after_round_started().round_completed()
+
+
+@pytest.mark.parametrize(
+    ("first", "burns"), [("AS", 1), ("2H", 2), ("7D", 7), ("9C", 9), ("TS", 10), ("JH", 10), ("QD", 10), ("KC", 10)]
+)
+def test_exposed_card_sets_the_burn_count_and_is_discarded_too(first: str, burns: int) -> None:
+    shoe = ShoeProgress.new_shoe()
+    assert shoe.instruction() == "expose the first card"
+    shoe = shoe.first_card_exposed(parse_card(first))
+    assert (shoe.phase, shoe.burns_due) == (ShoePhase.BURN, burns)
+    assert shoe.instruction() == f"burn {burns} card{'s' if burns > 1 else ''}"
+    shoe = burned_in(first)
+    assert shoe.phase is ShoePhase.READY and shoe.burned == burns
+    assert shoe.discarded_before_play == burns + 1
+
+
+def test_no_round_before_the_burn_is_complete() -> None:
+    shoe = ShoeProgress.new_shoe()
+    with pytest.raises(ShoeProcedureError, match="cannot start a round now: .*expose the first card"):
+        shoe.after_round_started()
+    shoe = shoe.first_card_exposed(parse_card("3S")).card_burned()
+    with pytest.raises(ShoeProcedureError, match="burn 2 cards"):
+        shoe.after_round_started()
+    ready = burned_in("3S")
+    with pytest.raises(ShoeProcedureError):
+        ready.card_burned()
+    with pytest.raises(ShoeProcedureError):
+        ready.first_card_exposed(parse_card("4S"))
+
+
+def test_cut_card_during_a_round_means_one_more_round() -> None:
+    shoe = play_round(play_round(burned_in("5H")))
+    shoe = shoe.after_round_started().cut_card_seen(mid_round=True)
+    assert shoe.instruction() == "cut card out: 1 more round after this one"
+    assert not shoe.last_round
+    shoe = shoe.round_completed()
+    assert not shoe.is_shoe_end
+    assert shoe.last_round and shoe.instruction() == "cut card out: last round"
+    shoe = shoe.after_round_started()
+    assert shoe.last_round
+    shoe = shoe.round_completed()
+    assert shoe.is_shoe_end and shoe.instruction() == "shoe finished: shuffle"
+    assert (shoe.rounds_started, shoe.rounds_completed, shoe.cut_card_round) == (4, 4, 2)
+    with pytest.raises(ShoeProcedureError):
+        shoe.after_round_started()
+
+
+def test_cut_card_where_a_first_card_would_be_makes_that_round_the_last() -> None:
+    shoe = play_round(burned_in("5H")).cut_card_seen(mid_round=False)
+    assert shoe.last_round and shoe.instruction() == "cut card out: last round"
+    shoe = shoe.after_round_started()
+    assert shoe.last_round
+    shoe = shoe.round_completed()
+    assert shoe.is_shoe_end and shoe.rounds_completed == 2
+
+
+@pytest.mark.parametrize(("rounds_after_cut", "mid_round", "rounds_after"), [
+    (0, True, 0), (0, False, 0), (2, True, 2), (2, False, 2), (3, True, 3),
+])
+def test_rounds_after_the_cut_card_are_configurable(rounds_after_cut: int, mid_round: bool, rounds_after: int) -> None:
+    shoe = ShoeProgress.new_shoe(rounds_after_cut=rounds_after_cut).first_card_exposed(parse_card("AS")).card_burned()
+    if mid_round:
+        shoe = shoe.after_round_started().cut_card_seen(mid_round=True).round_completed()
+    else:
+        shoe = play_round(shoe).cut_card_seen(mid_round=False)
+    played = 0
+    while not shoe.is_shoe_end:
+        shoe = play_round(shoe)
+        played += 1
+    assert played == rounds_after
+
+
+def test_cut_card_reports_out_of_place_are_refused() -> None:
+    ready = burned_in("2S")
+    with pytest.raises(ShoeProcedureError, match="during a round"):
+        ready.cut_card_seen(mid_round=True)
+    with pytest.raises(ShoeProcedureError, match="between rounds"):
+        ready.after_round_started().cut_card_seen(mid_round=False)
+    with pytest.raises(ShoeProcedureError, match="already come out"):
+        ready.cut_card_seen(mid_round=False).cut_card_seen(mid_round=False)
+    with pytest.raises(ShoeProcedureError):
+        ShoeProgress.new_shoe().cut_card_seen(mid_round=False)  # still exposing
+    with pytest.raises(ShoeProcedureError):
+        ShoeProgress.new_shoe(rounds_after_cut=-1)
+
+
+def test_continuous_shuffler_has_no_burn_no_cut_card_and_no_end() -> None:
+    shoe = ShoeProgress.new_shoe(ShoeMode.CONTINUOUS)
+    assert shoe.phase is ShoePhase.READY and shoe.instruction() == "deal"
+    with pytest.raises(ShoeProcedureError):
+        shoe.first_card_exposed(parse_card("9S"))
+    for _ in range(500):
+        shoe = play_round(shoe)
+        assert not shoe.is_shoe_end and not shoe.last_round
+    with pytest.raises(ShoeProcedureError, match="no cut card"):
+        shoe.after_round_started().cut_card_seen(mid_round=True)
+    assert shoe.discarded_before_play == 0
+
+
+EVENTS = st.sampled_from(["expose", "burn", "start", "complete", "cut_mid", "cut_between"])
+
+
+@given(st.lists(st.tuples(EVENTS, st.sampled_from(list(Rank))), max_size=60), st.integers(0, 3))
+def test_replaying_the_same_events_reproduces_the_same_state(events: list, after_cut: int) -> None:
+    """The state machine rebuilds the shoe by replaying events: same events, same state; a
+    refused event never changes the state; a shoe ends exactly ``rounds_after_cut`` rounds
+    after the round in which the cut card appeared."""
+
+    def run() -> list[ShoeProgress]:
+        shoe = ShoeProgress.new_shoe(rounds_after_cut=after_cut)
+        states = [shoe]
+        for name, rank in events:
+            before = shoe
+            try:
+                shoe = {
+                    "expose": lambda s: s.first_card_exposed(Card(rank, Suit.SPADES)),
+                    "burn": lambda s: s.card_burned(),
+                    "start": lambda s: s.after_round_started(),
+                    "complete": lambda s: s.round_completed(),
+                    "cut_mid": lambda s: s.cut_card_seen(mid_round=True),
+                    "cut_between": lambda s: s.cut_card_seen(mid_round=False),
+                }[name](shoe)
+            except ShoeProcedureError:
+                assert shoe is before
+            states.append(shoe)
+            assert shoe.rounds_completed <= shoe.rounds_started <= shoe.rounds_completed + 1
+            assert shoe.burned <= shoe.burns_due
+            if shoe.is_shoe_end:
+                assert shoe.cut_card_round is not None
+                dealt_after = shoe.rounds_completed - shoe.cut_card_round
+                assert dealt_after == after_cut + (1 if shoe.cut_mid_round else 0)
+        return states
+
+    assert run() == run()

@@ -1,0 +1,2 @@
+"""Technicians' diagnostics behind ``station diag``: list, probe, monitor and exercise devices,
+against real hardware and simulators alike."""

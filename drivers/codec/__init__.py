@@ -1,0 +1,24 @@
+"""Pure codecs: framing, message layouts and one protocol per device, in a registry.
+
+Importing this package registers the built-in protocols (shoe, shuffler, display,
+buttonbox). A vendor protocol is added by building a :class:`Protocol` and calling
+:func:`register_protocol`.
+"""
+
+from drivers.codec.protocol import (
+    CodecError,
+    Message,
+    Packet,
+    Protocol,
+    StreamCodec,
+    get_protocol,
+    protocol_names,
+    register_protocol,
+)
+
+from drivers.codec import shoe  # noqa: E402,F401  (registers the protocol)
+
+__all__ = [
+    "CodecError", "Message", "Packet", "Protocol", "StreamCodec",
+    "get_protocol", "protocol_names", "register_protocol",
+]

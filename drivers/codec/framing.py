@@ -1,0 +1,232 @@
+"""Byte framing shared by every serial device protocol of the station.
+
+A frame on the wire is::
+
+    STX  escaped( SEQ TYPE PAYLOAD... CRC_HI CRC_LO )  ETX
+
+``STX`` (0x02) and ``ETX`` (0x03) never occur inside a frame: the bytes 0x02, 0x03 and
+``DLE`` (0x10) in the body are sent as ``DLE, byte ^ 0x20``. Because of that a receiver
+can always resynchronise on the next ``STX``, whatever garbage came before, and a frame
+cut short by a line fault can never swallow the frame that follows it.
+
+The CRC is CRC-16/CCITT-FALSE (polynomial 0x1021, initial value 0xFFFF, no reflection,
+no final XOR) over the unescaped ``SEQ TYPE PAYLOAD`` bytes, sent big-endian. It detects
+every error burst of up to 16 bits, so any single corrupted byte is always caught.
+
+The decoder is pure (no I/O, no clock): feed it bytes in any chunking and it returns
+the good frames and a :class:`FrameError` for every frame it had to discard.
+"""
+
+from __future__ import annotations
+
+import binascii
+from dataclasses import dataclass, field
+from enum import Enum
+
+STX = 0x02
+ETX = 0x03
+DLE = 0x10
+ESCAPE_XOR = 0x20
+_SPECIAL = frozenset((STX, ETX, DLE))
+
+#: Largest unescaped body (SEQ + TYPE + PAYLOAD + CRC) a receiver accepts.
+MAX_BODY = 4096
+_MIN_BODY = 4  # SEQ, TYPE and two CRC bytes
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE; ``binascii.crc_hqx`` computes exactly this with init 0xFFFF."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One good frame: sequence number, message type code and raw payload."""
+
+    seq: int
+    type: int
+    payload: bytes = b""
+    raw: bytes = field(default=b"", compare=False, repr=False)  # wire bytes, for taps and logs
+
+
+class FrameFault(str, Enum):
+    """Why a frame was discarded; each has its own counter."""
+
+    BAD_CRC = "bad_crc"
+    TOO_SHORT = "too_short"
+    TOO_LONG = "too_long"
+    BAD_ESCAPE = "bad_escape"
+    TRUNCATED = "truncated"  # a new STX arrived before the ETX
+    NOISE = "noise"  # bytes outside any frame
+
+
+@dataclass(frozen=True, slots=True)
+class FrameError:
+    """A discarded stretch of input, with the raw bytes kept for the diagnostics tap."""
+
+    fault: FrameFault
+    raw: bytes
+
+
+def _escape(body: bytes) -> bytes:
+    out = bytearray()
+    for byte in body:
+        if byte in _SPECIAL:
+            out.append(DLE)
+            out.append(byte ^ ESCAPE_XOR)
+        else:
+            out.append(byte)
+    return bytes(out)
+
+
+def encode_frame(seq: int, type_code: int, payload: bytes = b"") -> bytes:
+    """The wire bytes of one frame."""
+    return encode_frame_with_crc(seq, type_code, payload, None)
+
+
+def encode_frame_with_crc(seq: int, type_code: int, payload: bytes, crc: int | None) -> bytes:
+    """Like :func:`encode_frame` but with a chosen CRC (``None``: the right one).
+
+    Only simulators' fault injection and tests pass a CRC: it is how a corrupted frame
+    that is otherwise well formed gets onto the line.
+    """
+    if not 0 <= seq <= 0xFF:
+        raise ValueError(f"sequence number {seq} is outside 0-255")
+    if not 0 <= type_code <= 0xFF:
+        raise ValueError(f"message type {type_code} is outside 0-255")
+    body = bytes((seq, type_code)) + bytes(payload)
+    if len(body) + 2 > MAX_BODY:
+        raise ValueError(f"payload of {len(payload)} bytes exceeds the {MAX_BODY - 4}-byte limit")
+    if crc is None:
+        crc = crc16(body)
+    return bytes((STX,)) + _escape(body + bytes((crc >> 8, crc & 0xFF))) + bytes((ETX,))
+
+
+@dataclass
+class FrameStats:
+    """Counters of what the decoder saw; the driver exposes them to diagnostics."""
+
+    frames: int = 0
+    noise_bytes: int = 0
+    faults: dict[FrameFault, int] = field(default_factory=lambda: {f: 0 for f in FrameFault})
+
+    @property
+    def bad_frames(self) -> int:
+        return sum(n for f, n in self.faults.items() if f is not FrameFault.NOISE)
+
+
+class FrameDecoder:
+    """Incremental, resynchronising frame decoder.
+
+    ``feed`` never raises on any input. Bytes outside a frame are reported once per
+    stretch as ``NOISE``; a frame with a wrong CRC, a bad escape, a missing ETX or an
+    impossible length is reported and dropped, and decoding carries on with the next STX.
+    """
+
+    def __init__(self, max_body: int = MAX_BODY) -> None:
+        self.max_body = max_body
+        self.stats = FrameStats()
+        self._in_frame = False
+        self._escaped = False
+        self._overflow = False
+        self._bad_escape = False
+        self._body = bytearray()
+        self._raw = bytearray()  # raw bytes of the current frame or noise stretch
+
+    def feed(self, data: bytes) -> list[Frame | FrameError]:
+        out: list[Frame | FrameError] = []
+        for byte in data:
+            if byte == STX:
+                if self._in_frame:
+                    self._fault(out, FrameFault.TRUNCATED)
+                elif self._raw:
+                    self._noise(out)
+                self._start()
+                self._raw.append(byte)
+                continue
+            if not self._in_frame:
+                self._raw.append(byte)
+                continue
+            self._raw.append(byte)
+            if byte == ETX:
+                self._finish(out)
+            elif self._overflow:
+                continue
+            elif self._escaped:
+                self._escaped = False
+                value = byte ^ ESCAPE_XOR
+                if value not in _SPECIAL:
+                    self._bad_escape = True  # swallow the rest of this frame, then report it
+                    self._overflow = True
+                    continue
+                self._append(value)
+            elif byte == DLE:
+                self._escaped = True
+            else:
+                self._append(byte)
+        return out
+
+    def flush_noise(self) -> list[FrameError]:
+        """Report pending out-of-frame bytes now (e.g. when the link goes quiet)."""
+        out: list[Frame | FrameError] = []
+        if not self._in_frame and self._raw:
+            self._noise(out)
+        return [e for e in out if isinstance(e, FrameError)]
+
+    def reset(self) -> None:
+        """Forget any partial frame (after a reconnection the old bytes mean nothing)."""
+        self._in_frame = False
+        self._escaped = False
+        self._overflow = False
+        self._body.clear()
+        self._raw.clear()
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self._in_frame = True
+        self._escaped = False
+        self._overflow = False
+        self._bad_escape = False
+        self._body.clear()
+        self._raw.clear()
+
+    def _append(self, value: int) -> None:
+        if len(self._body) >= self.max_body:
+            self._overflow = True
+            return
+        self._body.append(value)
+
+    def _noise(self, out: list[Frame | FrameError]) -> None:
+        self.stats.noise_bytes += len(self._raw)
+        self.stats.faults[FrameFault.NOISE] += 1
+        out.append(FrameError(FrameFault.NOISE, bytes(self._raw)))
+        self._raw.clear()
+
+    def _fault(self, out: list[Frame | FrameError], fault: FrameFault) -> None:
+        self.stats.faults[fault] += 1
+        out.append(FrameError(fault, bytes(self._raw)))
+        self._in_frame = False
+        self._raw.clear()
+        self._body.clear()
+
+    def _finish(self, out: list[Frame | FrameError]) -> None:
+        if self._escaped or self._bad_escape:
+            self._fault(out, FrameFault.BAD_ESCAPE)
+            return
+        if self._overflow:
+            self._fault(out, FrameFault.TOO_LONG)
+            return
+        body = bytes(self._body)
+        if len(body) < _MIN_BODY:
+            self._fault(out, FrameFault.TOO_SHORT)
+            return
+        crc = (body[-2] << 8) | body[-1]
+        if crc16(body[:-2]) != crc:
+            self._fault(out, FrameFault.BAD_CRC)
+            return
+        self.stats.frames += 1
+        out.append(Frame(seq=body[0], type=body[1], payload=body[2:-2], raw=bytes(self._raw)))
+        self._in_frame = False
+        self._raw.clear()
+        self._body.clear()

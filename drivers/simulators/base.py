@@ -1,0 +1,328 @@
+"""The device side of the link protocol, shared by every simulator, with fault injection.
+
+A simulator speaks exactly the protocol a real device would: it answers commands
+(caching the last answer so a retransmitted command is not executed twice), sends its
+events one at a time and retransmits each until the host ACKs it, and numbers its
+frames. Fault injection works on that real path: garbage bytes on the line, frames with
+a broken CRC, lost ACKs, lost or slow replies, unplugging and replugging the cable.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import structlog
+
+from drivers.codec.framing import crc16, encode_frame_with_crc
+from drivers.codec.protocol import (
+    Ack,
+    Boot,
+    Identify,
+    IdentityReport,
+    Kind,
+    Message,
+    Nak,
+    NakCode,
+    Packet,
+    Ping,
+    SelfTest,
+    SelfTestResult,
+    StreamCodec,
+    get_protocol,
+)
+from drivers.simulators.ports import PortClosed, PtyPort, TcpPort
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class SimStats:
+    commands: int = 0
+    duplicate_commands: int = 0
+    events_sent: int = 0
+    retransmissions: int = 0
+    acks: int = 0
+    bad_frames: int = 0
+    dropped_replies: int = 0
+    ignored_acks: int = 0
+
+
+@dataclass
+class _Outgoing:
+    message: Message
+    seq: int | None = None
+    acked: threading.Event = field(default_factory=threading.Event)
+    on_sent: Callable[[int], None] | None = None  # called with perf_counter_ns after each write
+
+
+class SimulatedDevice:
+    """Base simulator. Subclasses set ``PROTOCOL`` and implement :meth:`handle_command`."""
+
+    PROTOCOL: ClassVar[str] = ""
+    MODEL: ClassVar[str] = "SIM"
+
+    def __init__(
+        self,
+        *,
+        transport: str = "pty",
+        name: str | None = None,
+        serial: str = "SIM-0001",
+        firmware: str = "1.0.0",
+        ack_timeout: float = 0.2,
+        directory: str | None = None,
+        tcp_port: int = 0,
+    ) -> None:
+        self.protocol = get_protocol(self.PROTOCOL)
+        self.name = name or self.PROTOCOL
+        self.identity = IdentityReport(self.MODEL, serial, firmware)
+        self.ack_timeout = ack_timeout
+        if transport == "pty":
+            self.port: PtyPort | TcpPort = PtyPort(self.name, directory)
+        elif transport == "socket":
+            self.port = TcpPort(port=tcp_port)
+        else:
+            raise ValueError(f"transport must be 'pty' or 'socket', not {transport!r}")
+        self.stats = SimStats()
+        #: Every command executed, decoded, in order (retransmitted duplicates are not repeated).
+        self.received: list[Message] = []
+        self._codec = StreamCodec(self.protocol)
+        self._lock = threading.RLock()
+        self._outbox: deque[_Outgoing] = deque()
+        self._outbox_changed = threading.Condition(self._lock)
+        self._tx_seq = 0
+        self._last_cmd: tuple[int, bytes] | None = None  # (seq, frame of the answer)
+        self._stop = threading.Event()
+        self._plugged = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._write_lock = threading.Lock()
+        # fault injection state
+        self.reply_delay = 0.0
+        self._corrupt_next = 0
+        self._ignore_acks = 0
+        self._drop_replies = 0
+        self._mute = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return self.port.url
+
+    def start(self) -> SimulatedDevice:
+        self.port.plug()
+        self._plugged.set()
+        self._stop.clear()
+        for target, label in ((self._rx_loop, "rx"), (self._tx_loop, "tx")):
+            thread = threading.Thread(target=target, name=f"sim-{self.name}-{label}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self.send_event(Boot("power on"))
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._outbox_changed:
+            self._outbox_changed.notify_all()
+        self._plugged.set()  # wake waiters
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self._threads.clear()
+        self.port.close()
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def send_event(self, message: Message, on_sent: Callable[[int], None] | None = None) -> threading.Event:
+        """Queue an event; it is sent (and retransmitted) until the host ACKs it.
+
+        Returns an Event that is set when the host has acknowledged it.
+        """
+        if message.kind() is not Kind.EVENT:
+            raise TypeError(f"{type(message).__name__} is not an event")
+        item = _Outgoing(message, on_sent=on_sent)
+        with self._outbox_changed:
+            self._outbox.append(item)
+            self._outbox_changed.notify_all()
+        return item.acked
+
+    def pending_events(self) -> int:
+        with self._lock:
+            return len(self._outbox)
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Wait until every queued event has been acknowledged."""
+        deadline = time.monotonic() + timeout
+        with self._outbox_changed:
+            while self._outbox:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._outbox_changed.wait(left)
+        return True
+
+    # -- faults ---------------------------------------------------------------------------------
+
+    def inject_garbage(self, data: bytes) -> None:
+        """Put raw bytes on the line now (noise, a half frame, anything)."""
+        self._write(data)
+
+    def corrupt_next_frames(self, count: int = 1) -> None:
+        """Send the next ``count`` frames with a wrong CRC (the host must drop them)."""
+        with self._lock:
+            self._corrupt_next += count
+
+    def ignore_acks(self, count: int = 1) -> None:
+        """Behave as if the next ``count`` ACKs from the host were lost: events get retransmitted."""
+        with self._lock:
+            self._ignore_acks += count
+
+    def drop_replies(self, count: int = 1) -> None:
+        """Execute the next ``count`` commands but lose their answers: the host retransmits."""
+        with self._lock:
+            self._drop_replies += count
+
+    def mute(self, muted: bool = True) -> None:
+        """Stop answering entirely (a hung device that stays plugged in)."""
+        self._mute = muted
+
+    def unplug(self) -> None:
+        self._plugged.clear()
+        self.port.unplug()
+        log.info("sim_unplugged", device=self.name)
+
+    def replug(self) -> None:
+        self.port.plug()
+        self._codec.reset()
+        self._plugged.set()
+        with self._outbox_changed:
+            self._outbox_changed.notify_all()
+        log.info("sim_replugged", device=self.name, url=self.url)
+
+    # -- for subclasses -------------------------------------------------------------------------
+
+    def handle_command(self, message: Message) -> Message:
+        """Answer a device-specific command (an answer message, ``Ack()`` or ``Nak``)."""
+        return Nak(NakCode.UNKNOWN_COMMAND, type(message).__name__)
+
+    def self_test_result(self) -> SelfTestResult:
+        return SelfTestResult(True, 0, "all checks passed")
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        with self._write_lock:
+            try:
+                self.port.write(data)
+            except PortClosed:
+                pass  # unplugged: bytes go nowhere, as on a pulled cable
+
+    def _frame(self, message: Message, seq: int) -> bytes:
+        with self._lock:
+            corrupt = self._corrupt_next > 0
+            if corrupt:
+                self._corrupt_next -= 1
+        if not corrupt:
+            return self.protocol.encode(message, seq)
+        payload = message.pack()
+        wrong = crc16(bytes((seq, message.TYPE)) + payload) ^ 0x5A5A
+        return encode_frame_with_crc(seq, message.TYPE, payload, wrong)
+
+    def _answer(self, packet: Packet) -> None:
+        message = packet.message
+        if self._last_cmd is not None and self._last_cmd[0] == packet.seq:
+            self.stats.duplicate_commands += 1
+            frame = self._last_cmd[1]
+        else:
+            self.stats.commands += 1
+            with self._lock:
+                self.received.append(message)
+            try:
+                answer = self._execute(message)
+            except Exception as exc:  # a simulator bug must not kill the line
+                log.exception("sim_command_failed", device=self.name)
+                answer = Nak(NakCode.HARDWARE_FAULT, str(exc)[:200])
+            frame = self._frame(answer, packet.seq)
+            self._last_cmd = (packet.seq, frame)
+        with self._lock:
+            if self._drop_replies:
+                self._drop_replies -= 1
+                self.stats.dropped_replies += 1
+                return
+        if self.reply_delay:
+            time.sleep(self.reply_delay)
+        self._write(frame)
+
+    def _execute(self, message: Message) -> Message:
+        if isinstance(message, Identify):
+            return self.identity
+        if isinstance(message, Ping):
+            return Ack()
+        if isinstance(message, SelfTest):
+            return self.self_test_result()
+        return self.handle_command(message)
+
+    def _on_ack(self, seq: int) -> None:
+        with self._outbox_changed:
+            head = self._outbox[0] if self._outbox else None
+            if head is None or head.seq != seq:
+                return
+            if self._ignore_acks:
+                self._ignore_acks -= 1
+                self.stats.ignored_acks += 1
+                return
+            self.stats.acks += 1
+            self._outbox.popleft()
+            head.acked.set()
+            self._outbox_changed.notify_all()
+
+    def _rx_loop(self) -> None:
+        while not self._stop.is_set():
+            if not self._plugged.wait(0.1):
+                continue
+            try:
+                data = self.port.read(0.05)
+            except PortClosed:
+                self._plugged.wait(0.05)
+                continue
+            if not data or self._mute:
+                continue
+            for item in self._codec.feed(data):
+                if not isinstance(item, Packet):
+                    self.stats.bad_frames += 1
+                    if item.seq is not None and item.type_code is not None and item.type_code < 0x40:
+                        code = NakCode.UNKNOWN_COMMAND if item.fault == "unknown_type" else NakCode.BAD_PAYLOAD
+                        self._write(self._frame(Nak(code, item.detail[:200]), item.seq))
+                    continue
+                message = item.message
+                if isinstance(message, Ack):
+                    self._on_ack(item.seq)
+                elif message.kind() is Kind.COMMAND:
+                    self._answer(item)
+
+    def _tx_loop(self) -> None:
+        while not self._stop.is_set():
+            with self._outbox_changed:
+                while not self._stop.is_set() and (not self._outbox or not self._plugged.is_set() or self._mute):
+                    self._outbox_changed.wait(0.1)
+                if self._stop.is_set():
+                    return
+                head = self._outbox[0]
+                if head.seq is None:
+                    self._tx_seq = self._tx_seq % 255 + 1
+                    head.seq = self._tx_seq
+                    first = True
+                else:
+                    first = False
+                frame = self._frame(head.message, head.seq)
+            if first:
+                self.stats.events_sent += 1
+            else:
+                self.stats.retransmissions += 1
+            self._write(frame)
+            if head.on_sent is not None:
+                head.on_sent(time.perf_counter_ns())
+            head.acked.wait(self.ack_timeout)

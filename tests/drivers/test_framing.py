@@ -1,0 +1,130 @@
+"""Framing: CRC, escaping, resynchronisation, and fuzzing of the frame decoder."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drivers.codec.framing import (
+    DLE,
+    ETX,
+    MAX_BODY,
+    STX,
+    Frame,
+    FrameDecoder,
+    FrameError,
+    FrameFault,
+    crc16,
+    encode_frame,
+    encode_frame_with_crc,
+)
+
+frames = st.builds(
+    Frame,
+    seq=st.integers(0, 255),
+    type=st.integers(0, 255),
+    payload=st.binary(max_size=64),
+)
+
+
+def good(items: list[Frame | FrameError]) -> list[Frame]:
+    return [i for i in items if isinstance(i, Frame)]
+
+
+def test_crc_is_ccitt_false() -> None:
+    assert crc16(b"123456789") == 0x29B1  # the standard check value of CRC-16/CCITT-FALSE
+
+
+def test_frame_layout_and_escaping() -> None:
+    raw = encode_frame(0x02, 0x10, b"\x03")
+    assert raw[0] == STX and raw[-1] == ETX
+    body = raw[1:-1]
+    assert STX not in body and ETX not in body
+    assert body[:6] == bytes((DLE, 0x22, DLE, 0x30, DLE, 0x23))
+
+
+@given(st.lists(frames, max_size=8), st.data())
+def test_roundtrip_in_any_chunking(sent: list[Frame], data: st.DataObject) -> None:
+    wire = b"".join(encode_frame(f.seq, f.type, f.payload) for f in sent)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(wire)), max_size=6)))
+    decoder = FrameDecoder()
+    out: list[Frame | FrameError] = []
+    start = 0
+    for cut in [*cuts, len(wire)]:
+        out += decoder.feed(wire[start:cut])
+        start = cut
+    assert good(out) == sent
+    assert all(f.raw == encode_frame(f.seq, f.type, f.payload) for f in good(out))
+    assert decoder.stats.bad_frames == 0
+
+
+@given(st.binary(max_size=300), frames)
+def test_resynchronises_on_the_next_good_frame_after_any_garbage(garbage: bytes, frame: Frame) -> None:
+    decoder = FrameDecoder()
+    out = decoder.feed(garbage + encode_frame(frame.seq, frame.type, frame.payload))
+    assert good(out)[-1:] == [frame]
+
+
+@given(st.binary(max_size=2000))
+@settings(max_examples=300)
+def test_random_bytes_never_raise_and_only_crc_checked_frames_come_out(noise: bytes) -> None:
+    decoder = FrameDecoder()
+    for item in decoder.feed(noise):
+        if isinstance(item, Frame):
+            # every frame that comes out is exactly a well-formed encoding present in the input
+            assert item.raw == encode_frame(item.seq, item.type, item.payload)
+            assert item.raw in noise
+
+
+@given(frames, st.data())
+def test_any_single_corrupted_byte_yields_no_frame(frame: Frame, data: st.DataObject) -> None:
+    wire = bytearray(encode_frame(frame.seq, frame.type, frame.payload))
+    index = data.draw(st.integers(1, len(wire) - 2), label="index")
+    # replace with any byte except the frame delimiters (which would cut the frame instead)
+    new = data.draw(st.integers(0, 255).filter(lambda b: b != wire[index] and b not in (STX, ETX)), label="byte")
+    wire[index] = new
+    decoder = FrameDecoder()
+    out = decoder.feed(bytes(wire))
+    # CRC-16 catches every burst up to 16 bits; a changed escape is caught as a bad escape.
+    # The only frames that may come out are ones a changed DLE/escape byte could not have made.
+    assert good(out) == []
+    assert decoder.stats.bad_frames == 1
+
+
+@given(frames, st.integers(0, 0xFFFF))
+def test_wrong_crc_is_counted_and_the_next_frame_still_decodes(frame: Frame, crc: int) -> None:
+    body = bytes((frame.seq, frame.type)) + frame.payload
+    if crc == crc16(body):
+        crc ^= 1
+    decoder = FrameDecoder()
+    out = decoder.feed(encode_frame_with_crc(frame.seq, frame.type, frame.payload, crc) + encode_frame(1, 2, b"ok"))
+    assert good(out) == [Frame(1, 2, b"ok")]
+    assert decoder.stats.faults[FrameFault.BAD_CRC] == 1
+
+
+def test_truncated_frame_is_reported_and_the_following_frame_survives() -> None:
+    whole = encode_frame(7, 0x40, b"\x91")
+    decoder = FrameDecoder()
+    out = decoder.feed(whole[:4] + whole)
+    assert [type(i) for i in out] == [FrameError, Frame]
+    assert out[0].fault is FrameFault.TRUNCATED  # type: ignore[union-attr]
+
+
+def test_noise_between_frames_is_counted() -> None:
+    decoder = FrameDecoder()
+    out = decoder.feed(b"abc" + encode_frame(1, 0x40, b"\x10"))
+    assert isinstance(out[0], FrameError) and out[0].fault is FrameFault.NOISE and out[0].raw == b"abc"
+    assert decoder.stats.noise_bytes == 3
+
+
+def test_oversized_frame_is_dropped_without_unbounded_memory() -> None:
+    decoder = FrameDecoder(max_body=64)
+    out = decoder.feed(bytes((STX,)) + b"\x41" * 100_000 + bytes((ETX,)) + encode_frame(1, 2))
+    assert isinstance(out[0], FrameError) and out[0].fault is FrameFault.TOO_LONG
+    assert good(out) == [Frame(1, 2)]
+    assert len(encode_frame(0, 0, b"\x00" * (MAX_BODY - 4))) > MAX_BODY
+
+
+def test_too_short_frame() -> None:
+    out = FrameDecoder().feed(bytes((STX, 1, 5, ETX)))
+    assert isinstance(out[0], FrameError) and out[0].fault is FrameFault.TOO_SHORT

@@ -1,0 +1,127 @@
+"""Who holds the table's devices: the running service announces it, diagnostics respect it.
+
+A diagnostic that drives hardware (display test, deck check, pedal test, probe) must not
+fight a running service for a device, nor disturb a live round. The service holds an
+exclusive ``flock`` on ``station.lock`` in its runtime directory for as long as it runs and
+keeps a small JSON description beside it: its pid, the devices it holds (name and URL) and
+whether a round is live. The lock, not the file's existence, is the truth: a file left by a
+crashed service is not held, so it is ignored.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from station.service.paths import runtime_directory
+
+LOCK_NAME = "station.lock"
+
+
+class DeviceBusy(Exception):
+    """A diagnostic was refused because the service holds the device or a round is live."""
+
+
+@dataclass(frozen=True)
+class HolderInfo:
+    pid: int
+    devices: dict[str, str]
+    round_live: bool
+    state: str
+
+
+class ServiceHolder:
+    """Held by the running service: the lock plus the published description."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.path = (directory or runtime_directory()) / LOCK_NAME
+        self._fd: int | None = None
+        self._devices: dict[str, str] = {}
+        self._round_live = False
+        self._state = "starting"
+
+    def acquire(self, devices: dict[str, str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            info = read_holder(self.path.parent)
+            pid = f" (pid {info.pid})" if info else ""
+            raise DeviceBusy(f"another station{pid} is already running with {self.path}") from None
+        self._fd = fd
+        self._devices = dict(devices)
+        self._write()
+
+    def update(self, *, round_live: bool, state: str) -> None:
+        """Publish the table state; cheap when nothing a diagnostic cares about changed."""
+        if self._fd is None or (round_live == self._round_live and state == self._state):
+            return
+        self._round_live, self._state = round_live, state
+        self._write()
+
+    def _write(self) -> None:
+        assert self._fd is not None
+        data = json.dumps(
+            {"pid": os.getpid(), "devices": self._devices, "round_live": self._round_live, "state": self._state}
+        ).encode()
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, data, 0)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def read_holder(directory: Path | None = None) -> HolderInfo | None:
+    """The running service's description, or ``None`` when no service holds the lock."""
+    path = (directory or runtime_directory()) / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raw = os.pread(fd, 65536, 0)
+            try:
+                data: dict[str, Any] = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                data = {}
+            return HolderInfo(
+                pid=int(data.get("pid", 0)),
+                devices=dict(data.get("devices", {})),
+                round_live=bool(data.get("round_live", False)),
+                state=str(data.get("state", "unknown")),
+            )
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None  # nobody holds it: a leftover from a stopped or crashed service
+    finally:
+        os.close(fd)
+
+
+def refuse_if_held(device: str, url: str, directory: Path | None = None) -> None:
+    """Raise :class:`DeviceBusy` with a message a technician can act on."""
+    info = read_holder(directory)
+    if info is None:
+        return
+    if info.round_live:
+        raise DeviceBusy(
+            f"refused: a round is live on this table (service pid {info.pid}, state '{info.state}'); "
+            "wait for the round to end and close the table, or stop the service"
+        )
+    held_urls = set(info.devices.values())
+    if device in info.devices or url in held_urls:
+        raise DeviceBusy(
+            f"refused: the station service (pid {info.pid}) holds the {device} ({info.devices.get(device, url)}); "
+            "stop it first: systemctl stop dealing-station"
+        )

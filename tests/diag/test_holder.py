@@ -1,0 +1,65 @@
+"""The service's device lock, exercised across real processes (flock is per open file, so a
+second process is the honest test)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from station.service.holder import DeviceBusy, ServiceHolder, read_holder, refuse_if_held
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from station.service.holder import ServiceHolder
+    holder = ServiceHolder(Path(sys.argv[1]))
+    holder.acquire({"shoe": "/dev/dealing-station/shoe"})
+    if sys.argv[2] == "live":
+        holder.update(round_live=True, state="dealing")
+    print("held", flush=True)
+    sys.stdin.readline()
+    """
+)
+
+
+def _hold(tmp_path: Path, mode: str) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(tmp_path), mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "held"
+    return child
+
+
+def test_held_device_is_refused_and_others_allowed(tmp_path: Path) -> None:
+    child = _hold(tmp_path, "idle")
+    try:
+        with pytest.raises(DeviceBusy, match=r"holds the shoe .*systemctl stop"):
+            refuse_if_held("shoe", "/dev/dealing-station/shoe", tmp_path)
+        refuse_if_held("display", "/dev/dealing-station/display", tmp_path)
+        with pytest.raises(DeviceBusy, match="already running"):
+            ServiceHolder(tmp_path).acquire({})
+    finally:
+        child.communicate("\n", timeout=10)
+
+
+def test_live_round_refuses_everything(tmp_path: Path) -> None:
+    child = _hold(tmp_path, "live")
+    try:
+        with pytest.raises(DeviceBusy, match="a round is live"):
+            refuse_if_held("display", "/dev/dealing-station/display", tmp_path)
+    finally:
+        child.communicate("\n", timeout=10)
+
+
+def test_leftover_file_of_a_dead_service_is_ignored(tmp_path: Path) -> None:
+    child = _hold(tmp_path, "live")
+    child.kill()
+    child.wait(timeout=10)
+    assert (tmp_path / "station.lock").exists()
+    assert read_holder(tmp_path) is None
+    refuse_if_held("shoe", "/dev/dealing-station/shoe", tmp_path)

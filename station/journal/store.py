@@ -483,6 +483,9 @@ class JournalReader(_Access):
         """
         with self._lock:
             conn = self._require_open()
+            # Bytes that are not UTF-8 (a flipped bit in the file) must reach the verifier as
+            # evidence, not abort the walk: keep them as lone surrogates it can point at.
+            conn.text_factory = _lenient_text
             conn.execute("BEGIN")
             try:
                 head = conn.execute("SELECT last_seq, last_hash FROM head WHERE id = 1").fetchone()
@@ -491,6 +494,7 @@ class JournalReader(_Access):
                 while batch := cursor.fetchmany(_BATCH):
                     yield from batch
             finally:
+                conn.text_factory = str
                 if conn.in_transaction:
                     conn.execute("COMMIT")
 
@@ -501,6 +505,10 @@ class JournalReader(_Access):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _lenient_text(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def _fsync_directory(directory: Path) -> None:

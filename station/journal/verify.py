@@ -74,8 +74,14 @@ def _check_row(row: tuple[Any, ...], expected: int, prev_hash: str) -> tuple[int
             before = "starts at" if expected == 1 else f"jumps {expected - 1} ->"
             return expected, f"{_missing(expected, seq - 1)} missing (sequence {before} {seq})"
         return seq, f"record {seq}: out of order (expected {expected})"
-    if not all(isinstance(v, str) for v in (time, kind, payload_text, prev, stored_hash)):
-        return seq, f"record {seq}: a field has the wrong type (altered)"
+    fields = {"time": time, "kind": kind, "payload": payload_text, "prev_hash": prev, "hash": stored_hash}
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            return seq, f"record {seq}: {name} has the wrong type (altered)"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return seq, f"record {seq}: {name} is not valid UTF-8 text (altered)"
     if prev != prev_hash:
         return seq, f"record {seq}: previous-hash link broken (reordered or removed)"
     try:

@@ -70,7 +70,7 @@ def test_a_field_stored_with_the_wrong_type(journal_of, tamper) -> None:
     path = journal_of(5)
     with tamper(path) as conn:
         conn.execute("UPDATE records SET payload = CAST(payload AS BLOB) WHERE seq = 2")
-    assert verify(path).problem == "record 2: a field has the wrong type (altered)"
+    assert verify(path).problem == "record 2: payload has the wrong type (altered)"
 
 
 def test_deleted_record_is_named_missing(journal_of, tamper) -> None:

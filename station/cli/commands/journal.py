@@ -1,0 +1,154 @@
+"""``station journal``: verify, export and locate the station's journal.
+
+Surveillance and technicians use these on a live station (they open the file read-only and
+never change it) or on a copy taken off the table PC.
+
+Exit status of ``verify``: 0 intact, 1 altered/missing/reordered records (the verdict names
+the first bad record), 2 when there is no readable journal at the path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from station.cli.main import CliError
+from station.journal.location import journal_location
+from station.journal.store import JournalError, JournalReader
+from station.journal.verify import verify
+
+
+def _configured(args: argparse.Namespace) -> str | None:
+    """The journal path from ``--config FILE`` (station.journal), if one was given."""
+    if not getattr(args, "config", None):
+        return None
+    from station.service.config import ConfigError, load_config  # only when asked: keeps the command light
+
+    try:
+        return load_config(args.config).config.station.journal or None
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _path(args: argparse.Namespace) -> tuple[Path, str]:
+    return journal_location(args.journal, _configured(args))
+
+
+def _anchor(text: str) -> tuple[int, str]:
+    seq, sep, digest = text.partition(":")
+    digest = digest.strip().lower()
+    if not sep or not seq.strip().isdigit() or int(seq) < 1:
+        raise argparse.ArgumentTypeError(f"expected SEQ:HASH, got {text!r}")
+    if len(digest) < 16 or any(c not in "0123456789abcdef" for c in digest):
+        raise argparse.ArgumentTypeError("the anchor hash must be at least 16 hex digits")
+    return int(seq), digest
+
+
+def _verify(args: argparse.Namespace) -> int:
+    path, _ = _path(args)
+    try:
+        report = verify(path, anchor=args.anchor, deep=args.deep)
+    except JournalError as exc:
+        raise CliError(str(exc), status=2) from None
+    if args.json:
+        body: dict[str, Any] = {
+            "journal": str(path),
+            "ok": report.ok,
+            "records": report.records,
+            "first_bad_seq": report.first_bad_seq,
+            "problem": report.problem,
+            "last_seq": report.last_seq,
+            "last_hash": report.last_hash,
+        }
+        print(json.dumps(body))
+    else:
+        print(report.verdict(path))
+    return 0 if report.ok else 1
+
+
+def _write_jsonl(reader: JournalReader, since: int, out: IO[bytes]) -> int:
+    written = 0
+    for record in reader.records(since_seq=since):
+        line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        out.write(line.encode("utf-8") + b"\n")
+        written += 1
+    return written
+
+
+def _export(args: argparse.Namespace) -> int:
+    path, _ = _path(args)
+    try:
+        reader = JournalReader(path)
+    except JournalError as exc:
+        raise CliError(str(exc), status=2) from None
+    with reader:
+        try:
+            if args.output:
+                with open(args.output, "wb") as out:
+                    count = _write_jsonl(reader, args.since, out)
+                print(f"exported {count} records to {args.output}", file=sys.stderr)
+            else:
+                _write_jsonl(reader, args.since, sys.stdout.buffer)
+                sys.stdout.buffer.flush()
+        except JournalError as exc:  # a damaged record part-way: what came before was written
+            raise CliError(f"export stopped: {exc}", status=1) from None
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise CliError(f"cannot write {args.output}: {exc.strerror}") from None
+    return 0
+
+
+def _where(args: argparse.Namespace) -> int:
+    path, source = _path(args)
+    state = "exists" if path.exists() else "does not exist yet"
+    print(f"{path}  (from {source}; {state})")
+    return 0
+
+
+def _add_location(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the configuration)")
+    parser.add_argument("--config", metavar="FILE", help="read the journal path (station.journal) from this configuration file")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "journal",
+        help="verify, export or locate the journal",
+        description="Verify, export or locate the station's hash-chained journal (read-only). See docs/journal.md.",
+    )
+    commands = parser.add_subparsers(dest="journal_command", metavar="ACTION", required=True)
+
+    check = commands.add_parser(
+        "verify",
+        help="check every record's sequence and hash chain",
+        description="Check sequence, hash chain and head checkpoint. Exit 0 intact, 1 bad, 2 no readable journal.",
+    )
+    _add_location(check)
+    check.add_argument(
+        "--anchor",
+        metavar="SEQ:HASH",
+        type=_anchor,
+        help="also require record SEQ to have this hash (as printed by an earlier verify): exposes a rewritten journal",
+    )
+    check.add_argument("--deep", action="store_true", help="also run SQLite's integrity_check over the file structure")
+    check.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    check.set_defaults(handler=_verify)
+
+    export = commands.add_parser(
+        "export",
+        help="write records as JSON lines",
+        description="One JSON object per record: seq, time, kind, payload, prev_hash, hash. Does not verify; run verify for that.",
+    )
+    _add_location(export)
+    export.add_argument("--format", choices=["jsonl"], default="jsonl", help="output format (default jsonl)")
+    export.add_argument("--since", metavar="SEQ", type=int, default=0, help="only records after this sequence number")
+    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
+    export.set_defaults(handler=_export)
+
+    where = commands.add_parser("path", help="print which journal file the station would use, and why")
+    _add_location(where)
+    where.set_defaults(handler=_where)

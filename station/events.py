@@ -154,6 +154,7 @@ class Actor:
     who: str = ""
 
 
+
 # --- serialisation ------------------------------------------------------------------------
 
 
@@ -246,3 +247,83 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 def event_types() -> dict[str, type[Event]]:
     return dict(_REGISTRY)
 
+
+# --- events from the table's people: bets, dealer actions, supervisor decisions ------------
+
+
+@dataclass(frozen=True)
+class BetPlaced(Event):
+    """A bet put on the layout: ``box`` is a numbered box or a standing region ("S1")."""
+
+    box: str
+    player: str
+    region: str  # baccarat: banker/player/tie; war: war/tie
+    amount: int  # minor units
+    actor: Actor = Actor()
+
+
+@dataclass(frozen=True)
+class BetChanged(Event):
+    """A bet's amount replaced (after a Tie, or late by supervisor override)."""
+
+    box: str
+    player: str
+    region: str
+    amount: int
+    actor: Actor = Actor()
+
+
+@dataclass(frozen=True)
+class BetWithdrawn(Event):
+    box: str
+    player: str
+    region: str
+    actor: Actor = Actor()
+
+
+@dataclass(frozen=True)
+class DealerAction(Event):
+    """A dealer's button or screen action: ``shuffle_done``, ``confirm_cut``, ``no_more_bets``,
+    ``reveal``, ``next_round``, ``call_supervisor``, and in Casino War ``war`` / ``surrender``
+    for ``box`` (and ``player``; empty means every undecided player on that box)."""
+
+    action: str
+    box: str = ""
+    player: str = ""
+    actor: Actor = Actor()
+
+
+@dataclass(frozen=True)
+class SupervisorDecision(Event):
+    """The decision on the active irregularity: ``void``, ``burn``, ``dummy`` or ``resume``."""
+
+    decision: str
+    actor: Actor
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class PayoutOptionChanged(Event):
+    """Banker payout option (5.11): ``commission`` or ``no_commission``, from the next round."""
+
+    option: str
+    actor: Actor
+
+
+@dataclass(frozen=True)
+class LateBetOverride(Event):
+    """Supervisor allows bet changes after "no more bets" while no card is revealed (5.14)."""
+
+    actor: Actor
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PauseRequested(Event):
+    actor: Actor
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ResumeRequested(Event):
+    actor: Actor

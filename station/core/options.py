@@ -1,0 +1,96 @@
+"""Options of the core machine: game, equipment mode, dealing style and the table's rules.
+
+Everything that changes how a journal replays lives here, so that one set of options and one
+journal always give the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from station.cards import check_deck_count
+from station.games.table import BaccaratTable, Chips, Variant, WarTable
+
+GAMES = ("baccarat", "war")
+EQUIPMENT = ("manual", "batch", "continuous")
+STYLES = ("A", "B", "C", "D")
+
+
+class CoreOptionError(ValueError):
+    """Options that cannot run a table (e.g. Dealing Style B with a continuous shuffler)."""
+
+
+def default_baccarat_table() -> BaccaratTable:
+    return BaccaratTable(
+        variant=Variant.MINI, boxes=7, min_bet=1000, max_bet=500_000,
+        chips=Chips((100, 500, 1000, 2500, 10_000, 50_000)),
+    )
+
+
+def default_war_table() -> WarTable:
+    return WarTable(boxes=7, min_bet=1000, max_bet=500_000, chips=Chips((100, 500, 1000, 2500, 10_000)))
+
+
+@dataclass(frozen=True)
+class CoreOptions:
+    """How this table runs.
+
+    ``equipment``: ``manual`` shoe, ``batch`` shuffler with two differently coloured sets
+    (``set_colours``), or ``continuous`` shuffler (no cut card, no burn, no shoe end).
+    ``dealing_style`` A-D as in RULES.md (baccarat; Casino War cards are turned as dealt).
+    ``rounds_after_cut``: rounds dealt after the round in which the cut card appears.
+    ``round_devices``: devices whose loss stops a round in progress (``None``: every device).
+    ``betting_seconds``: when > 0, betting closes by itself after so many seconds (a journaled
+    timer); 0 leaves it to the dealer's "no more bets".
+    ``buttons``: dealer button name -> dealer action (a button not listed acts as the action of
+    the same name).
+    """
+
+    game: str = "baccarat"
+    equipment: str = "manual"
+    dealing_style: str = "A"
+    decks: int = 8
+    rounds_after_cut: int = 1
+    set_colours: tuple[str, str] = ("red", "blue")
+    table: BaccaratTable | WarTable | None = None
+    round_devices: frozenset[str] | None = None
+    betting_seconds: int = 0
+    buttons: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise CoreOptionError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        if self.equipment not in EQUIPMENT:
+            raise CoreOptionError(f"equipment must be one of {', '.join(EQUIPMENT)}, got {self.equipment!r}")
+        if self.dealing_style not in STYLES:
+            raise CoreOptionError(f"dealing style must be one of A, B, C, D, got {self.dealing_style!r}")
+        if self.equipment == "continuous" and self.dealing_style in ("B", "D"):
+            raise CoreOptionError(
+                f"Dealing Style {self.dealing_style} is not allowed with a continuous shuffler (RULES 3.3)"
+            )
+        check_deck_count(self.decks)
+        if not isinstance(self.rounds_after_cut, int) or not 0 <= self.rounds_after_cut <= 3:
+            raise CoreOptionError(f"rounds after the cut card must be 0 to 3, got {self.rounds_after_cut!r}")
+        if len(self.set_colours) != 2 or self.set_colours[0] == self.set_colours[1]:
+            raise CoreOptionError(f"a batch shuffler needs two different set colours, got {self.set_colours!r}")
+        if not isinstance(self.betting_seconds, int) or self.betting_seconds < 0:
+            raise CoreOptionError(f"betting seconds must be 0 or more, got {self.betting_seconds!r}")
+        if self.table is None:
+            table = default_baccarat_table() if self.game == "baccarat" else default_war_table()
+            object.__setattr__(self, "table", table)
+        expected = BaccaratTable if self.game == "baccarat" else WarTable
+        if not isinstance(self.table, expected):
+            raise CoreOptionError(f"a {self.game} table needs {expected.__name__} options, got {type(self.table).__name__}")
+        object.__setattr__(self, "buttons", MappingProxyType(dict(self.buttons)))
+
+    @property
+    def hidden_cards(self) -> bool:
+        """Cards are known when they leave the shoe but shown only on the dealer's reveal."""
+        return self.game == "baccarat" and self.dealing_style != "A"
+
+    @property
+    def squeeze(self) -> bool:
+        """Styles B and D: each stage (first four cards, each third card) is squeezed and revealed."""
+        return self.game == "baccarat" and self.dealing_style in ("B", "D")

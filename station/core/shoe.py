@@ -1,0 +1,111 @@
+"""The shoe in play: its number, composition, burned cards and (batch shuffler) card sets.
+
+Bookkeeping held by the machine; every change comes from an event the machine applied, so a
+journal replay rebuilds it exactly. The burn count, the cut card and the last round follow
+the pure procedure in :mod:`station.games.shoe_procedure` (``progress``). The composition
+(:class:`ShoeComposition`) is the truth every card read is checked against: a card it cannot
+contain is an irregularity.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from station.cards import FULL_DECK, Card, ShoeComposition
+from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
+
+
+@dataclass
+class ShoeState:
+    decks: int
+    continuous: bool = False
+    rounds_after_cut: int = 1
+    number: int = 0  # shoes started so far: the current shoe's number once one is in play
+    rounds: int = 0  # rounds opened in the current shoe
+    composition: ShoeComposition | None = None
+    progress: ShoeProgress | None = None
+    burned: list[Card] = field(default_factory=list)  # the burn after the exposed card
+    empty: bool = False  # the shoe reported that it ran out of cards
+    # Batch shuffler: which coloured set is where.
+    set_in_shoe: str = ""
+    set_in_shuffler: str = ""
+    ready_set: str = ""  # reported shuffled and not yet put in the shoe
+    # Continuous shuffler: cards of finished rounds waiting to go back into the shuffler.
+    awaiting_return: list[Card] = field(default_factory=list)
+
+    def start(self) -> None:
+        """A new shoe (or continuous-shuffler session) begins with a full composition."""
+        self.number += 1
+        self.rounds = 0
+        self.composition = ShoeComposition(self.decks)
+        mode = ShoeMode.CONTINUOUS if self.continuous else ShoeMode.CUT_CARD
+        self.progress = ShoeProgress.new_shoe(mode, self.rounds_after_cut)
+        self.burned = []
+        self.empty = False
+        self.awaiting_return = []
+
+    @property
+    def in_play(self) -> bool:
+        return self.progress is not None and not self.progress.is_shoe_end
+
+    @property
+    def exposed(self) -> Card | None:
+        return self.progress.exposed if self.progress else None
+
+    @property
+    def last_round(self) -> bool:
+        return bool(self.progress and self.progress.last_round)
+
+    @property
+    def ended(self) -> bool:
+        return bool(self.progress and self.progress.is_shoe_end) or self.empty
+
+    def can_take(self, card: Card) -> bool:
+        return self.composition is not None and self.composition.can_remove(card)
+
+    def take(self, card: Card) -> None:
+        """A card left the shoe (the caller has checked :meth:`can_take`)."""
+        assert self.composition is not None
+        self.composition.remove(card)
+
+    def put_back(self, cards: list[Card]) -> None:
+        """Cards that go back into the composition: a continuous shuffler's return, or held
+        cards that are read again on a supervisor's ``resume``."""
+        if not cards or self.composition is None:
+            return
+        counts = Counter({card: self.composition.count(card) for card in FULL_DECK})
+        counts.update(cards)
+        self.composition = ShoeComposition(self.decks, counts)
+
+    def round_started(self) -> None:
+        """The first card of a round left the shoe."""
+        if self.progress is not None and self.progress.phase is ShoePhase.READY:
+            self.progress = self.progress.after_round_started()
+
+    def round_completed(self) -> None:
+        """A round in which cards were dealt is over (settled or voided)."""
+        if self.progress is not None and self.progress.phase is ShoePhase.IN_ROUND:
+            self.progress = self.progress.round_completed()
+
+    def to_json(self) -> dict[str, Any]:
+        comp = self.composition
+        progress = self.progress
+        return {
+            "number": self.number,
+            "rounds": self.rounds,
+            "cards_left": len(comp) if comp is not None else None,
+            "composition": {card.code: n for card, n in comp} if comp is not None else None,
+            "phase": progress.phase.value if progress else None,
+            "exposed": progress.exposed.code if progress and progress.exposed else None,
+            "burns_due": progress.burns_due if progress else 0,
+            "burned": [c.code for c in self.burned],
+            "rounds_left": progress.rounds_left if progress else None,
+            "last_round": self.last_round,
+            "empty": self.empty,
+            "set_in_shoe": self.set_in_shoe,
+            "set_in_shuffler": self.set_in_shuffler,
+            "ready_set": self.ready_set,
+            "awaiting_return": [c.code for c in self.awaiting_return],
+        }

@@ -1,0 +1,226 @@
+"""The scoreboard page in a real headless Chromium, fed snapshots from real dealt rounds.
+
+Needs Debian's ``chromium`` package (``/usr/bin/chromium``) and the ``playwright`` Python
+package; Playwright only drives the system browser (no browser download). Screenshots go to
+``tests/artifacts/`` for a person to look at.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from station.cards import FULL_DECK
+from station.games.baccarat import RoundResult, play_round
+from station.roads import Roads, Scoreboard, WarBoard, build_roads
+from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+TABLE = TableInfo(
+    "Table 12",
+    variant="midi",
+    limits=(Limit("Banker / Player", 2500, 1000000), Limit("Tie", 500, 100000), Limit("Pairs", 500, 50000)),
+    currency="$",
+    decimals=2,
+)
+RED_RGB = "rgb(255, 59, 59)"
+BLUE_RGB = "rgb(61, 139, 255)"
+WAIT_MS = 10_000
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+]
+playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
+
+
+def dealt_rounds(seed: int, count: int) -> list[RoundResult]:
+    """Rounds played by the real engine from an 8-deck shoe shuffled with ``seed``."""
+    cards = list(FULL_DECK) * 8
+    random.Random(seed).shuffle(cards)
+    draw = iter(cards).__next__
+    return [play_round(draw) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def server() -> Iterator[ScoreboardServer]:
+    srv = ScoreboardServer("127.0.0.1", 0).start()
+    yield srv
+    srv.stop()
+
+
+def open_page(browser: Any, url: str) -> Any:
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(url)
+    return page
+
+
+def wait_seq(page: Any, seq: int) -> None:
+    """Wait until the page has drawn the snapshot with sequence number ``seq``."""
+    page.wait_for_function(f"document.body.dataset.seq === '{seq}'", timeout=WAIT_MS)
+
+
+def road_marks(page: Any, road: str) -> list[dict[str, Any]]:
+    return page.eval_on_selector_all(
+        f'.road[data-road="{road}"] .mark',
+        """marks => marks.map(m => ({
+            col: +m.dataset.col, row: +m.dataset.row, result: m.dataset.result || null,
+            colour: m.dataset.colour || null, ties: m.dataset.ties ? +m.dataset.ties : null,
+            color: getComputedStyle(m).color,
+            visible: m.getBoundingClientRect().width > 0,
+        }))""",
+    )
+
+
+def assert_roads_drawn(page: Any, roads: Roads) -> None:
+    bead = road_marks(page, "bead_plate")
+    assert [(m["col"], m["row"], m["result"]) for m in bead] == [(c.col, c.row, c.result) for c in roads.bead_plate]
+    big = road_marks(page, "big_road")
+    assert [(m["col"], m["row"], m["result"], m["ties"]) for m in big] == [
+        (c.col, c.row, c.result, c.ties) for c in roads.big_road
+    ]
+    assert all(m["visible"] for m in bead + big)
+    for m in big:
+        assert m["color"] == (RED_RGB if m["result"] == "B" else BLUE_RGB)
+    for name in ("big_eye_boy", "small_road", "cockroach_pig"):
+        marks = road_marks(page, name)
+        cells = roads.derived(name)
+        assert [(m["col"], m["row"], m["colour"]) for m in marks] == [(c.col, c.row, c.colour) for c in cells], name
+        for m in marks:
+            assert m["color"] == (RED_RGB if m["colour"] == "red" else BLUE_RGB)
+            assert m["visible"]
+
+
+def test_page_draws_roads_last_result_limits_and_states_from_real_rounds(browser: Any, server: ScoreboardServer) -> None:
+    rounds = dealt_rounds(seed=2024, count=32)
+    board = Scoreboard(rounds)
+    roads = board.roads()
+    assert roads == build_roads(rounds)
+    assert roads.big_eye_boy and roads.small_road and roads.cockroach_pig
+    last = rounds[-1]
+    seq = server.publish(Snapshot(TABLE, "betting", roads, last))
+
+    page = open_page(browser, server.url)
+    wait_seq(page, seq)  # a new page gets the current snapshot at once, without a new publish
+    assert page.get_attribute("#connection", "data-connected") == "true"
+
+    assert_roads_drawn(page, roads)
+    assert page.get_attribute('.road[data-road="big_road"]', "data-first-col") == "0"
+
+    # Last result: both hands' cards and totals.
+    for side, cards, total in (("player", last.player, last.player_total), ("banker", last.banker, last.banker_total)):
+        codes = page.eval_on_selector_all(f"#{side}-cards .card", "cs => cs.map(c => c.dataset.code)")
+        assert codes == [card.code for card in cards]
+        assert page.inner_text(f"#{side}-total") == str(total)
+    assert page.get_attribute("#outcome", "data-outcome") == last.outcome.letter
+
+    # Limits in the table's money, statistics, ask road.
+    limits = page.inner_text("#limits")
+    assert "$25.00 – $10,000.00" in limits and "$5.00 – $1,000.00" in limits
+    assert page.inner_text("#stat-rounds") == "32"
+    assert page.inner_text("#stat-banker") == str(roads.stats.banker)
+    assert page.inner_text("#stat-tie") == str(roads.stats.tie)
+    for side in ("B", "P"):
+        shown = page.eval_on_selector_all(
+            f'.ask-row[data-side="{side}"] .mark', "ms => ms.map(m => m.dataset.colour || null)"
+        )
+        assert shown == list(roads.predictions[side].to_dict().values())
+
+    assert page.get_attribute("#state", "data-state") == "betting"
+    assert page.is_hidden("#banner")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "scoreboard-betting.png"))
+
+    # States that must be seen from across the room.
+    for state, kind, words in (
+        ("shuffling", "shuffling", "SHUFFLING"),
+        ("last round", "last round", "LAST ROUND"),
+        ("shoe end", "shoe end", "SHOE END"),
+        ("fault: card reader lost", "fault", "FAULT: CARD READER LOST"),
+    ):
+        wait_seq(page, server.publish(Snapshot(TABLE, state, roads, last)))
+        assert page.is_visible("#banner")
+        assert page.get_attribute("#banner", "data-kind") == kind
+        assert page.inner_text("#banner").upper() == words
+        if kind == "fault":
+            page.screenshot(path=str(ARTIFACTS / "scoreboard-fault.png"))
+
+    # A new result arrives live.
+    more = dealt_rounds(seed=2024, count=33)[-1]
+    board.add(more)
+    seq = server.publish(Snapshot(TABLE, "betting", board.roads(), more))
+    wait_seq(page, seq)
+    assert_roads_drawn(page, board.roads())
+    assert page.is_hidden("#banner")
+    page.close()
+
+
+def test_a_full_shoe_shows_the_newest_columns(browser: Any, server: ScoreboardServer) -> None:
+    rounds = dealt_rounds(seed=99, count=72)
+    roads = build_roads(rounds)
+    page = open_page(browser, server.url)
+    wait_seq(page, server.publish(Snapshot(TABLE, "last round", roads, rounds[-1])))
+    big = road_marks(page, "big_road")
+    first = int(page.get_attribute('.road[data-road="big_road"]', "data-first-col"))
+    expected = [(c.col, c.row, c.result) for c in roads.big_road if c.col >= first]
+    assert [(m["col"], m["row"], m["result"]) for m in big] == expected
+    assert big[-1]["col"] == roads.big_road[-1].col  # the newest result is always on screen
+    assert all(m["visible"] for m in big)
+    assert page.get_attribute('.road[data-road="big_road"]', "data-count") == str(len(roads.big_road))
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "scoreboard-full-shoe.png"))
+    page.close()
+
+
+def test_page_reconnects_after_the_server_restarts(browser: Any) -> None:
+    first = ScoreboardServer("127.0.0.1", 0).start()
+    port = int(first.url.rsplit(":", 1)[1].strip("/"))
+    first.publish(Snapshot(TABLE, "betting", build_roads("BPB")))
+    page = open_page(browser, first.url)
+    wait_seq(page, 1)
+    first.stop()
+    page.wait_for_function("document.getElementById('connection').dataset.connected === 'false'", timeout=WAIT_MS)
+
+    second = ScoreboardServer("127.0.0.1", port).start()
+    try:
+        roads = build_roads("BPBBT")
+        second.publish(Snapshot(TABLE, "dealing", roads))
+        page.wait_for_function("document.getElementById('state').dataset.state === 'dealing'", timeout=WAIT_MS)
+        assert page.get_attribute("#connection", "data-connected") == "true"
+        assert_roads_drawn(page, roads)
+    finally:
+        page.close()
+        second.stop()
+
+
+def test_leading_ties_and_casino_war(browser: Any, server: ScoreboardServer) -> None:
+    page = open_page(browser, server.url)
+    wait_seq(page, server.publish(Snapshot(TABLE, "betting", build_roads("TT"))))
+    marks = road_marks(page, "big_road")
+    assert [(m["col"], m["row"], m["result"], m["ties"]) for m in marks] == [(0, 0, "T", 2)]
+
+    war = WarBoard([{1: "win", 2: "lose"}, {1: "war-win", 2: "surrender", 5: "tie"}])
+    wait_seq(page, server.publish(Snapshot(TableInfo("War 2", game="casino war"), "dealing", war=war)))
+    assert page.is_hidden("#baccarat") and page.is_visible("#war")
+    boxes = page.eval_on_selector_all(
+        ".war-box", "bs => bs.map(b => [b.dataset.box, [...b.querySelectorAll('.war-result')].map(r => r.dataset.outcome)])"
+    )
+    assert boxes == [["1", ["win", "war-win"]], ["2", ["lose", "surrender"]], ["5", ["tie"]]]
+    page.close()

@@ -20,9 +20,16 @@ GENESIS_HASH = "0" * 64
 """The ``prev_hash`` of record 1: there is no record before it."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# json.dumps builds a new encoder on every call with these options; one shared instance is
+# what makes verifying a long journal cheap. The string encoder is the one json uses itself
+# for ensure_ascii=False, so a string field comes out exactly as canonical_json(str) would.
+_encode_text = json.encoder.encode_basestring
+
+
 def canonical_json(value: Any) -> str:
     """One fixed text for a JSON value, so equal payloads always hash the same."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _CANONICAL.encode(value)
 
 
 def record_hash(seq: int, time: str, kind: str, payload_json: str, prev_hash: str) -> str:
@@ -31,7 +38,5 @@ def record_hash(seq: int, time: str, kind: str, payload_json: str, prev_hash: st
     The fields are framed as a canonical JSON array (built here without re-parsing the
     payload), so no two different records can produce the same hashed bytes.
     """
-    framed = (
-        f"[{int(seq)},{canonical_json(time)},{canonical_json(kind)},{payload_json},{canonical_json(prev_hash)}]"
-    )
+    framed = f"[{int(seq)},{_encode_text(time)},{_encode_text(kind)},{payload_json},{_encode_text(prev_hash)}]"
     return hashlib.sha256(framed.encode("utf-8")).hexdigest()

@@ -128,11 +128,13 @@
 
   // Lay marks on a road: the cell size follows the panel height (6 rows), and when the road is
   // wider than the panel only its newest columns are drawn, with one free column to the right.
-  function drawRoad(name, cells, makeMark) {
+  // ``box`` is the road's size, measured for all roads before any is changed, so a redraw costs
+  // one layout instead of one per road.
+  function drawRoad(name, box, cells, makeMark) {
     const road = document.querySelector(`.road[data-road="${name}"]`);
-    const cell = Math.max(8, Math.floor(road.clientHeight / ROWS));
+    const cell = Math.max(8, Math.floor(box.height / ROWS));
     road.style.setProperty("--cell", `${cell}px`);
-    const visible = Math.max(1, Math.floor(road.clientWidth / cell));
+    const visible = Math.max(1, Math.floor(box.width / cell));
     const lastCol = cells.reduce((max, c) => Math.max(max, c.col), -1);
     const first = Math.max(0, lastCol + 2 - visible);
     const drawn = cells.filter((c) => c.col >= first);
@@ -150,6 +152,14 @@
     road.dataset.firstCol = String(first);
   }
 
+  function measureRoads() {
+    const boxes = {};
+    for (const road of document.querySelectorAll(".road[data-road]")) {
+      boxes[road.dataset.road] = { width: road.clientWidth, height: road.clientHeight };
+    }
+    return boxes;
+  }
+
   function pairDots(c) {
     const dots = [];
     if (c.banker_pair) dots.push(el("span", { class: "pair banker" }));
@@ -158,7 +168,8 @@
   }
 
   function drawRoads(roads) {
-    drawRoad("bead_plate", roads.bead_plate, (c) => el("div", {
+    const boxes = measureRoads();
+    drawRoad("bead_plate", boxes.bead_plate, roads.bead_plate, (c) => el("div", {
       "data-result": c.result, "data-natural": String(c.natural),
       title: c.total === null ? c.result : `${c.result} ${c.total}`,
     }, [el("span", { class: "letter", text: c.result }), ...pairDots(c)]));
@@ -168,7 +179,7 @@
       // Ties before the first win wait on the first cell until a win arrives.
       big = [{ col: 0, row: 0, result: "T", ties: roads.big_road_leading_ties, placeholder: true }];
     }
-    drawRoad("big_road", big, (c) => {
+    drawRoad("big_road", boxes.big_road, big, (c) => {
       const children = [];
       if (c.ties > 0) {
         children.push(el("span", { class: "tie-slash" }));
@@ -181,7 +192,7 @@
 
     for (const name of DERIVED) {
       const grid = roads[`${name}_grid`];
-      drawRoad(name, grid, (c) => el("div", { "data-colour": c.colour }));
+      drawRoad(name, boxes[name], grid, (c) => el("div", { "data-colour": c.colour }));
     }
 
     for (const side of ["B", "P"]) {
@@ -235,8 +246,11 @@
     source.addEventListener("open", () => setConnected(true));
     source.addEventListener("snapshot", (event) => {
       setConnected(true);
-      document.body.dataset.seq = event.lastEventId;
+      // Marks for measuring publish-to-screen time (docs/web-scoreboard.md).
+      performance.mark(`received ${event.lastEventId}`);
       draw(JSON.parse(event.data));
+      performance.mark(`drawn ${event.lastEventId}`);
+      document.body.dataset.seq = event.lastEventId;
     });
     source.addEventListener("error", () => {
       setConnected(false);

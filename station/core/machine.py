@@ -740,6 +740,7 @@ class TableMachine:
             self._refuse(ev, reason)
             return
         layout[key] = layout.get(key, 0) + ev.amount
+        self._note_override(ev.actor, "placed", key, ev.amount)
         self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, layout[key]))
 
     def _on_bet_changed(self, ev: BetChanged) -> None:

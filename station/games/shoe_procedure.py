@@ -26,6 +26,11 @@ from station.cards import Card
 DEFAULT_ROUNDS_AFTER_CUT = 1
 
 
+def burn_count(exposed: Card) -> int:
+    """Cards to burn after the exposed first card: Ace 1 … 9, ten and faces 10 (RULES 4.1A)."""
+    return exposed.rank.pip
+
+
 class ShoeProcedureError(ValueError):
     """An event the shoe procedure does not allow at this point."""
 
@@ -116,7 +121,7 @@ class ShoeProgress:
     def first_card_exposed(self, card: Card) -> ShoeProgress:
         """The shoe's first card is exposed: it sets the burn count (``Card.rank.pip``)."""
         self._expect(ShoePhase.EXPOSE, "expose the first card")
-        return replace(self, phase=ShoePhase.BURN, exposed=card, burns_due=card.rank.pip)
+        return replace(self, phase=ShoePhase.BURN, exposed=card, burns_due=burn_count(card))
 
     def card_burned(self) -> ShoeProgress:
         """One card burned; once the count is reached the first round may start."""

@@ -219,7 +219,12 @@ class WarRound:
     burned: int = 0
     war: tuple[tuple[int, Card], ...] = ()
     dealer_war: Card | None = None
-    boxes: tuple[int, ...] = field(default=())
+    boxes: tuple[int, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        # The boxes in play follow from the wagers; derived here so that a round rebuilt
+        # field by field (say from a journal snapshot) cannot disagree with its wagers.
+        object.__setattr__(self, "boxes", tuple(sorted({w.box for w in self.wagers})))
 
     @classmethod
     def start(cls, wagers: Sequence[WarWager]) -> WarRound:
@@ -228,7 +233,7 @@ class WarRound:
             raise WarStateError("Go to War Wagers arise from choices, not at the start of a round")
         if not wagers:
             raise WarStateError("a round needs at least one wager")
-        return cls(tuple(wagers), boxes=tuple(sorted({w.box for w in wagers})))
+        return cls(tuple(wagers))
 
     # Queries -----------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from station.cards import Rank, Suit, Card, parse_card
-from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProcedureError, ShoeProgress
+from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProcedureError, ShoeProgress, burn_count
 
 
 def burned_in(first: str) -> ShoeProgress:
@@ -33,6 +33,10 @@ def test_exposed_card_sets_the_burn_count_and_is_discarded_too(first: str, burns
     shoe = burned_in(first)
     assert shoe.phase is ShoePhase.READY and shoe.burned == burns
     assert shoe.discarded_before_play == burns + 1
+
+
+def test_burn_count_uses_burn_values_not_baccarat_values() -> None:
+    assert [burn_count(Card(rank, Suit.HEARTS)) for rank in Rank] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
 
 
 def test_no_round_before_the_burn_is_complete() -> None:

@@ -166,6 +166,12 @@ def test_nobody_goes_to_war_means_no_burn() -> None:
     assert round_.burned == 0 and round_.war == ()
 
 
+def test_boxes_in_play_always_follow_from_the_wagers() -> None:
+    wagers = (WarWager(6, "ann", WAR, 20), WarWager(2, "bob", TIE, 10))
+    assert WarRound.start(wagers).boxes == (2, 6)
+    assert WarRound(wagers, boxes=(1,)).boxes == (2, 6)
+
+
 def test_round_rules_on_start() -> None:
     with pytest.raises(WarStateError):
         WarRound.start([])

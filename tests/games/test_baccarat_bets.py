@@ -118,6 +118,7 @@ def test_every_non_empty_combination_is_allowed(combo: tuple[Outcome, ...]) -> N
     [
         (Bet(box(8), "ann", P, 20), "3.1", "there is no box 8: this table has boxes 1 to 7"),
         (Bet(box(0), "ann", P, 20), "3.1", "there is no box 0"),
+        (Bet("box 1", "ann", P, 20), "3.1", "'box 1' is not a betting place"),  # type: ignore[arg-type]
         (Bet(standing(1), "ann", P, 20), "3.1", "mini baccarat has no standing-player regions"),
         (Bet(box(1), "ann", "dragon", 20), "5.1", "is not Banker, Player or Tie"),  # type: ignore[arg-type]
         (Bet(box(1), "ann", P, 0), "5.3", "a bet must be a positive whole amount"),

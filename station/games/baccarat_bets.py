@@ -287,12 +287,16 @@ class DifferentialReduction:
 
     ``possible`` is False when no reduction of the larger side in whole chips can bring the
     difference within the differential (then ``reductions`` is empty and ``reason`` says
-    why: the dealer or supervisor must decide).
+    why: the dealer or supervisor must decide). ``ratio`` is the common fraction the
+    larger side's bets were scaled by before rounding down; ``given_back`` is the amount
+    handed back after rounding in the rare case described in :func:`reduce_for_differential`.
     """
 
     possible: bool
     reductions: tuple[Reduction, ...]
     reason: str
+    ratio: Fraction | None = None
+    given_back: int = 0
 
     def apply(self, bets: Sequence[Bet]) -> list[Bet]:
         """The bets after the reductions, in their original order, without removed ones."""
@@ -394,4 +398,6 @@ def reduce_for_differential(bets: Sequence[Bet], table: BaccaratTable) -> Differ
         for i, bet in victims
         if new[i] != bet.amount
     )
-    return DifferentialReduction(True, reductions, f"{summary}: {side} bets reduced to {total}")
+    return DifferentialReduction(
+        True, reductions, f"{summary}: {side} bets reduced to {total}", ratio, gave_back
+    )

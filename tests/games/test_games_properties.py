@@ -22,7 +22,7 @@ from station.games.baccarat import (
     play_round,
     result_of,
 )
-from station.games.baccarat_bets import Bet, box, differential_excess, reduce_for_differential, side_totals, valid_part
+from station.games.baccarat_bets import Bet, banker_step, box, differential_excess, reduce_for_differential, side_totals, valid_part
 from station.games.baccarat_settlement import BetResult, settle_round
 from station.games.table import BaccaratTable, Chips, WarTable
 from station.games.war import Choice, StepKind, WagerKind, WagerResult, WarRound, WarWager, settle_war
@@ -177,6 +177,12 @@ def test_no_bet_is_ever_paid_more_than_its_odds(case: tuple[BaccaratTable, list[
 # --- Table differential -----------------------------------------------------------------------
 
 
+def small_limit_target(banker: int, player: int, table: BaccaratTable) -> int:
+    """The most the larger side may total: the smaller side plus the differential."""
+    assert table.table_differential is not None
+    return min(banker, player) + table.table_differential
+
+
 def achievable_totals(amounts: list[int], step: int) -> set[int]:
     """Every total the larger side could reach with each bet cut to a multiple of ``step``."""
     totals = {0}
@@ -232,6 +238,15 @@ def test_differential_reduction_never_leaves_it_exceeded_and_never_increases_a_b
             assert bets[r.index] is r.bet
         if differential_excess(bets, table) == 0:
             assert outcome.reductions == ()
+        elif outcome.given_back == 0:
+            # Pro rata: every bet on the larger side scaled by one ratio, then rounded down.
+            ratio = outcome.ratio
+            assert ratio is not None and Fraction(small_limit_target(banker, player, table), max(banker, player)) <= ratio < 1
+            cut = {r.index: r.new_amount for r in outcome.reductions}
+            for i, bet in enumerate(bets):
+                if bet.on is (Outcome.BANKER if banker > player else Outcome.PLAYER):
+                    step = banker_step(table) if bet.on is Outcome.BANKER else table.smallest_chip
+                    assert cut[i] == int(bet.amount * ratio) // step * step
     else:
         # Honest refusal: no way of cutting the larger side in whole steps meets the limit.
         larger = Outcome.BANKER if banker > player else Outcome.PLAYER

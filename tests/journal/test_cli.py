@@ -110,23 +110,23 @@ def test_swapped_records(journal_of, tamper) -> None:
     assert "record 8: previous-hash link broken (reordered or removed)" in result.stdout
 
 
-def test_cut_tail(journal_of, tamper) -> None:
+def test_cut_tail(journal_of, tamper, capsys: pytest.CaptureFixture[str]) -> None:
     path = journal_of(20)
     with tamper(path) as conn:
         conn.execute("DELETE FROM records WHERE seq = 20")
-    result = station("journal", "verify", "--journal", path)
-    assert result.returncode == 1
-    assert "record 20 missing from the end" in result.stdout
+    assert main(["journal", "verify", "--journal", str(path)]) == 1
+    assert "record 20 missing from the end" in capsys.readouterr().out
 
 
-def test_anchor_option(journal_of) -> None:
+def test_anchor_option(journal_of, capsys: pytest.CaptureFixture[str]) -> None:
     path = journal_of(10)
     head = verify(path).last_hash
-    assert station("journal", "verify", "--journal", path, "--anchor", f"10:{head}").returncode == 0
-    wrong = station("journal", "verify", "--journal", path, "--anchor", f"10:{'0' * 64}")
-    assert wrong.returncode == 1 and "record 10: hash differs from the anchor" in wrong.stdout
-    malformed = station("journal", "verify", "--journal", path, "--anchor", "ten:abc")
-    assert malformed.returncode == 2 and "SEQ:HASH" in malformed.stderr
+    assert main(["journal", "verify", "--journal", str(path), "--anchor", f"10:{head}"]) == 0
+    assert main(["journal", "verify", "--journal", str(path), "--anchor", f"10:{'0' * 64}"]) == 1
+    assert "record 10: hash differs from the anchor" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["journal", "verify", "--journal", str(path), "--anchor", "ten:abc"])
+    assert exit_info.value.code == 2 and "SEQ:HASH" in capsys.readouterr().err
 
 
 def test_json_verdict(journal_of, tamper, capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,13 +149,12 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert not missing.exists()
 
 
-def test_not_a_journal_exits_2(tmp_path: Path) -> None:
+def test_not_a_journal_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = tmp_path / "notes.txt"
     text.write_text("a shift report, not a journal\n" * 10)
     for action in ("verify", "export"):
-        result = station("journal", action, "--journal", text)
-        assert result.returncode == 2
-        assert "is not a journal" in result.stderr
+        assert main(["journal", action, "--journal", str(text)]) == 2
+        assert "is not a journal" in capsys.readouterr().err
 
 
 def test_unreadable_file_exits_2(journal_of, capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,10 +169,13 @@ def test_unreadable_file_exits_2(journal_of, capsys: pytest.CaptureFixture[str])
         path.chmod(0o600)
 
 
-def test_environment_variable_selects_the_journal(journal_of) -> None:
+def test_environment_variable_selects_the_journal(
+    journal_of, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = journal_of(4)
-    result = station("journal", "verify", env={"STATION_JOURNAL": str(path)})
-    assert result.returncode == 0 and "intact, 4 records" in result.stdout
+    monkeypatch.setenv("STATION_JOURNAL", str(path))
+    assert main(["journal", "verify"]) == 0
+    assert "intact, 4 records" in capsys.readouterr().out
 
 
 def test_configuration_file_selects_the_journal(
@@ -218,12 +220,11 @@ def test_export_writes_every_record_as_a_json_line(tmp_path: Path) -> None:
         prev = item["hash"]
 
 
-def test_export_since_and_to_a_file(journal_of, tmp_path: Path) -> None:
+def test_export_since_and_to_a_file(journal_of, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = journal_of(30)
     out = tmp_path / "out.jsonl"
-    result = station("journal", "export", "--journal", path, "--since", "25", "--output", out)
-    assert result.returncode == 0
-    assert "exported 5 records" in result.stderr
+    assert main(["journal", "export", "--journal", str(path), "--since", "25", "--output", str(out)]) == 0
+    assert "exported 5 records" in capsys.readouterr().err
     assert [json.loads(line)["seq"] for line in out.read_text().splitlines()] == [26, 27, 28, 29, 30]
 
 
@@ -237,7 +238,10 @@ def test_export_stops_with_status_1_at_an_unparseable_record(journal_of, tamper)
     assert "record 6: payload is not a JSON object" in result.stderr
 
 
-def test_path_reports_the_source(tmp_path: Path) -> None:
-    result = station("journal", "path", env={"STATION_JOURNAL": str(tmp_path / "x.sqlite3")})
-    assert result.returncode == 0
-    assert result.stdout.strip() == f"{tmp_path / 'x.sqlite3'}  (from $STATION_JOURNAL; does not exist yet)"
+def test_path_reports_the_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STATION_JOURNAL", str(tmp_path / "x.sqlite3"))
+    assert main(["journal", "path"]) == 0
+    assert capsys.readouterr().out.strip() == f"{tmp_path / 'x.sqlite3'}  (from $STATION_JOURNAL; does not exist yet)"
+    assert not (tmp_path / "x.sqlite3").exists()

@@ -342,7 +342,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=st.text(min_size=1).filter(str.strip), payload=st.dictionaries(st.text(), json_values, max_size=5))
 def test_any_json_object_round_trips_and_hashes(tmp_path: Path, kind: str, payload: dict[str, Any]) -> None:
     target = tmp_path / "prop.sqlite3"

@@ -75,7 +75,7 @@ class ResultRecord:
             raise RoadsInputError(f"outcome must be 'B', 'P' or 'T', got {self.outcome!r}")
         for name in ("player_total", "banker_total"):
             value = getattr(self, name)
-            if value is not None and not (isinstance(value, int) and 0 <= value <= 9):
+            if value is not None and (isinstance(value, bool) or not (isinstance(value, int) and 0 <= value <= 9)):
                 raise RoadsInputError(f"{name} must be a point count 0-9, got {value!r}")
 
     @property

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from station.roads import DERIVED_ROADS, ROWS, Roads, Scoreboard, build_roads
 
 # Histories biased towards long streaks so dragon tails and stacked tails are common.
-runs = st.lists(st.tuples(st.sampled_from("BPT"), st.integers(1, 9)), max_size=30)
+runs = st.lists(st.tuples(st.sampled_from("BPT"), st.integers(1, 9)), max_size=18)
 histories = st.one_of(
-    st.text(alphabet="BPT", max_size=90),
+    st.text(alphabet="BPT", max_size=80),
     runs.map(lambda rs: "".join(letter * n for letter, n in rs)),
 )
 
@@ -35,7 +35,7 @@ def _cells_are_drawn_consistently(cells, rows: int = ROWS) -> None:
         assert rows_in_streak == sorted(rows_in_streak)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(histories)
 def test_every_win_appears_exactly_once_in_the_big_road(text: str) -> None:
     roads = build_roads(text)
@@ -46,7 +46,7 @@ def test_every_win_appears_exactly_once_in_the_big_road(text: str) -> None:
     _cells_are_drawn_consistently(roads.big_road)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(histories)
 def test_each_derived_road_has_one_mark_per_entry_after_its_start(text: str) -> None:
     roads = build_roads(text)
@@ -59,7 +59,7 @@ def test_each_derived_road_has_one_mark_per_entry_after_its_start(text: str) -> 
             assert (a.colour == b.colour) == (a.streak == b.streak)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(histories)
 def test_incremental_equals_batch_after_every_result(text: str) -> None:
     board = Scoreboard()
@@ -79,7 +79,7 @@ def _new_marks(before: Roads, after: Roads) -> dict[str, str | None]:
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(histories)
 def test_ask_road_predictions_come_true(text: str) -> None:
     before = build_roads(text)

@@ -234,6 +234,16 @@ def test_letters_any_case_and_bad_letters_refused_with_position() -> None:
     assert as_record(Outcome.TIE) == ResultRecord("T")
 
 
+def test_a_refused_result_changes_nothing() -> None:
+    board = Scoreboard("BPT")
+    before = board.roads()
+    with pytest.raises(RoadsInputError):
+        board.add("X")
+    with pytest.raises(RoadsInputError):
+        board.add(ResultRecord("B", banker_total=True))  # type: ignore[arg-type]
+    assert board.roads() == before
+
+
 def test_scoreboard_resets_for_a_new_shoe_and_rebuilds_from_the_journal_rounds() -> None:
     rng = random.Random(7)
     cards = list(FULL_DECK) * 8

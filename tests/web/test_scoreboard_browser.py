@@ -210,11 +210,18 @@ def test_page_reconnects_after_the_server_restarts(browser: Any) -> None:
         second.stop()
 
 
-def test_leading_ties_and_casino_war(browser: Any, server: ScoreboardServer) -> None:
+def test_leading_ties_new_shoe_and_casino_war(browser: Any, server: ScoreboardServer) -> None:
     page = open_page(browser, server.url)
     wait_seq(page, server.publish(Snapshot(TABLE, "betting", build_roads("TT"))))
     marks = road_marks(page, "big_road")
     assert [(m["col"], m["row"], m["result"], m["ties"]) for m in marks] == [(0, 0, "T", 2)]
+
+    # Shoe end: the next shoe's snapshot without results clears every road.
+    wait_seq(page, server.publish(Snapshot(TABLE, "shuffling")))
+    for road in ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"):
+        assert road_marks(page, road) == []
+    assert page.inner_text("#stat-rounds") == "0"
+    assert page.eval_on_selector_all("#player-cards .card", "cs => cs.length") == 0
 
     war = WarBoard([{1: "win", 2: "lose"}, {1: "war-win", 2: "surrender", 5: "tie"}])
     wait_seq(page, server.publish(Snapshot(TableInfo("War 2", game="casino war"), "dealing", war=war)))

@@ -18,6 +18,17 @@
   const DERIVED = ["big_eye_boy", "small_road", "cockroach_pig"];
   const ASK_CLASSES = { big_eye_boy: "bigeye", small_road: "small", cockroach_pig: "cockroach" };
 
+  const EMPTY_PREDICTION = { big_eye_boy: null, small_road: null, cockroach_pig: null };
+  const EMPTY_ROADS = {
+    bead_plate: [], big_road: [], big_road_leading_ties: 0,
+    big_eye_boy_grid: [], small_road_grid: [], cockroach_pig_grid: [],
+    predictions: { B: EMPTY_PREDICTION, P: EMPTY_PREDICTION },
+    stats: {
+      rounds: 0, banker: 0, player: 0, tie: 0, naturals: 0, player_pairs: 0, banker_pairs: 0,
+      longest_banker_streak: 0, longest_player_streak: 0,
+    },
+  };
+
   let latest = null;
 
   function el(tag, attrs, children) {
@@ -229,7 +240,7 @@
       drawWar(snapshot.war);
     } else {
       drawLastResult(snapshot.last_result);
-      if (snapshot.roads) drawRoads(snapshot.roads);
+      drawRoads(snapshot.roads || EMPTY_ROADS);
     }
   }
 

@@ -161,6 +161,12 @@ def _check_json(value: Any, where: str) -> None:
     raise RecordError(f"{where}: {type(value).__name__} is not a JSON value")
 
 
+def _pair(item: Any) -> tuple[Any, Any]:
+    if not isinstance(item, (tuple, list)) or len(item) != 2:
+        raise RecordError(f"append_many takes (kind, payload) pairs, got {item!r}")
+    return item[0], item[1]
+
+
 def _prepare(kind: Any, payload: Any) -> tuple[str, str]:
     """Validate one item and return (kind, canonical payload JSON)."""
     if not isinstance(kind, str) or not kind.strip():
@@ -370,7 +376,7 @@ class Journal(_Access):
         All or nothing: after a crash either every record of the group is there or none is.
         Every item is validated before the transaction starts.
         """
-        prepared = [_prepare(kind, payload) for kind, payload in items]
+        prepared = [_prepare(*_pair(item)) for item in items]
         if not prepared:
             return []
         with self._lock:
@@ -494,9 +500,10 @@ class JournalReader(_Access):
                 while batch := cursor.fetchmany(_BATCH):
                     yield from batch
             finally:
-                conn.text_factory = str
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
+                if self._conn is conn:  # an abandoned walk may be finalised after close()
+                    conn.text_factory = str
+                    if conn.in_transaction:
+                        conn.execute("COMMIT")
 
     def __enter__(self) -> JournalReader:
         return self

@@ -208,6 +208,13 @@ def test_a_bad_item_anywhere_in_a_group_writes_nothing(path: Path) -> None:
         assert journal.append("E", {"after": True}).seq == 2
 
 
+def test_append_many_refuses_items_that_are_not_pairs(path: Path) -> None:
+    with Journal(path) as journal:
+        with pytest.raises(RecordError, match=r"\(kind, payload\) pairs"):
+            journal.append_many([("E", {}), ("E", {}, "extra")])  # type: ignore[list-item]
+        assert journal.count() == 0
+
+
 def test_a_failure_inside_the_transaction_rolls_the_group_back(path: Path) -> None:
     calls = 0
 

@@ -131,6 +131,8 @@ def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None 
         return _bad(count, bad[0], bad[1], last_seq, prev_hash)
     if head_seq is None:
         return _bad(count, None, "the head checkpoint is missing (altered)", last_seq, prev_hash)
+    if not isinstance(head_seq, int) or not isinstance(head_hash, str):
+        return _bad(count, None, "the head checkpoint is malformed (altered)", last_seq, prev_hash)
     if head_seq > last_seq:
         gone = _missing(last_seq + 1, head_seq)
         problem = f"{gone} missing from the end (head checkpoint says {head_seq}, records end at {last_seq})"

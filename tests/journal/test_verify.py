@@ -165,6 +165,13 @@ def test_missing_head_row(journal_of, tamper) -> None:
     assert not report.ok and report.problem == "the head checkpoint is missing (altered)"
 
 
+def test_malformed_head_row(journal_of, tamper) -> None:
+    path = journal_of(5)
+    with tamper(path) as conn:
+        conn.execute("UPDATE head SET last_seq = 'five'")
+    assert verify(path).problem == "the head checkpoint is malformed (altered)"
+
+
 def test_record_added_behind_the_stations_back(journal_of, tamper) -> None:
     """Even a correctly chained extra record is evident: the head was not moved with it."""
     path = journal_of(5)

@@ -16,7 +16,7 @@ from drivers.codec.protocol import (
     register_protocol,
 )
 
-from drivers.codec import shoe  # noqa: E402,F401  (registers the protocol)
+from drivers.codec import buttonbox, display, shoe, shuffler  # noqa: E402,F401  (register the protocols)
 
 __all__ = [
     "CodecError", "Message", "Packet", "Protocol", "StreamCodec",

@@ -9,9 +9,19 @@ from drivers.devices.link import (
     DeviceUnavailable,
     LinkSettings,
 )
+from drivers.devices.buttonbox import ButtonBoxDriver
+from drivers.devices.display import DisplayDriver
 from drivers.devices.shoe import ShoeDriver, ShoeState
+from drivers.devices.shuffler import ShufflerDriver, ShufflerInfo
+
+DRIVERS: dict[str, type[SerialDeviceDriver]] = {
+    "shoe": ShoeDriver,
+    "shuffler": ShufflerDriver,
+    "display": DisplayDriver,
+    "buttonbox": ButtonBoxDriver,
+}
 
 __all__ = [
-    "DeviceError", "DeviceProtocolError", "DeviceRefused", "DeviceTimeout", "DeviceUnavailable",
+    "ButtonBoxDriver", "DRIVERS", "DeviceError", "DisplayDriver", "ShufflerDriver", "ShufflerInfo", "DeviceProtocolError", "DeviceRefused", "DeviceTimeout", "DeviceUnavailable",
     "Identity", "LinkSettings", "SelfTestReport", "SerialDeviceDriver", "ShoeDriver", "ShoeState",
 ]

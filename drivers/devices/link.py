@@ -141,6 +141,7 @@ class DeviceLink:
         self._waiter: _Waiter | None = None
         self._tx_seq = 0
         self._last_rx_seq: int | None = None
+        self._last_rx_boot = False  # a Boot is accepted whatever its seq, except its own resends
         self._last_rx_time = 0.0
         self._stop = threading.Event()
         self._lost = threading.Event()
@@ -286,6 +287,7 @@ class DeviceLink:
             self._ack(error.seq)
             if error.seq != self._last_rx_seq:
                 self._last_rx_seq = error.seq
+                self._last_rx_boot = False
                 if self._on_undecodable is not None:
                     self._on_undecodable(error)
 
@@ -295,14 +297,17 @@ class DeviceLink:
         self._record("rx", packet.raw, message)
         kind = message.kind()
         if kind is Kind.EVENT:
-            if isinstance(message, Boot):
-                log.info("device_boot", device=self.name, reason=message.reason, seq=packet.seq)
-            elif packet.seq == self._last_rx_seq:
+            is_boot = isinstance(message, Boot)
+            repeated = packet.seq == self._last_rx_seq and (not is_boot or self._last_rx_boot)
+            if repeated:
                 self.stats.duplicates += 1
                 log.info("duplicate_event_dropped", device=self.name, seq=packet.seq, message=message.describe())
                 self._ack(packet.seq)
                 return
+            if is_boot:
+                log.info("device_boot", device=self.name, reason=message.reason, seq=packet.seq)
             self._last_rx_seq = packet.seq
+            self._last_rx_boot = is_boot
             try:
                 self._on_event(message)
             except Exception:

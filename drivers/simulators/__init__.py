@@ -12,9 +12,17 @@ from typing import Any
 
 from drivers.simulators.base import SimulatedDevice, SimStats
 from drivers.simulators.pool import CUT_CARD, CardPool, CutCardMarker, shuffled_shoe
+from drivers.simulators.buttonbox import ButtonBoxSimulator
+from drivers.simulators.display import DisplaySimulator
 from drivers.simulators.shoe import EmptyShoeError, ShoeSimulator
+from drivers.simulators.shuffler import ShufflerSimulator
 
-SIMULATORS: dict[str, type[SimulatedDevice]] = {"shoe": ShoeSimulator}
+SIMULATORS: dict[str, type[SimulatedDevice]] = {
+    "shoe": ShoeSimulator,
+    "shuffler": ShufflerSimulator,
+    "display": DisplaySimulator,
+    "buttonbox": ButtonBoxSimulator,
+}
 
 
 @dataclass
@@ -55,6 +63,6 @@ def start_simulator(kind: str, **options: Any) -> RunningSimulator:
 
 
 __all__ = [
-    "CUT_CARD", "CardPool", "CutCardMarker", "EmptyShoeError", "RunningSimulator", "SIMULATORS",
+    "ButtonBoxSimulator", "DisplaySimulator", "ShufflerSimulator", "CUT_CARD", "CardPool", "CutCardMarker", "EmptyShoeError", "RunningSimulator", "SIMULATORS",
     "ShoeSimulator", "SimStats", "SimulatedDevice", "shuffled_shoe", "start_simulator",
 ]

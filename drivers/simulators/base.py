@@ -95,7 +95,7 @@ class SimulatedDevice:
         self._outbox: deque[_Outgoing] = deque()
         self._outbox_changed = threading.Condition(self._lock)
         self._tx_seq = 0
-        self._last_cmd: tuple[int, bytes] | None = None  # (seq, frame of the answer)
+        self._last_cmd: tuple[int, Message] | None = None  # (seq, answer) for repeated commands
         self._stop = threading.Event()
         self._plugged = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -235,7 +235,7 @@ class SimulatedDevice:
         message = packet.message
         if self._last_cmd is not None and self._last_cmd[0] == packet.seq:
             self.stats.duplicate_commands += 1
-            frame = self._last_cmd[1]
+            answer = self._last_cmd[1]
         else:
             self.stats.commands += 1
             with self._lock:
@@ -245,8 +245,7 @@ class SimulatedDevice:
             except Exception as exc:  # a simulator bug must not kill the line
                 log.exception("sim_command_failed", device=self.name)
                 answer = Nak(NakCode.HARDWARE_FAULT, str(exc)[:200])
-            frame = self._frame(answer, packet.seq)
-            self._last_cmd = (packet.seq, frame)
+            self._last_cmd = (packet.seq, answer)
         with self._lock:
             if self._drop_replies:
                 self._drop_replies -= 1
@@ -254,7 +253,7 @@ class SimulatedDevice:
                 return
         if self.reply_delay:
             time.sleep(self.reply_delay)
-        self._write(frame)
+        self._write(self._frame(answer, packet.seq))  # framed per sending: a fault hits one copy only
 
     def _execute(self, message: Message) -> Message:
         if isinstance(message, Identify):

@@ -71,6 +71,11 @@ class CardPool:
             for card in cards:
                 self._cards.insert(self._rng.randint(0, len(self._cards)), card)
 
+    def remove(self, card: Card) -> None:
+        """Take one copy of ``card`` out (a fault: a short deck); ValueError if there is none."""
+        with self._lock:
+            self._cards.remove(card)
+
     def cards(self) -> list[Card]:
         with self._lock:
             return list(self._cards)

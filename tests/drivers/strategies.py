@@ -17,13 +17,13 @@ def for_wire(wire: WireType) -> st.SearchStrategy[Any]:
     if wire is BOOL:
         return st.booleans()
     if wire is TEXT:
-        return st.text(max_size=30)
+        return st.text(max_size=12)
     if wire is CARD:
         return st.sampled_from(FULL_DECK)
     if isinstance(wire, EnumU8):
         return st.sampled_from(list(wire.enum))
     if isinstance(wire, ListOf):
-        return st.lists(for_wire(wire.item), max_size=6).map(tuple)
+        return st.lists(for_wire(wire.item), max_size=3).map(tuple)
     if isinstance(wire, Record):
         return st.builds(wire.cls, **{name: for_wire(w) for name, w in wire.fields})
     raise AssertionError(f"no strategy for {wire!r}")

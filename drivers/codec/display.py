@@ -1,0 +1,171 @@
+"""Wire messages of the results display board (``docs/protocols/display.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Annotated, ClassVar
+
+from drivers.codec.fields import BOOL, CARD, TEXT, U8, U16, U32, EnumU8, ListOf, Record
+from drivers.codec.protocol import Message, Protocol, register_protocol
+from station.cards import Card
+
+
+class WireOutcome(IntEnum):
+    BANKER = 1
+    PLAYER = 2
+    TIE = 3
+
+
+class Mark(IntEnum):
+    """A derived-road mark (big eye boy, small road, cockroach pig); NONE only in predictions."""
+
+    NONE = 0
+    RED = 1
+    BLUE = 2
+
+
+class DisplayErrorCode(IntEnum):
+    PANEL_FAULT = 1
+    OVERHEAT = 2
+    POWER = 3
+
+
+@dataclass(frozen=True)
+class BeadCell:
+    """One round in the bead plate."""
+
+    outcome: WireOutcome
+    player_pair: bool = False
+    banker_pair: bool = False
+    natural: bool = False
+
+
+@dataclass(frozen=True)
+class BigRoadCell:
+    """One big-road cell: column and row from the top-left, result, ties marked on it."""
+
+    col: int
+    row: int
+    outcome: WireOutcome
+    ties: int = 0
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the three derived roads would mark if the next result were this side."""
+
+    big_eye_boy: Mark = Mark.NONE
+    small_road: Mark = Mark.NONE
+    cockroach_pig: Mark = Mark.NONE
+
+
+OUTCOME = EnumU8(WireOutcome)
+MARK = EnumU8(Mark)
+BEAD = Record(BeadCell, (("outcome", OUTCOME), ("player_pair", BOOL), ("banker_pair", BOOL), ("natural", BOOL)))
+BIG_ROAD = Record(BigRoadCell, (("col", U16), ("row", U8), ("outcome", OUTCOME), ("ties", U8)))
+PREDICTION = Record(Prediction, (("big_eye_boy", MARK), ("small_road", MARK), ("cockroach_pig", MARK)))
+HAND = ListOf(CARD, count=U8, max_items=3)
+MARKS = ListOf(MARK)
+
+# commands (each answered by ACK, or NAK)
+
+
+@dataclass(frozen=True)
+class GetStatus(Message):
+    TYPE: ClassVar[int] = 0x04
+
+
+@dataclass(frozen=True)
+class ShowResult(Message):
+    TYPE: ClassVar[int] = 0x10
+    round_no: Annotated[int, U32]
+    outcome: Annotated[WireOutcome, OUTCOME]
+    player_total: Annotated[int, U8]
+    banker_total: Annotated[int, U8]
+    player_cards: Annotated[tuple[Card, ...], HAND]
+    banker_cards: Annotated[tuple[Card, ...], HAND]
+    natural: Annotated[bool, BOOL] = False
+    player_pair: Annotated[bool, BOOL] = False
+    banker_pair: Annotated[bool, BOOL] = False
+
+
+@dataclass(frozen=True)
+class ShowRoads(Message):
+    TYPE: ClassVar[int] = 0x11
+    bead_plate: Annotated[tuple[BeadCell, ...], ListOf(BEAD)]
+    big_road: Annotated[tuple[BigRoadCell, ...], ListOf(BIG_ROAD)]
+    big_eye_boy: Annotated[tuple[Mark, ...], MARKS]
+    small_road: Annotated[tuple[Mark, ...], MARKS]
+    cockroach_pig: Annotated[tuple[Mark, ...], MARKS]
+    if_banker: Annotated[Prediction, PREDICTION] = Prediction()
+    if_player: Annotated[Prediction, PREDICTION] = Prediction()
+
+
+@dataclass(frozen=True)
+class ShowMessage(Message):
+    TYPE: ClassVar[int] = 0x12
+    text: Annotated[str, TEXT]
+
+
+@dataclass(frozen=True)
+class ShowLimits(Message):
+    """Table limits in whole units of the table's currency (never fractions)."""
+
+    TYPE: ClassVar[int] = 0x13
+    table_min: Annotated[int, U32]
+    table_max: Annotated[int, U32]
+    tie_min: Annotated[int, U32] = 0
+    tie_max: Annotated[int, U32] = 0
+    pair_min: Annotated[int, U32] = 0
+    pair_max: Annotated[int, U32] = 0
+    currency: Annotated[str, TEXT] = ""
+
+
+@dataclass(frozen=True)
+class ShowExpected(Message):
+    """What the station expects next, e.g. "deal Banker third card"."""
+
+    TYPE: ClassVar[int] = 0x14
+    text: Annotated[str, TEXT]
+
+
+@dataclass(frozen=True)
+class Clear(Message):
+    TYPE: ClassVar[int] = 0x15
+
+
+@dataclass(frozen=True)
+class SetBrightness(Message):
+    TYPE: ClassVar[int] = 0x16
+    level: Annotated[int, U8]  # percent 0-100; above 100 is NAKed OUT_OF_RANGE
+
+
+# responses
+
+
+@dataclass(frozen=True)
+class DisplayStatus(Message):
+    TYPE: ClassVar[int] = 0x84
+    brightness: Annotated[int, U8]
+    commands_shown: Annotated[int, U32]
+    error: Annotated[int, U8] = 0  # 0 or a DisplayErrorCode
+
+
+# events
+
+
+@dataclass(frozen=True)
+class DisplayError(Message):
+    TYPE: ClassVar[int] = 0x40
+    code: Annotated[DisplayErrorCode, EnumU8(DisplayErrorCode)]
+    detail: Annotated[str, TEXT] = ""
+
+
+DISPLAY = register_protocol(
+    Protocol(
+        "display",
+        (GetStatus, ShowResult, ShowRoads, ShowMessage, ShowLimits, ShowExpected, Clear, SetBrightness, DisplayStatus, DisplayError),
+        summary="results display board: round results, roads, messages, limits, prompts",
+    )
+)

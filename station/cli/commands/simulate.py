@@ -1,0 +1,241 @@
+"""``station simulate shoe|shuffler|display|buttonbox|pedals``: run a simulated device by hand.
+
+The simulator speaks the real wire protocol on a pseudo-terminal (or a TCP socket with
+``--socket``) and prints where to connect. It runs until Ctrl-C; while it runs, lines
+typed on standard input script it ("draw", "lid open", "unplug", ... ; "help" lists them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from station.cli.main import CliError
+
+KINDS = ("shoe", "shuffler", "display", "buttonbox")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="run a simulated device (shoe, shuffler, display, buttonbox, pedals) until Ctrl-C",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    kinds = parser.add_subparsers(dest="kind", metavar="DEVICE", required=True)
+    for kind in KINDS:
+        sub = kinds.add_parser(kind, help=f"simulated {kind}")
+        _common_options(sub)
+        {"shoe": _shoe_options, "shuffler": _shuffler_options, "display": _display_options,
+         "buttonbox": _buttonbox_options}[kind](sub)
+        sub.set_defaults(handler=run_serial_simulator)
+    pedals = kinds.add_parser("pedals", help="simulated USB dealer pedals")
+    try:
+        from drivers.usb import simulator as usb_simulator
+    except ImportError as exc:  # the USB simulator is optional for this command
+        reason = str(exc)
+        pedals.set_defaults(handler=lambda args: _pedals_missing(reason))
+    else:
+        usb_simulator.add_arguments(pedals)
+        pedals.set_defaults(handler=usb_simulator.run)
+
+
+def _pedals_missing(reason: str) -> int:
+    raise CliError(f"the USB pedal simulator is not available here ({reason})", 3)
+
+
+def _common_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--socket", action="store_true", help="listen on a TCP socket instead of a pty")
+    p.add_argument("--tcp-port", type=int, default=0, help="TCP port for --socket (default: any free port)")
+    p.add_argument("--dir", dest="directory", help="directory for the pty symlink (default: a new temp dir)")
+    p.add_argument("--serial", default="SIM-0001", help="serial number the device reports")
+    p.add_argument("--firmware", default="1.0.0", help="firmware version the device reports")
+    p.add_argument("--ack-timeout", type=float, default=0.2, help="seconds before an unacknowledged event is resent")
+    p.add_argument("--quiet", action="store_true", help="do not print the commands the device receives")
+
+
+def _shoe_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--decks", type=int, default=8, help="decks to shuffle into the shoe (default 8)")
+    p.add_argument("--seed", type=int, help="shuffle seed (reproducible shoe)")
+    p.add_argument("--cut", type=int, help="cut card position: cards in front of it")
+    p.add_argument("--stack", help="stacked order instead of a shuffle, e.g. 'AS 9H TD CUT KC'")
+    p.add_argument("--auto-deal", type=float, metavar="SECONDS", help="draw a card every SECONDS")
+
+
+def _shuffler_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=("batch", "continuous"), default="batch")
+    p.add_argument("--decks", type=int, default=8)
+    p.add_argument("--colour", default="red", help="colour of the set inside")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--step-delay", type=float, default=0.5, help="seconds per shuffle progress step")
+
+
+def _display_options(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _buttonbox_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--buttons", type=int, default=4)
+    p.add_argument("--long-press-ms", type=int, default=800)
+
+
+def _build(args: argparse.Namespace) -> Any:
+    from drivers.simulators import start_simulator
+    from drivers.simulators.pool import CUT_CARD
+    from station.cards import CardError, parse_card
+
+    common = dict(
+        transport="socket" if args.socket else "pty", tcp_port=args.tcp_port, directory=args.directory,
+        serial=args.serial, firmware=args.firmware, ack_timeout=args.ack_timeout,
+    )
+    if args.kind == "shoe":
+        running = start_simulator("shoe", **common)
+        if args.stack:
+            try:
+                items = [CUT_CARD if t.upper() == "CUT" else parse_card(t) for t in args.stack.replace(",", " ").split()]
+            except CardError as exc:
+                running.stop()
+                raise CliError(str(exc)) from None
+            running.device.load(items)
+        else:
+            try:
+                running.device.load_shuffled(args.decks, args.seed, args.cut)
+            except ValueError as exc:
+                running.stop()
+                raise CliError(str(exc)) from None
+        return running
+    if args.kind == "shuffler":
+        return start_simulator("shuffler", mode=args.mode, decks=args.decks, set_colour=args.colour,
+                               seed=args.seed, step_delay=args.step_delay, **common)
+    if args.kind == "buttonbox":
+        return start_simulator("buttonbox", buttons=args.buttons, long_press_ms=args.long_press_ms, **common)
+    return start_simulator(args.kind, **common)
+
+
+def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
+    from drivers.codec.shoe import ReaderErrorCode
+    from station.cards import parse_card
+
+    def repeat(fn: Callable[[], Any]) -> Callable[..., Any]:
+        return lambda n="1": [fn() for _ in range(int(n))][-1]
+
+    actions: dict[str, tuple[Callable[..., Any], str]] = {
+        "garbage": (lambda *words: device.inject_garbage(bytes.fromhex("".join(words)) if words else b"\x00\xffnoise"), "garbage [HEX]: put bytes on the line"),
+        "corrupt": (lambda n="1": device.corrupt_next_frames(int(n)), "corrupt [N]: next N frames get a bad CRC"),
+        "lose-acks": (lambda n="1": device.ignore_acks(int(n)), "lose-acks [N]: ignore the host's next N ACKs"),
+        "drop-replies": (lambda n="1": device.drop_replies(int(n)), "drop-replies [N]: lose the next N answers"),
+        "slow": (lambda s="0": setattr(device, "reply_delay", float(s)), "slow SECONDS: delay every answer"),
+        "mute": (lambda: device.mute(True), "mute: stop answering (hung device)"),
+        "unmute": (lambda: device.mute(False), "unmute"),
+        "unplug": (device.unplug, "unplug: pull the cable"),
+        "replug": (device.replug, "replug: plug it back in"),
+        "stats": (lambda: print(device.stats), "stats: link counters"),
+    }
+    kind = device.PROTOCOL
+    if kind == "shoe":
+        actions.update({
+            "draw": (repeat(device.draw), "draw [N]: the dealer draws the next N cards"),
+            "remaining": (lambda: print(device.remaining()), "remaining: cards left"),
+            "lid": (lambda state: device.open_lid() if state == "open" else device.close_lid(), "lid open|close"),
+            "card": (lambda code: device.report_card(parse_card(code)), "card CODE: report a card not in the shoe"),
+            "duplicate": (device.repeat_last_card, "duplicate: read the last card again"),
+            "unreadable": (device.draw_unreadable, "unreadable: next card cannot be read"),
+            "error": (lambda code="sensor_fault": device.report_error(ReaderErrorCode[code.upper()]), "error CODE: reader error"),
+            "empty": (device.empty, "empty: take all cards out"),
+            "shuffle": (lambda decks="8", seed=None, cut=None: device.load_shuffled(int(decks), None if seed is None else int(seed), None if cut is None else int(cut)), "shuffle DECKS [SEED [CUT]]: load a new shoe"),
+        })
+    elif kind == "shuffler":
+        actions.update({
+            "start": (device.start_shuffle, "start: press the shuffle button"),
+            "take": (lambda: print(len(device.take_set()), "cards taken"), "take: take the shuffled set out"),
+            "load": (lambda colour=None: device.load_set(None, colour), "load [COLOUR]: put a full set in"),
+            "jam": (device.jam, "jam: a card jams"),
+            "clear": (device.clear_jam, "clear: clear the jam"),
+            "door": (lambda state: device.open_door() if state == "open" else device.close_door(), "door open|close"),
+            "remove": (lambda *codes: device.remove_cards([parse_card(c) for c in codes]), "remove CODES: short the set"),
+            "add": (lambda *codes: device.add_cards([parse_card(c) for c in codes]), "add CODES: extra/foreign cards"),
+            "return": (lambda *codes: device.return_cards([parse_card(c) for c in codes]), "return CODES: continuous: cards back"),
+        })
+    elif kind == "buttonbox":
+        actions.update({
+            "press": (lambda b="1": device.press(int(b)), "press N: tap button N"),
+            "long": (lambda b="1": device.long_press(int(b)), "long N: long-press button N"),
+        })
+    elif kind == "display":
+        actions.update({
+            "fault": (device.panel_fault, "fault: a panel fails"),
+            "screen": (lambda: print(device.screen), "screen: what the board shows"),
+        })
+    return actions
+
+
+def run_serial_simulator(args: argparse.Namespace) -> int:
+    running = _build(args)
+    device = running.device
+    actions = _actions(device)
+    print(f"{args.kind} simulator ready: connect to {running.url}", flush=True)
+    print("type 'help' for commands; Ctrl-C to stop", flush=True)
+    stop = threading.Event()
+
+    def echo_received() -> None:
+        shown = 0
+        while not stop.wait(0.05):
+            items = list(device.received)
+            for message in items[shown:]:
+                if message.TYPE != 0x02:  # pings are noise for a person
+                    print(f"<- {message.describe()}", flush=True)
+            shown = len(items)
+
+    def auto_deal() -> None:
+        while not stop.wait(args.auto_deal):
+            try:
+                print(f"drew {device.draw()}", flush=True)
+            except Exception as exc:
+                print(f"auto-deal stopped: {exc}", flush=True)
+                return
+
+    threads = []
+    if not args.quiet:
+        threads.append(threading.Thread(target=echo_received, daemon=True))
+    if getattr(args, "auto_deal", None):
+        threads.append(threading.Thread(target=auto_deal, daemon=True))
+    for thread in threads:
+        thread.start()
+    try:
+        for line in sys.stdin:
+            words = shlex.split(line)
+            if not words:
+                continue
+            name, rest = words[0].lower(), words[1:]
+            if name in ("quit", "exit"):
+                break
+            if name == "help":
+                for _, text in sorted(actions.values(), key=lambda a: a[1]):
+                    print(f"  {text}")
+                continue
+            action = actions.get(name)
+            if action is None:
+                print(f"unknown command {name!r}; type 'help'", flush=True)
+                continue
+            try:
+                result = action[0](*rest)
+            except Exception as exc:  # a typo at the prompt must not kill the simulator
+                print(f"error: {exc}", flush=True)
+            else:
+                if result is not None and name == "draw":
+                    print(f"drew {result}", flush=True)
+                print("ok", flush=True)
+        else:
+            while True:  # stdin closed (e.g. run from a service): keep running until Ctrl-C
+                time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        running.stop()
+    return 0

@@ -303,7 +303,6 @@ class Journal(_Access):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JournalError(f"cannot create the journal's directory {self.path.parent}: {exc}") from None
-        new_file = not self.path.exists()
         try:
             # Autocommit mode: transactions are only the explicit BEGIN IMMEDIATE ... COMMIT below.
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -327,8 +326,10 @@ class Journal(_Access):
             conn.close()
             raise
         self._conn = conn
-        if new_file:
-            _fsync_directory(self.path.parent)
+        # The journal file (when new) and its -wal file (created on every open after a clean
+        # close removed it) are directory entries; fsync the directory so that a record fsynced
+        # into the WAL cannot vanish with a WAL file whose name never reached the disk.
+        _fsync_directory(self.path.parent)
 
     def _initialise(self, conn: sqlite3.Connection) -> None:
         """Create the schema in a new file, or migrate an older one, in one transaction."""
@@ -519,7 +520,7 @@ def _lenient_text(raw: bytes) -> str:
 
 
 def _fsync_directory(directory: Path) -> None:
-    """Make a newly created journal file's directory entry durable too (POSIX only)."""
+    """Make the directory entries of the journal and its WAL durable (POSIX only)."""
     if not hasattr(os, "O_DIRECTORY"):
         return
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)

@@ -129,6 +129,25 @@ def test_a_store_where_wal_cannot_take_effect_is_refused() -> None:
         Journal(":memory:")
 
 
+def test_the_directory_is_fsynced_once_the_wal_file_exists(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On every open, also after a clean close removed the WAL: its name must be durable too."""
+    from station.journal import store
+
+    Journal(path).close()
+    assert not Path(f"{path}-wal").exists()
+    synced: list[bool] = []
+    real = store._fsync_directory
+
+    def spy(directory: Path) -> None:
+        synced.append(directory == path.parent and Path(f"{path}-wal").exists())
+        real(directory)
+
+    monkeypatch.setattr(store, "_fsync_directory", spy)
+    with Journal(path) as journal:
+        journal.append("E", {})
+    assert synced == [True]
+
+
 def test_creates_parent_directories(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b" / "c" / "journal.sqlite3"
     with Journal(target) as journal:

@@ -42,6 +42,48 @@ log = structlog.get_logger("station.core")
 Subscriber = Callable[[Output], None]
 
 
+def _frozen(value: Any) -> Any:
+    """A hashable image of a JSON value (dicts become sorted item tuples)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("[]", *(_frozen(v) for v in value))
+    return value
+
+
+def _payload_key(payload: dict[str, Any]) -> Any:
+    """:func:`_frozen` with a fast path for the usual flat payload (nested ``actor`` dicts)."""
+    parts = []
+    for name, value in payload.items():
+        if type(value) is dict:
+            value = tuple(value.items()) if all(type(v) is str for v in value.values()) else _frozen(value)
+        elif type(value) is list:
+            value = _frozen(value)
+        parts.append((name, value))
+    return tuple(parts)
+
+
+class _Decoder:
+    """Decodes journal payloads into events, once per distinct payload.
+
+    Events are immutable, so a journal's many identical records (the same card from the same
+    shoe, the same button) can share one instance; decoding is otherwise a large part of the
+    cost of a replay.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[Any, Event] = {}
+
+    def __call__(self, payload: dict[str, Any]) -> Event:
+        key = _payload_key(payload)
+        event = self._cache.get(key)
+        if event is None:
+            event = event_from_dict(payload)
+            if len(self._cache) < 65536:
+                self._cache[key] = event
+        return event
+
+
 class CoreReplayError(RuntimeError):
     """A journal record of a known event kind that cannot be decoded: replay stops here rather
     than rebuild a state that differs from the one the table was in."""
@@ -84,7 +126,7 @@ class CoreLoop:
         started = time.perf_counter()
         self.replayed = self._replay()
         self.replay_seconds = time.perf_counter() - started
-        self.machine.live = True
+        self.machine.go_live()
         self._sync_timer()
         log.info("core.replayed", events=self.replayed, seconds=round(self.replay_seconds, 3),
                  state=self.machine.state, expectation=self.machine.expectation)
@@ -187,9 +229,10 @@ class CoreLoop:
     def _replay(self) -> int:
         known = event_types()
         count = 0
+        decode = _Decoder()
         for record in self.journal.records():
             try:
-                event = event_from_dict(record.payload)
+                event = decode(record.payload)
             except EventError as exc:
                 if record.kind not in known:
                     self.skipped_records += 1

@@ -153,10 +153,16 @@ class TableMachine:
         if handler is not None:
             handler(event)
         self.events_applied += 1
-        expectation = self.expectation
-        if expectation != self._last_expectation:
-            self._last_expectation = expectation
-            self._emit(out.ExpectationChanged(expectation))
+        if self.live:  # replay publishes nothing, so it need not word the expectation
+            expectation = self.expectation
+            if expectation != self._last_expectation:
+                self._last_expectation = expectation
+                self._emit(out.ExpectationChanged(expectation))
+
+    def go_live(self) -> None:
+        """Replay is over: from now on outputs are collected for the subscribers."""
+        self.live = True
+        self._last_expectation = self.expectation
 
     def take_outputs(self) -> list[out.Output]:
         outputs, self.outbox = self.outbox, []
@@ -260,14 +266,16 @@ class TableMachine:
             self.outbox.append(output)
 
     def _refuse(self, event: Event, reason: str) -> None:
-        self._emit(out.Refused(event.kind, reason))
+        if self.live:
+            self._emit(out.Refused(event.kind, reason))
 
     def _trigger(self, name: str) -> None:
         self._model.trigger(name)  # type: ignore[attr-defined]
 
     def _state_changed(self) -> None:
         previous, self._previous_state = self._previous_state, self.state
-        self._emit(out.StateChanged(self.state, previous))
+        if self.live:
+            self._emit(out.StateChanged(self.state, previous))
 
     def _back_to(self, name: str) -> bool:
         return self._return_state == name
@@ -532,7 +540,7 @@ class TableMachine:
                     war.StepKind.DEAL_WAR_BOX: f"war box {step.box}",
                     war.StepKind.DEAL_DEALER_WAR: "war dealer",
                 }[step.kind]
-                r.dealt.append((position, card))
+                r.place(position, card)
                 self._reveal_upto(len(r.dealt))
         else:
             hand = baccarat.next_hand(r.cards_at("player"), r.cards_at("banker"))
@@ -540,7 +548,7 @@ class TableMachine:
                 self.shoe.put_back([card])
                 self._raise_for_card("card_when_stand", f"{card.code} drawn when the rules say stand", card, device)
                 return
-            r.dealt.append((hand.value, card))
+            r.place(hand.value, card)
             if not self.options.hidden_cards:
                 self._reveal_upto(len(r.dealt))
         self._after_card()
@@ -581,11 +589,15 @@ class TableMachine:
     def _reveal_upto(self, count: int) -> None:
         r = self.round
         assert r is not None
+        if not self.live:
+            r.revealed = max(r.revealed, count)
+            return
         seen: dict[str, int] = {}
         for i, (position, card) in enumerate(r.dealt[:count]):
             seen[position] = seen.get(position, 0) + 1
             if i >= r.revealed:
-                self._emit(out.CardRevealed(r.round_id, position, seen[position], card))
+                if self.live:
+                    self._emit(out.CardRevealed(r.round_id, position, seen[position], card))
         r.revealed = max(r.revealed, count)
 
     def _reveal(self, ev: DealerAction) -> None:
@@ -603,8 +615,6 @@ class TableMachine:
         r = self.round
         assert r is not None
         result = baccarat.result_of(r.cards_at("player"), r.cards_at("banker"))
-        hands = (("player", result.player), ("banker", result.banker))
-        totals = (("player", result.player_total), ("banker", result.banker_total))
         r.result = {
             "outcome": result.outcome.value,
             "player": [c.code for c in result.player],
@@ -615,12 +625,13 @@ class TableMachine:
             "player_pair": result.player_pair,
             "banker_pair": result.banker_pair,
         }
-        self._emit(
-            out.RoundResult(
+        hands = (("player", result.player), ("banker", result.banker))
+        totals = (("player", result.player_total), ("banker", result.banker_total))
+        if self.live:
+            self._emit(out.RoundResult(
                 r.round_id, "baccarat", hands, totals, result.outcome.value,
                 result.natural, result.player_pair, result.banker_pair,
-            )
-        )
+            ))
         table = self.table
         assert isinstance(table, BaccaratTable)
         settled, house = wagers.settle_baccarat(r.bets, result, wagers.table_with_payout(table, r.payout_option))
@@ -628,12 +639,11 @@ class TableMachine:
         if result.outcome is baccarat.Outcome.TIE:
             self.carried = {k: a for k, a in r.bets.items() if k[2] in ("banker", "player")}
         self.shoe_results.append({"round_id": r.round_id, **r.result})
-        self._emit(
-            out.RoundSettled(
+        if self.live:
+            self._emit(out.RoundSettled(
                 r.round_id, "baccarat", hands, totals, result.outcome.value, result.natural,
                 result.player_pair, result.banker_pair, settled, house,
-            )
-        )
+            ))
         self._trigger("settle")
 
     def _finish_war(self) -> None:
@@ -741,7 +751,8 @@ class TableMachine:
             return
         layout[key] = layout.get(key, 0) + ev.amount
         self._note_override(ev.actor, "placed", key, ev.amount)
-        self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, layout[key]))
+        if self.live:
+            self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, layout[key]))
 
     def _on_bet_changed(self, ev: BetChanged) -> None:
         layout = self._bet_target(ev, ev.region)
@@ -758,7 +769,8 @@ class TableMachine:
             return
         layout[key] = ev.amount
         self._note_override(ev.actor, "changed", key, ev.amount)
-        self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, ev.amount))
+        if self.live:
+            self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, ev.amount))
 
     def _on_bet_withdrawn(self, ev: BetWithdrawn) -> None:
         layout = self._bet_target(ev, ev.region)

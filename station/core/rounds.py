@@ -45,13 +45,20 @@ class Round:
     voided: bool = False
     void_reason: str = ""
     bets_closed: bool = False
+    _by_position: dict[str, list[Card]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def settled(self) -> bool:
         return self.settlement is not None or self.voided
 
+    def place(self, position: str, card: Card) -> None:
+        """A card goes to ``position`` (in dealing order)."""
+        self.dealt.append((position, card))
+        self._by_position.setdefault(position, []).append(card)
+
     def cards_at(self, position: str) -> list[Card]:
-        return [card for pos, card in self.dealt if pos == position]
+        """The cards at ``position`` so far (the caller must not change the list)."""
+        return self._by_position.get(position, [])
 
     def bet_items(self) -> Iterator[tuple[BetKey, int]]:
         return iter(self.bets.items())

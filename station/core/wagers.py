@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from functools import lru_cache
 
 from station.core.outputs import SettledBet
 from station.core.rounds import BetKey
@@ -28,6 +29,7 @@ class BetFormError(ValueError):
     """A bet whose box or region the table does not have (the message says which)."""
 
 
+@lru_cache(maxsize=256)
 def place_of(box: str) -> Place:
     """``"3"`` is box 3; ``"S2"`` is standing region 2 (full baccarat)."""
     text = box.strip().upper()

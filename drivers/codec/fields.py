@@ -70,7 +70,7 @@ U32 = UInt(4)
 
 
 class _Bool(WireType):
-    doc = "bool (u8: 0 or 1)"
+    doc = "bool (u8 0/1)"
 
     def pack(self, value: Any, out: bytearray) -> None:
         out.append(1 if value else 0)
@@ -89,7 +89,7 @@ BOOL = _Bool()
 
 
 class _Text(WireType):
-    doc = "text (u8 length, then that many UTF-8 bytes)"
+    doc = "text (u8 length + UTF-8)"
 
     def pack(self, value: Any, out: bytearray) -> None:
         data = str(value).encode("utf-8")
@@ -120,7 +120,7 @@ _SUITS = {v: k for k, v in _SUIT_CODES.items()}
 
 
 class _CardType(WireType):
-    doc = "card (u8: rank in the high nibble A=1..K=13, suit in the low nibble S=0 H=1 D=2 C=3)"
+    doc = "card (u8 = 16·rank + suit)"
 
     def pack(self, value: Any, out: bytearray) -> None:
         if not isinstance(value, Card):
@@ -180,7 +180,7 @@ class ListOf(WireType):
     max_items: int = 1024
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "doc", f"list ({self.count.doc} count, then items: {self.item.doc})")
+        object.__setattr__(self, "doc", f"list ({self.count.doc} count + items: {self.item.doc})")
 
     def pack(self, value: Any, out: bytearray) -> None:
         items = tuple(value)

@@ -57,7 +57,7 @@ class _Outgoing:
     message: Message
     seq: int | None = None
     acked: threading.Event = field(default_factory=threading.Event)
-    on_sent: Callable[[int], None] | None = None  # called with perf_counter_ns after each write
+    on_sent: Callable[[int], None] | None = None  # perf_counter_ns of the first write (latency bench)
 
 
 class SimulatedDevice:
@@ -321,7 +321,8 @@ class SimulatedDevice:
                 self.stats.events_sent += 1
             else:
                 self.stats.retransmissions += 1
+            written_at = time.perf_counter_ns()  # taken just before the single write of the frame
             self._write(frame)
-            if head.on_sent is not None:
-                head.on_sent(time.perf_counter_ns())
+            if head.on_sent is not None and first:
+                head.on_sent(written_at)
             head.acked.wait(self.ack_timeout)

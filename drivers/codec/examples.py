@@ -1,0 +1,164 @@
+"""Worked examples for the protocol documents, produced by the real codec.
+
+``python -m drivers.codec.examples shoe`` prints the message tables and the example
+frames in the Markdown used by ``docs/protocols/<device>.md``; a test decodes every
+example found in those pages and checks it against the codec, so the documents cannot
+drift from the code.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import IntEnum
+
+from drivers.codec import buttonbox, display, shoe, shuffler
+from drivers.codec.protocol import (
+    Ack,
+    Boot,
+    Identify,
+    IdentityReport,
+    Kind,
+    Message,
+    Nak,
+    NakCode,
+    Ping,
+    Protocol,
+    SelfTest,
+    SelfTestResult,
+    get_protocol,
+)
+from station.cards import parse_card, parse_cards
+
+Example = tuple[str, int, Message]  # (what happens, seq, message)
+
+COMMON: list[Example] = [
+    ("host asks who is there (handshake after every connection)", 1, Identify()),
+    ("device answers with model, serial number and firmware", 1, IdentityReport("SHOE-X", "A1234", "2.1.0")),
+    ("host heartbeat", 2, Ping()),
+    ("device acknowledges a command that has no data to return", 2, Ack()),
+    ("host asks for a self-test", 3, SelfTest()),
+    ("self-test passed", 3, SelfTestResult(True, 0, "ok")),
+    ("device refuses command seq 4 as unknown", 4, Nak(NakCode.UNKNOWN_COMMAND, "")),
+    ("device announces a power-up (accepted whatever its seq)", 1, Boot("power on")),
+    ("host acknowledges device event seq 1", 1, Ack()),
+]
+
+EXAMPLES: dict[str, list[Example]] = {
+    "shoe": [
+        ("the nine of hearts leaves the shoe", 5, shoe.CardRead(parse_card("9H"))),
+        ("host acknowledges it", 5, Ack()),
+        ("the ten of diamonds: its byte 0xA2 is sent as is; seq 0x02 must be escaped", 2, shoe.CardRead(parse_card("TD"))),
+        ("the cut card comes out", 6, shoe.CutCardRead()),
+        ("last card gone", 7, shoe.ShoeEmpty()),
+        ("cards loaded", 8, shoe.CardsPresent()),
+        ("lid opened", 9, shoe.LidOpened()),
+        ("lid closed", 10, shoe.LidClosed()),
+        ("a card passed but could not be read", 11, shoe.ReaderError(shoe.ReaderErrorCode.UNREADABLE_CARD, "")),
+        ("host asks for the status", 12, shoe.GetStatus()),
+        ("lid closed, cards present, 87 cards read, no error", 12, shoe.ShoeStatus(False, True, 87, shoe.ReaderErrorCode.NONE)),
+    ],
+    "shuffler": [
+        ("host starts a batch shuffle", 7, shuffler.StartShuffle()),
+        ("shuffler accepted", 7, Ack()),
+        ("shuffler refuses: the door is open", 8, Nak(NakCode.DOOR_OPEN, "close the door")),
+        ("progress: half done, red set", 3, shuffler.StatusChanged(shuffler.WireShufflerState.SHUFFLING, 50, "red")),
+        ("shuffle finished", 4, shuffler.StatusChanged(shuffler.WireShufflerState.DONE, 100, "red")),
+        ("a jam", 5, shuffler.StatusChanged(shuffler.WireShufflerState.JAM, 40, "red", "elevator")),
+        ("continuous mode: 6 cards returned after a round", 6, shuffler.CardsReturned(6)),
+        ("host asks for the status", 9, shuffler.GetStatus()),
+        ("continuous shuffler ready, blue set, 410 cards inside", 9, shuffler.StatusReport(shuffler.WireShufflerState.READY, 100, shuffler.ShufflerMode.CONTINUOUS, "blue", 410)),
+        ("host asks for a deck check", 10, shuffler.RequestDeckCheck()),
+        (
+            "a (tiny, illustrative) report: 1 deck expected, AS seen twice, KH missing",
+            10,
+            shuffler.DeckCheckReport(1, (shuffler.CardCount(parse_card("AS"), 2),), (parse_card("KH"),), (parse_card("AS"),)),
+        ),
+    ],
+    "display": [
+        (
+            "round 12: Player 9 (4H 5C, natural) beats Banker 8 (4D 4S), Banker pair",
+            12,
+            display.ShowResult(12, display.WireOutcome.PLAYER, 9, 8, tuple(parse_cards("4H 5C")), tuple(parse_cards("4D 4S")), True, False, True),
+        ),
+        ("the board acknowledges", 12, Ack()),
+        (
+            "roads after two rounds (Banker, then Player natural with a tie on it)",
+            13,
+            display.ShowRoads(
+                (display.BeadCell(display.WireOutcome.BANKER), display.BeadCell(display.WireOutcome.PLAYER, natural=True)),
+                (display.BigRoadCell(0, 0, display.WireOutcome.BANKER), display.BigRoadCell(1, 0, display.WireOutcome.PLAYER, 1)),
+                (display.Mark.RED,),
+                (),
+                (),
+                display.Prediction(display.Mark.BLUE, display.Mark.NONE, display.Mark.NONE),
+                display.Prediction(display.Mark.RED, display.Mark.NONE, display.Mark.NONE),
+            ),
+        ),
+        ("a message", 14, display.ShowMessage("No more bets")),
+        ("table limits 10-5000, ties 5-500, pairs 5-500, EUR", 15, display.ShowLimits(10, 5000, 5, 500, 5, 500, "EUR")),
+        ("what the station expects next", 16, display.ShowExpected("deal Banker 3rd card")),
+        ("clear the board", 17, display.Clear()),
+        ("brightness 60 %", 18, display.SetBrightness(60)),
+        ("brightness 150 % is refused", 19, Nak(NakCode.OUT_OF_RANGE, "")),
+        ("a panel failed", 1, display.DisplayError(display.DisplayErrorCode.PANEL_FAULT, "")),
+    ],
+    "buttonbox": [
+        ("button 1 goes down", 4, buttonbox.ButtonDown(1)),
+        ("button 1 comes up after 120 ms: a short press", 5, buttonbox.ButtonUp(1, 120)),
+        ("button 2 held for 800 ms: a long press, sent while still held", 6, buttonbox.LongPress(2, 800)),
+        ("host sets the long-press time to 1 s", 3, buttonbox.SetLongPress(1000)),
+        ("host asks for the status", 4, buttonbox.GetStatus()),
+        ("4 buttons, button 2 held, long press 1000 ms", 4, buttonbox.BoxStatus(4, (2,), 1000)),
+    ],
+}
+
+
+def describe(seq: int, message: Message) -> str:
+    return f"seq={seq} {message.describe()}"
+
+
+def render_example(protocol: Protocol, title: str, seq: int, message: Message) -> str:
+    direction = "host -> device" if message.kind() is Kind.COMMAND else "device -> host"
+    if isinstance(message, Ack) and "host" in title.split()[0]:
+        direction = "host -> device"
+    raw = protocol.encode(message, seq)
+    return f"{title} ({direction}):\n\n```text\nframe:   {raw.hex(' ')}\ndecoded: {describe(seq, message)}\n```\n"
+
+
+def render_table(protocol: Protocol, common: bool = False) -> str:
+    from drivers.codec.protocol import COMMON_MESSAGES
+
+    rows = ["| code | message | kind | payload fields, in order |", "|---|---|---|---|"]
+    for code, cls in sorted(protocol.by_type.items()):
+        if (cls in COMMON_MESSAGES) != common:
+            continue
+        fields = "; ".join(f"`{name}`: {wire.doc}" for name, wire in cls.layout()) or "(none)"
+        rows.append(f"| `0x{code:02X}` | `{cls.__name__}` | {cls.kind().value} | {fields} |")
+    return "\n".join(rows) + "\n"
+
+
+def render_enum(enum: type[IntEnum]) -> str:
+    rows = [f"| value | `{enum.__name__}` |", "|---|---|"]
+    rows += [f"| {m.value} | `{m.name.lower()}` |" for m in enum]
+    return "\n".join(rows) + "\n"
+
+
+def render(name: str) -> str:
+    protocol = get_protocol(name)
+    parts = [f"## Messages\n\n{render_table(protocol)}", "## Examples\n"]
+    for title, seq, message in EXAMPLES[name]:
+        parts.append(render_example(protocol, title, seq, message))
+    return "\n".join(parts)
+
+
+def render_common() -> str:
+    protocol = get_protocol("shoe")
+    parts = [f"## Common messages\n\n{render_table(protocol, common=True)}", "## Examples\n"]
+    for title, seq, message in COMMON:
+        parts.append(render_example(protocol, title, seq, message))
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    target = sys.argv[1] if len(sys.argv) > 1 else "common"
+    print(render_common() if target == "common" else render(target))

@@ -33,3 +33,14 @@ def control_socket_path(configured: str | None) -> Path:
     if configured:
         return Path(configured)
     return runtime_directory() / "control.sock"
+
+
+def default_config_path() -> Path:
+    """``$STATION_CONFIG`` > ``$CONFIGURATION_DIRECTORY/station.toml`` > the checkout's default."""
+    if os.environ.get("STATION_CONFIG"):
+        return Path(os.environ["STATION_CONFIG"])
+    if os.environ.get("CONFIGURATION_DIRECTORY"):
+        return Path(os.environ["CONFIGURATION_DIRECTORY"].split(":")[0]) / "station.toml"
+    from station.service.config import DEFAULT_CONFIG
+
+    return DEFAULT_CONFIG

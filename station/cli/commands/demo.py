@@ -1,0 +1,172 @@
+"""``station demo``: the real service code path, simulated devices and dealer, bounded.
+
+The same :class:`~station.service.app.Station` as ``station run``, with a temporary durable
+journal (unless ``--journal`` is given), no control socket, and a simulated dealer playing a
+set number of shoes. It then prints what happened; with ``--json``, one JSON object per line
+as it happens (documented in docs/demo.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any, TextIO
+
+from station.cli.main import CliError
+from station.core import outputs as out
+from station.service.config import ConfigError, load_config
+from station.service.paths import default_config_path
+from station.service.sim_dealer import ShoeFileError, parse_shoe_file
+
+#: A continuous shuffler has no shoe end: ``--shoes N`` then means N times this many rounds.
+ROUNDS_PER_CONTINUOUS_SHOE = 80
+
+
+def _bet(text: str) -> tuple[str, int]:
+    region, sep, amount = text.partition("=")
+    if not sep or not amount.strip().isdigit() or int(amount) <= 0:
+        raise argparse.ArgumentTypeError(f"--bet takes REGION=AMOUNT in minor units, e.g. banker=100; got {text!r}")
+    return region.strip().lower(), int(amount)
+
+
+def _round_numbers(round_id: str) -> tuple[int, int]:
+    shoe, _, number = round_id.partition("-")
+    return int(shoe), int(number)
+
+
+class DemoReport:
+    """Collects (and with ``--json`` streams) what the demo dealt."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.rounds = 0
+        self.shoes = 0
+        self.outcomes: Counter[str] = Counter()
+        self.house_net = 0
+        self.voided = 0
+        self.refusals: list[str] = []
+
+    def _emit(self, record: dict[str, Any]) -> None:
+        if self.stream is not None:
+            self.stream.write(json.dumps(record) + "\n")
+
+    def __call__(self, output: out.Output) -> None:
+        if isinstance(output, out.ShoeStarted):
+            self.shoes += 1
+            self._emit({"type": "shoe", "shoe": output.shoe,
+                        "exposed": output.exposed.code if output.exposed else None,
+                        "burned": [c.code for c in output.burned]})
+        elif isinstance(output, out.RoundSettled):
+            self.rounds += 1
+            self.house_net += output.house_net
+            shoe, number = _round_numbers(output.round_id)
+            hands = {position: [c.code for c in cards] for position, cards in output.hands}
+            totals = dict(output.totals)
+            bets = [{"box": b.box, "player": b.player, "region": b.region, "stake": b.stake, "valid": b.valid,
+                     "void": b.void, "outcome": b.outcome, "net": b.net} for b in output.bets]
+            if output.game == "baccarat":
+                self.outcomes[output.outcome] += 1
+                record: dict[str, Any] = {
+                    "type": "round", "shoe": shoe, "round": number,
+                    "player": hands.get("player", []), "banker": hands.get("banker", []),
+                    "player_total": totals.get("player"), "banker_total": totals.get("banker"),
+                    "outcome": output.outcome, "natural": output.natural,
+                    "player_pair": output.player_pair, "banker_pair": output.banker_pair, "bets": bets,
+                }
+            else:
+                for part in output.outcome.split():
+                    self.outcomes[part.partition(":")[2] or part] += 1
+                record = {"type": "round", "game": "war", "shoe": shoe, "round": number,
+                          "cards": hands, "ranks": totals, "outcome": output.outcome, "bets": bets}
+            record["house_net"] = output.house_net
+            self._emit(record)
+        elif isinstance(output, out.RoundVoided):
+            self.voided += 1
+            self._emit({"type": "void", "round": output.round_id, "reason": output.reason})
+        elif isinstance(output, out.ShoeEnded):
+            self._emit({"type": "shoe_end", "shoe": output.shoe, "rounds": output.rounds})
+        elif isinstance(output, out.Refused):
+            self.refusals.append(f"{output.what}: {output.reason}")
+
+    def summary(self) -> dict[str, Any]:
+        return {"type": "summary", "shoes": self.shoes, "rounds": self.rounds, "outcomes": dict(self.outcomes),
+                "voided": self.voided, "house_net": self.house_net, "refused": len(self.refusals)}
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        loaded = load_config(args.config or default_config_path())
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    stacked = None
+    if args.shoe_file:
+        try:
+            stacked = parse_shoe_file(Path(args.shoe_file).read_text(), args.shoe_file)
+        except OSError as exc:
+            raise CliError(f"cannot read {args.shoe_file}: {exc.strerror}") from None
+        except ShoeFileError as exc:
+            raise CliError(str(exc)) from None
+    if args.shoes < 1:
+        raise CliError("--shoes must be at least 1")
+    from station.service.app import RunOptions, Station
+    from station.service.logging import configure_logging
+
+    configure_logging("console" if not args.json else "json", "warning" if not args.verbose else "info",
+                      stream=sys.stderr)
+    report = DemoReport(sys.stdout if args.json else None)
+    continuous = loaded.config.table.equipment == "continuous"
+    with tempfile.TemporaryDirectory(prefix="station-demo-") as scratch:
+        run = RunOptions(
+            journal=args.journal or str(Path(scratch) / "journal.sqlite3"),
+            control_socket=False, hold_devices=False,
+            pace_s=0.0 if args.fast else None, seed=args.seed, stacked_shoe=stacked,
+            bets=dict(args.bet) if args.bet else None,
+            stop_after_shoes=0 if continuous else args.shoes,
+            stop_after_rounds=args.rounds or (args.shoes * ROUNDS_PER_CONTINUOUS_SHOE if continuous else 0),
+            simulated_dealer=True, extra_subscribers=[report],
+        )
+        try:
+            station = Station(loaded, run)
+        except ConfigError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        station.install_signal_handlers()
+        try:
+            station.start()
+            station.run()
+        finally:
+            station.close()
+        dealer_error = station.dealer.error if station.dealer is not None else "no simulated dealer"
+    summary = report.summary()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items()))
+        print(f"{loaded.config.station.name}: {summary['shoes']} shoe(s), {summary['rounds']} rounds ({outcomes})")
+        print(f"house result: {summary['house_net']:+d} minor units; voided rounds: {summary['voided']}; "
+              f"refused inputs: {summary['refused']}")
+    if dealer_error and station.stop_reason not in ("shoe limit reached", "round limit reached"):
+        print(f"station demo: stopped early: {dealer_error or station.stop_reason}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("demo", help="play shoes on simulated devices with a simulated dealer, then summarise")
+    parser.add_argument("-c", "--config", help="configuration file (default: config/station.toml)")
+    parser.add_argument("--shoes", type=int, default=1, help="shoes to play (default 1)")
+    parser.add_argument("--rounds", type=int, default=0, help="stop after this many rounds instead")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the simulated shuffles (default 1)")
+    parser.add_argument("--fast", action="store_true", help="no pauses: the dealer acts as fast as the station allows")
+    parser.add_argument("--shoe-file", help="stacked shoe: card codes in draw order, first exposed for the burn, CUT for the cut card")
+    parser.add_argument("--bet", action="append", type=_bet, metavar="REGION=AMOUNT",
+                        help="bet for one player in box 1 every round, in minor units (repeatable)")
+    parser.add_argument("--journal", help="keep the journal here instead of a temporary file")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line as the shoes are dealt")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log the station's events to stderr")
+    parser.set_defaults(handler=_run)

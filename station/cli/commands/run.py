@@ -1,0 +1,52 @@
+"""``station run``: the table service (what systemd starts)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from station.cli.main import CliError
+from station.service.config import ConfigError, load_config
+from station.service.holder import DeviceBusy
+from station.service.logging import configure_logging
+from station.service.paths import default_config_path
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        loaded = load_config(args.config or default_config_path())
+        from station.service.app import RunOptions, Station
+
+        station = Station(loaded, RunOptions(journal=args.journal))
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{loaded.path}: configuration is valid ({loaded.config.table.game}, "
+              f"{loaded.config.table.variant if loaded.config.table.game == 'baccarat' else 'casino war'}, "
+              f"{loaded.config.table.decks} decks, journal {station.journal_path})")
+        return 0
+    configure_logging(loaded.config.station.log_format, loaded.config.station.log_level)
+    station.install_signal_handlers()
+    try:
+        station.start()
+    except DeviceBusy as exc:
+        station.close()
+        raise CliError(str(exc), status=1) from None
+    except BaseException:
+        station.close()
+        raise
+    try:
+        station.run()
+    finally:
+        station.close()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("run", help="run the table service (drivers, core loop, journal, display)")
+    parser.add_argument("-c", "--config", help="configuration file (default: $STATION_CONFIG, "
+                        "$CONFIGURATION_DIRECTORY/station.toml, or config/station.toml)")
+    parser.add_argument("--journal", help="journal file (overrides config and $STATION_JOURNAL)")
+    parser.add_argument("--check", action="store_true", help="validate the configuration and exit")
+    parser.set_defaults(handler=_run)

@@ -1,0 +1,334 @@
+"""The station service: drivers -> core loop -> journal -> display, under systemd.
+
+Start-up order is the safety argument (ARCHITECTURE.md, "Behaviour under faults"):
+
+1. the configuration is validated (before this module is reached);
+2. the core loop opens the journal and replays it: the table is back exactly where it was,
+   mid-round included, and an irregularity active before the restart is active again;
+3. only then are the devices opened and asked for their self-tests, so no command reaches a
+   device before the journal has been replayed;
+4. the display and scoreboard are told where the table is, the control socket opens, and
+   systemd hears READY=1;
+5. the core loop runs on the main thread and pings the watchdog itself.
+
+SIGTERM stops the loop between two batches; every event the loop took was journaled before
+it was applied, so the next start resumes the round where it stood.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from station.core import outputs as out
+from station.core import states as st
+from station.core.loop import CoreLoop
+from station.core.options import CoreOptions
+from station.events import (
+    Actor,
+    DeviceFault,
+    LateBetOverride,
+    PauseRequested,
+    PayoutOptionChanged,
+    ResumeRequested,
+    SupervisorDecision,
+)
+from station.journal.location import journal_path
+from station.service.config import LoadedConfig
+from station.service.control import Authenticator, Command, ControlError, ControlServer, Credential
+from station.service.devices import DeviceSet, build_devices
+from station.service.holder import ServiceHolder
+from station.service.logging import bind_table_context
+from station.service.paths import control_socket_path
+from station.service.publisher import Publisher
+from station.service.setup import core_options
+from station.service.sim_dealer import DealerScript, SimulatedDealer
+from station.service.systemd_notify import Notifier
+
+log = structlog.get_logger("station.service")
+
+ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
+ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
+SUPERVISOR = frozenset({"supervisor"})
+
+
+@dataclass
+class RunOptions:
+    """How this run differs from a plain ``station run``: the demo's bounds and overrides."""
+
+    journal: str | None = None
+    control_socket: bool = True
+    hold_devices: bool = True
+    pace_s: float | None = None
+    seed: int = 1
+    stacked_shoe: list[Any] | None = None
+    bets: dict[str, int] | None = None
+    stop_after_shoes: int = 0
+    stop_after_rounds: int = 0
+    simulated_dealer: bool | None = None
+    web_port: int | None = None
+    extra_subscribers: list[Callable[[out.Output], None]] = field(default_factory=list)
+
+
+class Station:
+    """One running table. ``start()`` then ``run()``; ``request_stop()`` from any thread."""
+
+    def __init__(self, loaded: LoadedConfig, run: RunOptions | None = None) -> None:
+        self.loaded = loaded
+        self.config = loaded.config
+        self.run_options = run or RunOptions()
+        self.options: CoreOptions = core_options(self.config, loaded.path)
+        self.journal_path = journal_path(self.run_options.journal, self.config.station.journal or None)
+        self.notifier = Notifier()
+        self.holder = ServiceHolder() if self.run_options.hold_devices else None
+        self.loop: CoreLoop | None = None
+        self.devices: DeviceSet | None = None
+        self.publisher: Publisher | None = None
+        self.dealer: SimulatedDealer | None = None
+        self.control: ControlServer | None = None
+        self.web: Any = None
+        self.shoes_ended = 0
+        self.rounds_settled = 0
+        self.start_seconds = 0.0
+        self.stop_reason = ""
+        self._last_ping = 0.0
+        self._stopping = threading.Event()
+
+    # --- start-up --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        started = time.perf_counter()
+        if self.holder is not None:
+            urls = {name: section.url for name, section in self.config.devices.configured()}
+            self.holder.acquire(urls)
+        self.loop = CoreLoop(self.journal_path, self.options, heartbeat=self._heartbeat)
+        loop = self.loop
+        log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
+                 seconds=round(loop.replay_seconds, 3), state=loop.state)
+        self.devices = build_devices(self.config.devices, loop.post)
+        self.devices.start()
+        for outcome in self.devices.self_tests():
+            if outcome.passed:
+                log.info("self_test_passed", device=outcome.device, detail=outcome.detail)
+            else:
+                log.error("self_test_failed", device=outcome.device, detail=outcome.detail)
+                loop.post(DeviceFault(outcome.device, f"self-test failed: {outcome.detail}", "selftest"))
+        self._start_web()
+        display = self.devices.get("display")
+        self.publisher = Publisher(
+            self.options.game, display,  # type: ignore[arg-type]
+            web=self.web, table_info=self._table_info(),
+            initial_results=list(loop.machine.shoe_results),
+            limits=(self.config.table.min_bet, self.config.table.max_bet),
+        )
+        loop.subscribe(self.publisher.on_output)
+        loop.subscribe(self._on_output)
+        for subscriber in self.run_options.extra_subscribers:
+            loop.subscribe(subscriber)
+        self.publisher.start()
+        self._start_dealer()
+        loop.announce()
+        if self.run_options.control_socket:
+            self._start_control()
+        self.start_seconds = time.perf_counter() - started
+        self.notifier.ready(self._status_text())
+        log.info("station_ready", seconds=round(self.start_seconds, 3), table=self.config.station.name,
+                 simulated=[n for n, s in self.config.devices.configured() if s.url.startswith("sim:")])
+
+    def _table_info(self) -> Any:
+        from station.web.snapshot import Limit, TableInfo
+
+        t = self.config.table
+        limits = (Limit("Table", t.min_bet, t.max_bet),)
+        game = "casino war" if t.game == "war" else "baccarat"
+        return TableInfo(self.config.station.name, game, t.variant if t.game == "baccarat" else "", limits)
+
+    def _start_web(self) -> None:
+        if not self.config.web.enabled and self.run_options.web_port is None:
+            return
+        from station.web.server import ScoreboardServer
+
+        port = self.run_options.web_port if self.run_options.web_port is not None else self.config.web.port
+        self.web = ScoreboardServer(self.config.web.host, port).start()
+        log.info("web_scoreboard", url=self.web.url)
+
+    def _start_dealer(self) -> None:
+        simulated = self.config.dealer.simulated if self.run_options.simulated_dealer is None else self.run_options.simulated_dealer
+        if not simulated:
+            return
+        assert self.loop is not None and self.devices is not None
+        shoe_sim = self.devices.simulators.get("shoe")
+        if shoe_sim is None:
+            log.warning("simulated_dealer_needs_simulated_shoe")
+            return
+        shuffler_sim = self.devices.simulators.get("shuffler")
+        pool = None
+        if self.options.equipment == "continuous" and shuffler_sim is not None:
+            pool = getattr(shuffler_sim.device, "pool", None)
+        pace = self.run_options.pace_s if self.run_options.pace_s is not None else self.config.dealer.pace_ms / 1000
+        script = DealerScript(
+            decks=self.options.decks, seed=self.run_options.seed, pace_s=pace,
+            stacked_shoe=self.run_options.stacked_shoe,
+            bets=self.run_options.bets if self.run_options.bets is not None else dict(self.config.dealer.bets),
+        )
+        pedal_sim = self.devices.simulators.get("pedals")
+
+        def press(button: str) -> bool:
+            if pedal_sim is None or button not in pedal_sim.device.buttons:
+                return False
+            pedal_sim.device.press(button)
+            pedal_sim.device.release(button)
+            return True
+
+        self.dealer = SimulatedDealer(
+            self.loop.post, self.options, script, shoe=shoe_sim.device, press=press,
+            shuffler=shuffler_sim.device if shuffler_sim is not None else None, pool=pool,
+        )
+        self.loop.subscribe(self.dealer.on_output)
+        self.dealer.start(self.loop.state, self.loop.expectation)
+        threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
+
+    def _watch_dealer(self) -> None:
+        assert self.dealer is not None
+        self.dealer.stopped.wait()
+        if self.dealer.error and not self._stopping.is_set():
+            self.request_stop(f"simulated dealer stopped: {self.dealer.error}")
+
+    # --- control socket ----------------------------------------------------------------------
+
+    def _start_control(self) -> None:
+        assert self.loop is not None
+        loop = self.loop
+        credentials = [Credential(u.name, u.role, u.token_sha256) for u in self.config.control.users]
+
+        def post(make: Callable[[Actor, dict[str, Any]], Any]) -> Callable[[Actor, dict[str, Any]], str]:
+            def run(actor: Actor, args: dict[str, Any]) -> str:
+                try:
+                    event = make(actor, args)
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise ControlError(f"bad arguments: {exc}") from None
+                loop.post(event)
+                return f"{event.kind} posted for the table (journaled with {actor.role} {actor.who})"
+            return run
+
+        commands = {
+            "status": Command(ANY_ROLE, lambda actor, args: self.status(), "table state"),
+            "pause": Command(SUPERVISOR, post(lambda a, args: PauseRequested(a, str(args.get("reason", ""))))),
+            "resume": Command(SUPERVISOR, post(lambda a, args: ResumeRequested(a))),
+            "decide": Command(SUPERVISOR, post(lambda a, args: SupervisorDecision(str(args["decision"]), a))),
+            "late-bets": Command(SUPERVISOR, post(lambda a, args: LateBetOverride(a))),
+            "payout-option": Command(SUPERVISOR, post(lambda a, args: PayoutOptionChanged(str(args["option"]), a))),
+        }
+        path = control_socket_path(self.config.control.socket or None)
+        self.control = ControlServer(path, Authenticator(credentials), commands, mode=self.config.control.socket_mode)
+        self.control.start()
+
+    def status(self) -> dict[str, Any]:
+        """What ``station ctl status`` prints; reads only values the loop publishes."""
+        loop = self.loop
+        assert loop is not None
+        machine = loop.machine
+        irregularity = machine.irregularity
+        return {
+            "table": self.config.station.name,
+            "state": loop.state,
+            "expecting": loop.expectation,
+            "round": machine.round.round_id if machine.round is not None else None,
+            "shoe": machine.shoe.number,
+            "irregularity": None if irregularity is None else {
+                "reason": irregularity.reason, "detail": irregularity.detail,
+                "decisions": list(irregularity.decisions),
+            },
+            "devices": {name: ("connected" if getattr(d, "connected", False) else "not connected")
+                        for name, d in (self.devices or DeviceSet())},
+            "faulted": dict(machine.faulted),
+            "journal": str(self.journal_path),
+        }
+
+    # --- running -----------------------------------------------------------------------------
+
+    def _status_text(self) -> str:
+        assert self.loop is not None
+        return f"{self.loop.state}: {self.loop.expectation}"
+
+    def _heartbeat(self) -> None:
+        now = time.monotonic()
+        interval = self.notifier.watchdog_interval_s
+        if interval and now - self._last_ping >= interval:
+            self._last_ping = now
+            self.notifier.watchdog()
+
+    def _on_output(self, output: out.Output) -> None:
+        if isinstance(output, out.StateChanged):
+            if self.holder is not None:
+                self.holder.update(round_live=output.state in ROUND_LIVE, state=output.state)
+        elif isinstance(output, out.ExpectationChanged):
+            self.notifier.status(self._status_text())
+            log.info("expecting", text=output.text)
+        elif isinstance(output, out.RoundSettled):
+            self.rounds_settled += 1
+            shoe, _, number = output.round_id.partition("-")
+            bind_table_context(shoe=shoe, round=output.round_id)
+            log.info("round_settled", outcome=output.outcome, house_net=output.house_net)
+            if self.run_options.stop_after_rounds and self.rounds_settled >= self.run_options.stop_after_rounds:
+                self.request_stop("round limit reached")
+        elif isinstance(output, out.ShoeEnded):
+            self.shoes_ended += 1
+            if self.run_options.stop_after_shoes and self.shoes_ended >= self.run_options.stop_after_shoes:
+                self.request_stop("shoe limit reached")
+        elif isinstance(output, out.IrregularityRaised):
+            log.warning("irregularity", reason=output.reason, detail=output.detail, decisions=list(output.decisions))
+        elif isinstance(output, out.DeviceFaulted):
+            log.warning("device_fault", device=output.device, reason=output.reason)
+
+    def run(self) -> None:
+        """Run the core loop on this thread until :meth:`request_stop`."""
+        assert self.loop is not None
+        self.loop.run(poll_seconds=0.2)
+
+    def request_stop(self, reason: str = "requested") -> None:
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        self.stop_reason = reason
+        log.info("station_stopping", reason=reason)
+        if self.loop is not None:
+            self.loop.stop(timeout=0)
+
+    def install_signal_handlers(self) -> None:
+        def handler(signum: int, _frame: object) -> None:
+            self.request_stop(signal.Signals(signum).name)
+
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+
+    def close(self) -> None:
+        """Orderly shutdown: dealer, control, display, devices, then the journal."""
+        self._stopping.set()
+        self.notifier.stopping()
+        if self.dealer is not None:
+            self.dealer.stop()
+        if self.control is not None:
+            self.control.stop()
+        if self.loop is not None:
+            self.loop.stop()
+        if self.publisher is not None:
+            self.publisher.wait_idle(2.0)
+            self.publisher.stop()
+        if self.devices is not None:
+            self.devices.stop()
+        if self.web is not None:
+            self.web.stop()
+        if self.loop is not None:
+            self.loop.close()
+        if self.holder is not None:
+            self.holder.release()
+        self.notifier.close()
+        log.info("station_stopped", reason=self.stop_reason)

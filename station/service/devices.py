@@ -1,0 +1,123 @@
+"""The table's devices as the configuration names them: drivers, and simulators behind ``sim:``.
+
+The transport is the seam (ARCHITECTURE.md): a device whose URL is ``sim:`` gets a simulator
+started here, in-process, on a pseudo-terminal (or, for the USB pedals, behind a simulated
+pyusb backend), and then exactly the same driver a real device gets, pointed at the
+simulator. No driver has an ``if simulated`` in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from drivers.devices import DRIVERS, DeviceError, SerialDeviceDriver
+from drivers.simulators import RunningSimulator, start_simulator
+from drivers.usb.driver import PedalDriver
+from drivers.usb.locator import simulated_locator
+from drivers.usb.simbackend import SimulatedBackend
+from drivers.usb.simdevice import SimulatedPedal
+from station.events import Event
+from station.service.config import DevicesSection
+
+log = structlog.get_logger(__name__)
+
+SIM = "sim:"
+Driver = SerialDeviceDriver | PedalDriver
+
+
+@dataclass
+class SelfTestOutcome:
+    device: str
+    passed: bool
+    detail: str
+
+
+@dataclass
+class DeviceSet:
+    """Every configured device: its driver, and its simulator when it is simulated."""
+
+    drivers: dict[str, Driver] = field(default_factory=dict)
+    simulators: dict[str, Any] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[tuple[str, Driver]]:
+        return iter(self.drivers.items())
+
+    def get(self, name: str) -> Driver | None:
+        return self.drivers.get(name)
+
+    def start(self, wait: float = 5.0) -> None:
+        for name, driver in self.drivers.items():
+            if isinstance(driver, PedalDriver):
+                driver.start(wait_s=wait)
+            else:
+                driver.start(wait)
+            log.info("device_started", device=name, url=self.urls[name])
+
+    def self_tests(self) -> list[SelfTestOutcome]:
+        """Ask every device to test itself; a device that cannot answer fails its test."""
+        outcomes = []
+        for name, driver in self.drivers.items():
+            try:
+                report = driver.self_test()
+            except (DeviceError, OSError, RuntimeError) as exc:
+                outcomes.append(SelfTestOutcome(name, False, str(exc)))
+                continue
+            # Serial devices answer (passed, code, detail); the USB pedals (ok, problems).
+            passed = bool(getattr(report, "passed", getattr(report, "ok", False)))
+            detail = str(getattr(report, "detail", "") or "; ".join(getattr(report, "problems", ())))
+            detail = detail or ("ok" if passed else "failed")
+            outcomes.append(SelfTestOutcome(name, passed, detail))
+        return outcomes
+
+    def stop(self) -> None:
+        for name, driver in self.drivers.items():
+            try:
+                driver.stop()
+            except Exception:  # stopping must go on for the others
+                log.exception("device_stop_failed", device=name)
+        for sim in self.simulators.values():
+            try:
+                sim.stop()
+            except Exception:
+                log.exception("simulator_stop_failed")
+
+
+class _PedalSimulation:
+    """An in-process simulated pedal unit on its own simulated USB bus."""
+
+    def __init__(self) -> None:
+        self.device = SimulatedPedal(serial="PED-SIM-0001")
+        self.backend = SimulatedBackend([self.device])
+
+    def stop(self) -> None:
+        return None
+
+
+def build_devices(devices: DevicesSection, emit: Callable[[Event], None]) -> DeviceSet:
+    """Create (not start) a driver for every configured device, simulators included."""
+    built = DeviceSet()
+    for name, section in devices.configured():
+        if name == "pedals":
+            if section.url == SIM:
+                sim = _PedalSimulation()
+                built.simulators[name] = sim
+                locator: Any = simulated_locator(sim.backend, serial=sim.device.serial)
+                built.urls[name] = str(locator)
+            else:
+                locator = section.url
+                built.urls[name] = section.url
+            built.drivers[name] = PedalDriver(name, locator, emit)
+            continue
+        url = section.url
+        if url == SIM:
+            running: RunningSimulator = start_simulator(name, name=name, **section.options)
+            built.simulators[name] = running
+            url = running.url
+        built.urls[name] = url
+        built.drivers[name] = DRIVERS[name](name, url, emit, baudrate=section.baudrate)
+    return built

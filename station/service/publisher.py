@@ -1,0 +1,246 @@
+"""What the players see: the results display board and the web scoreboard, fed from the core.
+
+The core loop hands every output to :meth:`Publisher.on_output` on its own thread; that call
+only queues. A worker thread then talks to the display board (each command waits for the
+board's ACK, and a board that has gone away must never stall the table) and publishes
+snapshots to the web scoreboard.
+
+Nothing is shown before the cards are turned: the core publishes cards and results only once
+they may be shown under the dealing style in force, and this module shows only what the core
+published. After a restart the roads are rebuilt from the current shoe's rounds in the
+journal (``initial_results``), never from memory.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import structlog
+
+from drivers.codec.display import BeadCell as WireBead
+from drivers.codec.display import BigRoadCell as WireBigRoad
+from drivers.codec.display import Mark, Prediction as WirePrediction, WireOutcome
+from drivers.devices import DeviceError, DisplayDriver
+from station.core import outputs as out
+from station.core import states as st
+from station.games.baccarat import RoundStateError, result_of
+from station.roads import ResultRecord, Roads, Scoreboard, WarBoard
+
+log = structlog.get_logger(__name__)
+
+_WIRE_OUTCOME = {"B": WireOutcome.BANKER, "P": WireOutcome.PLAYER, "T": WireOutcome.TIE}
+_WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
+_STOP = object()
+
+
+def record_of(result: Mapping[str, Any]) -> ResultRecord:
+    """A scoreboard record from a round result as the core keeps it (``shoe_results``)."""
+    letter = {"banker": "B", "player": "P", "tie": "T"}[result["outcome"]]
+    return ResultRecord(
+        letter, bool(result.get("player_pair")), bool(result.get("banker_pair")), bool(result.get("natural")),
+        result.get("player_total"), result.get("banker_total"),
+    )
+
+
+def war_round_of(result: Mapping[str, Any]) -> dict[int, str]:
+    return {int(box): outcome for box, outcome in dict(result.get("boxes", {})).items()}
+
+
+def wire_roads(roads: Roads) -> dict[str, Any]:
+    """The roads in the display board's wire types (docs/protocols/display.md)."""
+    bead = [WireBead(_WIRE_OUTCOME[c.result], c.player_pair, c.banker_pair, c.natural) for c in roads.bead_plate]
+    big = [WireBigRoad(c.col, c.row, _WIRE_OUTCOME[c.result], min(c.ties, 255)) for c in roads.big_road]
+
+    def marks(name: str) -> list[Mark]:
+        return [_WIRE_MARK[c.colour] for c in roads.derived(name)]
+
+    def prediction(side: str) -> WirePrediction:
+        p = roads.predictions[side]
+        return WirePrediction(_WIRE_MARK[p.big_eye_boy], _WIRE_MARK[p.small_road], _WIRE_MARK[p.cockroach_pig])
+
+    return {
+        "bead_plate": bead, "big_road": big, "big_eye_boy": marks("big_eye_boy"),
+        "small_road": marks("small_road"), "cockroach_pig": marks("cockroach_pig"),
+        "if_banker": prediction("B"), "if_player": prediction("P"),
+    }
+
+
+class Publisher:
+    """Feeds the display board and the web scoreboard from the core's outputs."""
+
+    def __init__(
+        self,
+        game: str,
+        display: DisplayDriver | None,
+        web: Any | None = None,
+        table_info: Any | None = None,
+        initial_results: Iterable[Mapping[str, Any]] = (),
+        limits: tuple[int, int] | None = None,
+    ) -> None:
+        self.game = game
+        self.display = display
+        self.web = web
+        self.table_info = table_info
+        self.limits = limits
+        self.scoreboard = Scoreboard()
+        self.war_board = WarBoard()
+        for result in initial_results:
+            self._add_result(result)
+        self.last_result: Any = None
+        self.state = "shuffling"
+        self.last_round = False
+        self.fault = ""
+        self.display_failures = 0
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+        self._queue.put(("announce", None))
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._queue.put(_STOP)
+        self._thread.join(timeout)
+
+    def on_output(self, output: out.Output) -> None:
+        """Core-loop side: queue only, never block."""
+        self._queue.put(("output", output))
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Until everything queued so far has been shown (tests, orderly shutdown)."""
+        marker = threading.Event()
+        self._queue.put(("mark", marker))
+        return marker.wait(timeout)
+
+    # --- worker ----------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            kind, value = item  # type: ignore[misc]
+            try:
+                if kind == "output":
+                    self._handle(value)
+                elif kind == "announce":
+                    self._announce()
+                elif kind == "mark":
+                    value.set()
+            except Exception:  # a display problem must never stop the publishing of the rest
+                log.exception("publisher_failed", item=kind)
+
+    def _add_result(self, result: Mapping[str, Any]) -> None:
+        if self.game == "war":
+            self.war_board.add(war_round_of(result))
+        else:
+            self.scoreboard.add(record_of(result))
+
+    def _handle(self, output: out.Output) -> None:
+        if isinstance(output, out.ShoeStarted):
+            self.scoreboard.reset()
+            self.war_board.reset()
+            self.last_round = False
+            self._to_display("clear")
+            self._push_roads()
+        elif isinstance(output, out.RoundResult):
+            self._on_result(output)
+        elif isinstance(output, out.ExpectationChanged):
+            self.last_round = "last round" in output.text
+            self._to_display("show_expected", output.text)
+        elif isinstance(output, out.StateChanged):
+            self.state = output.state
+            if output.state != st.IRREGULARITY:
+                self.fault = ""
+        elif isinstance(output, out.IrregularityRaised):
+            self.fault = output.detail
+            self._to_display("show_message", f"STOP - supervisor: {output.detail}"[:120])
+        elif isinstance(output, out.DeviceFaulted):
+            self.fault = f"{output.device}: {output.reason}"
+        elif isinstance(output, out.DeviceBack):
+            self.fault = ""
+        elif isinstance(output, out.ShoeEnded):
+            self.state = "shoe end"
+        else:
+            return
+        self._publish_web()
+
+    def _on_result(self, output: out.RoundResult) -> None:
+        hands = dict(output.hands)
+        totals = dict(output.totals)
+        if output.game == "war":
+            result = {"boxes": {}}
+            dealer = totals.get("dealer")
+            for position, value in totals.items():
+                if position.startswith("box ") and dealer is not None:
+                    result["boxes"][position[4:]] = "win" if value > dealer else "lose" if value < dealer else "tie"
+            self.war_board.add(war_round_of(result))
+            return
+        record = {
+            "outcome": output.outcome, "player_total": totals.get("player"), "banker_total": totals.get("banker"),
+            "natural": output.natural, "player_pair": output.player_pair, "banker_pair": output.banker_pair,
+        }
+        self.scoreboard.add(record_of(record))
+        try:
+            self.last_result = result_of(list(hands.get("player", ())), list(hands.get("banker", ())))
+        except RoundStateError:
+            self.last_result = None
+        if self.last_result is not None:
+            self._to_display("show_round", self.last_result)
+        self._push_roads()
+
+    def _push_roads(self) -> None:
+        if self.game != "war":
+            self._to_display("show_roads_wire", wire_roads(self.scoreboard.roads()))
+
+    def _announce(self) -> None:
+        if self.limits is not None:
+            self._to_display("show_limits", *self.limits)
+        self._push_roads()
+        self._publish_web()
+
+    def _to_display(self, command: str, *args: Any) -> None:
+        if self.display is None:
+            return
+        try:
+            if command == "show_roads_wire":
+                self.display.show_roads(**args[0])
+            else:
+                getattr(self.display, command)(*args)
+        except (DeviceError, OSError) as exc:
+            self.display_failures += 1
+            log.warning("display_command_failed", command=command, error=str(exc))
+
+    # --- web ---------------------------------------------------------------------------------
+
+    def web_state(self) -> str:
+        if self.fault:
+            return f"fault: {self.fault}"
+        if self.state in (st.SHUFFLING, st.CUTTING, st.BURNING):
+            return "shuffling"
+        if self.state == "shoe end":
+            return "shoe end"
+        if self.last_round:
+            return "last round"
+        if self.state == st.BETTING:
+            return "betting"
+        return "dealing"
+
+    def _publish_web(self) -> None:
+        if self.web is None or self.table_info is None:
+            return
+        from station.web.snapshot import Snapshot
+
+        snapshot = Snapshot(
+            table=self.table_info,
+            state=self.web_state(),
+            roads=self.scoreboard.roads() if self.game != "war" else None,
+            last_result=self.last_result,
+            war=self.war_board if self.game == "war" else None,
+        )
+        self.web.publish(snapshot)

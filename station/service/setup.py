@@ -1,0 +1,59 @@
+"""From a validated configuration to the core's options.
+
+The configuration file speaks the technician's words (``region_cap = "table_total"``); the
+game rules speak theirs (:class:`~station.games.table.RegionCap.ALL_PLAYERS`). This is the one
+place that translates, and any rule the game modules still refuse comes back as a
+:class:`~station.service.config.ConfigError` naming the file and the key, like every other
+configuration problem.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from station.core.options import CoreOptionError, CoreOptions
+from station.games.table import BaccaratTable, BankerPayout, Chips, RegionCap, TableOptionError, Variant, WarTable
+from station.service.config import ConfigError, StationConfig
+
+_REGION_CAPS = {"none": RegionCap.NONE, "table_total": RegionCap.ALL_PLAYERS, "player_total": RegionCap.EACH_PLAYER}
+#: Field names of the game modules -> dotted keys of the configuration file.
+_KEYS = {"table_differential": "differential", "tie_after_tie_bonus": "war.tie_after_tie_bonus",
+         "box_max": "war.box_max", "player_max": "war.player_max",
+         "max_boxes_per_player": "war.max_boxes_per_player"}
+
+
+def _table(config: StationConfig) -> BaccaratTable | WarTable:
+    t = config.table
+    chips = Chips(tuple(sorted(t.chips)))
+    if t.game == "war":
+        return WarTable(
+            boxes=t.boxes, min_bet=t.min_bet, max_bet=t.max_bet, chips=chips,
+            players_per_box=t.players_per_box, box_max=t.war.box_max or None,
+            player_max=t.war.player_max or None, tie_pays=t.war.tie_pays,
+            tie_after_tie_bonus=t.war.tie_after_tie_bonus or None,
+            max_boxes_per_player=t.war.max_boxes_per_player,
+        )
+    return BaccaratTable(
+        variant=Variant(t.variant), boxes=t.boxes, min_bet=t.min_bet, max_bet=t.max_bet, chips=chips,
+        players_per_box=t.players_per_box, standing_regions=t.standing_regions, tie_pays=t.tie_pays,
+        banker_payout=BankerPayout(t.banker_payout), region_cap=_REGION_CAPS[t.region_cap],
+        table_differential=t.differential or None,
+    )
+
+
+def core_options(config: StationConfig, path: Path) -> CoreOptions:
+    """The core's options for this configuration; rule violations name the config key."""
+    t = config.table
+    try:
+        table = _table(config)
+    except TableOptionError as exc:
+        raise ConfigError(path, [(f"table.{_KEYS.get(exc.field, exc.field)}", str(exc))]) from None
+    round_devices = frozenset(name for name, _ in config.devices.configured() if name in ("shoe", "shuffler"))
+    try:
+        return CoreOptions(
+            game=t.game, equipment=t.equipment, dealing_style=t.dealing_style, decks=t.decks,
+            rounds_after_cut=t.rounds_after_cut, set_colours=(t.set_colours[0], t.set_colours[1]),
+            table=table, round_devices=round_devices, buttons=dict(config.dealer.buttons),
+        )
+    except CoreOptionError as exc:
+        raise ConfigError(path, [("table", str(exc))]) from None

@@ -1,0 +1,285 @@
+"""A simulated dealer who plays the simulated devices, so a station can run with no one at it.
+
+It behaves as a dealer does, through the same paths a dealer uses: it slides cards out of
+the simulated shoe (the card goes over the wire to the shoe driver, exactly like a real
+shoe's), presses the simulated USB pedals (through the real pyusb code path) for the actions
+mapped to pedals, and uses the dealer's screen (a ``DealerAction`` event) for the rest. It
+decides what to do from what the station says it expects next, and does one thing per
+change of state or expectation; it never reads or writes the state machine itself.
+
+A simulated dealer never decides an irregularity: that is a supervisor's job. It stops and
+reports instead, which is what ``station demo`` turns into an error.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import structlog
+
+from drivers.simulators import CUT_CARD, shuffled_shoe
+from drivers.simulators.pool import CardPool, ShoeItem
+from station.cards import Card, parse_card
+from station.core import outputs as out
+from station.core import states as st
+from station.core.options import CoreOptions
+from station.events import BetPlaced, DealerAction, Event
+
+log = structlog.get_logger(__name__)
+
+CUT_TOKEN = "CUT"
+#: Cards left behind the cut card in a dealt shoe (casinos place it 14-16 from the back).
+CUT_FROM_BACK = 15
+
+
+class ShoeFileError(ValueError):
+    """A stacked shoe file that cannot be dealt."""
+
+
+def parse_shoe_file(text: str, source: str = "shoe file") -> list[ShoeItem]:
+    """Card codes in draw order, whitespace-separated, with a ``CUT`` token for the cut card.
+
+    The first card is the one exposed for the burn. Lines starting with ``#`` are comments.
+    """
+    items: list[ShoeItem] = []
+    cuts = 0
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0]
+        for token in line.split():
+            if token.upper() == CUT_TOKEN:
+                cuts += 1
+                items.append(CUT_CARD)
+                continue
+            try:
+                items.append(parse_card(token))
+            except ValueError as exc:
+                raise ShoeFileError(f"{source}, line {line_no}: {exc}") from None
+    if cuts > 1:
+        raise ShoeFileError(f"{source}: {cuts} CUT tokens; a shoe has one cut card")
+    if not any(isinstance(i, Card) for i in items):
+        raise ShoeFileError(f"{source}: no cards")
+    return items
+
+
+@dataclass
+class DealerScript:
+    """What the simulated dealer deals and bets."""
+
+    decks: int = 8
+    seed: int = 1
+    pace_s: float = 1.5
+    stacked_shoe: Sequence[ShoeItem] | None = None
+    bets: Mapping[str, int] = field(default_factory=dict)
+    box: str = "1"
+    player: str = "P1"
+
+    def shoe(self, number: int) -> list[ShoeItem]:
+        if self.stacked_shoe is not None:
+            return list(self.stacked_shoe)
+        size = 52 * self.decks
+        return shuffled_shoe(self.decks, self.seed * 1000 + number, size - CUT_FROM_BACK)
+
+
+class DealerStopped(RuntimeError):
+    """The simulated dealer cannot go on (an irregularity, an empty shoe, a stall)."""
+
+
+class SimulatedDealer:
+    """Plays rounds from the station's outputs. Feed it with :meth:`on_output`."""
+
+    def __init__(
+        self,
+        post: Callable[[Event], None],
+        options: CoreOptions,
+        script: DealerScript,
+        *,
+        shoe: object,
+        press: Callable[[str], bool],
+        shuffler: object | None = None,
+        pool: CardPool | None = None,
+        stall_s: float = 15.0,
+    ) -> None:
+        self._post = post
+        self.options = options
+        self.script = script
+        self.shoe = shoe
+        self.shuffler = shuffler
+        self.pool = pool
+        self._press = press
+        self.stall_s = stall_s
+        self._outputs: queue.SimpleQueue[out.Output | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="sim-dealer", daemon=True)
+        self._stop = threading.Event()
+        self.state = ""
+        self.expectation = ""
+        self.shoes_loaded = 0
+        self._last_outcome = ""
+        self._war_boxes: tuple[str, ...] = ()
+        self.error: str | None = None
+        self.stopped = threading.Event()
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def start(self, state: str, expectation: str) -> None:
+        self.state, self.expectation = state, expectation
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._outputs.put(None)
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(5)
+
+    def on_output(self, output: out.Output) -> None:
+        self._outputs.put(output)
+
+    # --- the dealer's loop ------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self._act()
+            while not self._stop.is_set():
+                changed = self._wait_for_change()
+                if self._stop.is_set():
+                    return
+                if not changed:
+                    raise DealerStopped(
+                        f"the station has not moved for {self.stall_s:.0f} s (state {self.state!r}, "
+                        f"expecting {self.expectation!r})"
+                    )
+                self._act()
+        except DealerStopped as exc:
+            self.error = str(exc)
+            log.error("simulated_dealer_stopped", reason=self.error)
+        except Exception as exc:  # report, do not die silently
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.exception("simulated_dealer_failed")
+        finally:
+            self.stopped.set()
+
+    def _wait_for_change(self) -> bool:
+        """Take outputs until the state or the expectation changes (or time runs out)."""
+        deadline = time.monotonic() + self.stall_s
+        changed = False
+        while True:
+            timeout = deadline - time.monotonic()
+            try:
+                item = self._outputs.get(timeout=max(0.0, timeout)) if not changed else self._outputs.get_nowait()
+            except queue.Empty:
+                return changed
+            if item is None:
+                return changed
+            if isinstance(item, out.StateChanged):
+                changed = changed or item.state != self.state
+                self.state = item.state
+            elif isinstance(item, out.ExpectationChanged):
+                changed = changed or item.text != self.expectation
+                self.expectation = item.text
+            elif isinstance(item, out.RoundSettled):
+                self._last_outcome = item.outcome
+            elif isinstance(item, out.RoundVoided):
+                self._last_outcome = "void"
+            elif isinstance(item, out.WarDecisionNeeded):
+                self._war_boxes = item.boxes
+            elif isinstance(item, out.IrregularityRaised):
+                raise DealerStopped(f"irregularity: {item.detail} (a supervisor must decide: {', '.join(item.decisions)})")
+
+    def _pause(self) -> None:
+        if self.script.pace_s:
+            self._stop.wait(self.script.pace_s)
+
+    def _act(self) -> None:
+        state = self.state
+        if state == st.IRREGULARITY:
+            raise DealerStopped(f"the station is waiting for a supervisor: {self.expectation}")
+        if state == st.PAUSED:
+            return
+        self._pause()
+        if self._stop.is_set():
+            return
+        if state == st.SHUFFLING:
+            self._shuffle()
+        elif state == st.CUTTING:
+            self._action("confirm_cut")
+        elif state in (st.BURNING, st.DEALING, st.WAR_BURNING, st.WAR_DEALING):
+            self._draw()
+        elif state == st.BETTING:
+            self._bet_and_close()
+        elif state == st.REVEALING:
+            self._action("reveal")
+        elif state == st.WAR_DECISION:
+            for box in self._war_boxes:
+                self._post(DealerAction("war", box=box))
+            self._war_boxes = ()
+        elif state == st.PAYING:
+            self._action("next_round")
+
+    # --- dealer actions ----------------------------------------------------------------------
+
+    def _action(self, action: str) -> None:
+        """A pedal when one is mapped to the action, otherwise the dealer's screen."""
+        for button, mapped in self.options.buttons.items():
+            if mapped == action and self._press(button):
+                return
+        self._post(DealerAction(action))
+
+    def _shuffle(self) -> None:
+        equipment = self.options.equipment
+        if equipment == "manual":
+            self.shoes_loaded += 1
+            self.shoe.load(self.script.shoe(self.shoes_loaded))  # type: ignore[attr-defined]
+            self._action("shuffle_done")
+        elif equipment == "batch":
+            self._batch_shuffle()
+        else:
+            self._continuous_ready()
+
+    def _batch_shuffle(self) -> None:
+        """Shuffle the next set in the shuffler, then put it in the shoe with the cut card."""
+        shuffler = self.shuffler
+        assert shuffler is not None, "a batch shuffler table needs a simulated shuffler"
+        self.shoes_loaded += 1
+        if not shuffler.held_cards():  # type: ignore[attr-defined]
+            colour = self.options.set_colours[(self.shoes_loaded - 1) % 2]
+            order = [c for c in self.script.shoe(self.shoes_loaded) if isinstance(c, Card)]
+            shuffler.load_set(order, colour=colour)  # type: ignore[attr-defined]
+        shuffler.start_shuffle()  # type: ignore[attr-defined]
+        shuffler.wait_shuffled(timeout=30)  # type: ignore[attr-defined]
+        cards: list[ShoeItem] = list(shuffler.take_set())  # type: ignore[attr-defined]
+        cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
+        self.shoe.load(cards)  # type: ignore[attr-defined]
+        self._action("shuffle_done")
+
+    def _continuous_ready(self) -> None:
+        shuffler = self.shuffler
+        assert shuffler is not None and self.pool is not None, "a continuous shuffler needs a simulated shuffler"
+        if self.shoes_loaded == 0:
+            self.shoes_loaded = 1
+            self.shoe.attach_pool(self.pool)  # type: ignore[attr-defined]
+        shuffler.start_shuffle()  # type: ignore[attr-defined]
+
+    def _draw(self) -> None:
+        """Slide one card out; the cut card, if it comes first, is set aside and the next
+        card drawn, as a dealer does."""
+        try:
+            item = self.shoe.draw()  # type: ignore[attr-defined]
+            if item is CUT_CARD:
+                self._pause()
+                self.shoe.draw()  # type: ignore[attr-defined]
+        except Exception as exc:
+            raise DealerStopped(f"cannot draw a card: {exc}") from None
+
+    def _bet_and_close(self) -> None:
+        """Place the script's bets, then call no more bets.
+
+        After a Tie the Banker and Player bets stay on the layout for the next round (5.16),
+        so only the regions that were cleared are bet again."""
+        carried = ("banker", "player") if self._last_outcome == "tie" and self.options.game == "baccarat" else ()
+        for region, amount in self.script.bets.items():
+            if region not in carried:
+                self._post(BetPlaced(self.script.box, self.script.player, region, amount))
+        self._action("no_more_bets")

@@ -157,6 +157,11 @@ def test_not_a_journal_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str
         assert "is not a journal" in capsys.readouterr().err
 
 
+def test_a_directory_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["journal", "verify", "--journal", str(tmp_path)]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
 def test_unreadable_file_exits_2(journal_of, capsys: pytest.CaptureFixture[str]) -> None:
     if os.geteuid() == 0:
         pytest.skip("root reads files whatever their mode")

@@ -41,7 +41,8 @@ SCHEMA_VERSION = 1
 """The layout this code writes; older layouts are migrated on open, newer ones refused."""
 
 _BATCH = 1000  # records fetched per query when iterating, so no read transaction stays open long
-_BUSY_TIMEOUT_MS = 10_000
+DEFAULT_BUSY_TIMEOUT = 10.0
+"""Seconds a writer waits for another writer's transaction before giving up with an error."""
 
 _SCHEMA_V1: tuple[str, ...] = (
     "CREATE TABLE schema_version (version INTEGER NOT NULL)",
@@ -292,7 +293,13 @@ class _Access:
 class Journal(_Access):
     """The journal's single writer. Create or open ``path``; use as a context manager."""
 
-    def __init__(self, path: str | os.PathLike[str], *, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        clock: Clock | None = None,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
         self.path = Path(path)
         self._clock: Clock = clock or utc_now
         self._lock = threading.RLock()
@@ -309,7 +316,7 @@ class Journal(_Access):
         except sqlite3.Error as exc:
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
         try:
-            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             _identify(conn, self.path)  # before anything is written: never convert a foreign file
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
@@ -453,7 +460,7 @@ class JournalReader(_Access):
         except sqlite3.Error as exc:
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
         try:
-            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {int(DEFAULT_BUSY_TIMEOUT * 1000)}")
             if not _identify(conn, self.path):
                 raise NotAJournalError(f"{self.path} is not a journal: it is an empty file or database")
             version = _schema_version(conn, self.path)

@@ -319,6 +319,20 @@ def test_two_writers_on_one_file_never_share_a_sequence_number(path: Path) -> No
     assert all(y.prev_hash == x.hash for x, y in zip(records, records[1:]))
 
 
+def test_a_writer_blocked_by_another_gives_up_clearly_and_writes_nothing(path: Path) -> None:
+    with Journal(path, busy_timeout=0.2) as journal:
+        journal.append("E", {"n": 1})
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # another writer holds the write lock
+            with pytest.raises(JournalError, match="cannot start a write"):
+                journal.append("E", {"n": 2})
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+        assert journal.append("E", {"n": 3}).seq == 2
+
+
 def test_the_writer_refuses_to_extend_a_journal_whose_tail_was_cut(path: Path) -> None:
     with Journal(path) as journal:
         journal.append_many([("E", {"n": n}) for n in range(5)])

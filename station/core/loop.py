@@ -34,59 +34,15 @@ import structlog
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.core.outputs import ExpectationChanged, IrregularityRaised, Output, StateChanged
-from station.events import Event, EventError, Timer, event_from_dict, event_to_dict, event_types
+from station.core.replay import CoreReplayError, apply_safely, replay
+from station.events import Event, Timer, event_to_dict
 from station.journal import Journal
+
+__all__ = ["CoreLoop", "CoreReplayError", "Subscriber"]
 
 log = structlog.get_logger("station.core")
 
 Subscriber = Callable[[Output], None]
-
-
-def _frozen(value: Any) -> Any:
-    """A hashable image of a JSON value (dicts become sorted item tuples)."""
-    if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return ("[]", *(_frozen(v) for v in value))
-    return value
-
-
-def _payload_key(payload: dict[str, Any]) -> Any:
-    """:func:`_frozen` with a fast path for the usual flat payload (nested ``actor`` dicts)."""
-    parts = []
-    for name, value in payload.items():
-        if type(value) is dict:
-            value = tuple(value.items()) if all(type(v) is str for v in value.values()) else _frozen(value)
-        elif type(value) is list:
-            value = _frozen(value)
-        parts.append((name, value))
-    return tuple(parts)
-
-
-class _Decoder:
-    """Decodes journal payloads into events, once per distinct payload.
-
-    Events are immutable, so a journal's many identical records (the same card from the same
-    shoe, the same button) can share one instance; decoding is otherwise a large part of the
-    cost of a replay.
-    """
-
-    def __init__(self) -> None:
-        self._cache: dict[Any, Event] = {}
-
-    def __call__(self, payload: dict[str, Any]) -> Event:
-        key = _payload_key(payload)
-        event = self._cache.get(key)
-        if event is None:
-            event = event_from_dict(payload)
-            if len(self._cache) < 65536:
-                self._cache[key] = event
-        return event
-
-
-class CoreReplayError(RuntimeError):
-    """A journal record of a known event kind that cannot be decoded: replay stops here rather
-    than rebuild a state that differs from the one the table was in."""
 
 
 class CoreLoop:
@@ -121,7 +77,7 @@ class CoreLoop:
         self._fired = ""  # the last timer posted: never armed again
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.failures = 0  # events whose application raised (logged; state left as it was)
+        self.failures = 0  # events whose application raised (logged; the table goes on)
         self.skipped_records = 0  # journal records that are not input events
         started = time.perf_counter()
         self.replayed = self._replay()
@@ -227,20 +183,8 @@ class CoreLoop:
     # --- internals ----------------------------------------------------------------------
 
     def _replay(self) -> int:
-        known = event_types()
-        count = 0
-        decode = _Decoder()
-        for record in self.journal.records():
-            try:
-                event = decode(record.payload)
-            except EventError as exc:
-                if record.kind not in known:
-                    self.skipped_records += 1
-                    continue
-                raise CoreReplayError(f"journal record {record.seq} ({record.kind}): {exc}") from None
-            self._apply(event, seq=record.seq)
-            count += 1
-        return count
+        applied, self.skipped_records, self.failures = replay(self.machine, self.journal.records())
+        return applied
 
     def _drain(self, *, block: bool, timeout: float | None = None) -> list[Event]:
         batch: list[Event] = []
@@ -262,11 +206,8 @@ class CoreLoop:
         self._sync_timer()
 
     def _apply(self, event: Event, *, seq: int) -> None:
-        try:
-            self.machine.apply(event)
-        except Exception:  # a bug must not stop the table; the same happens on replay
+        if not apply_safely(self.machine, event, seq):
             self.failures += 1
-            log.exception("core.apply_failed", seq=seq, event=event.kind)
 
     def _deliver(self, outputs: list[Output]) -> None:
         if not outputs:

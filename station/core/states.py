@@ -76,9 +76,9 @@ def transitions_table() -> list[dict[str, Any]]:
         # Round.
         {"trigger": "no_more_bets", "source": BETTING, "dest": DEALING},
         {"trigger": "late_bets", "source": [DEALING, REVEALING], "dest": BETTING},
-        {"trigger": "await_reveal", "source": [DEALING, WAR_DEALING], "dest": REVEALING},
+        {"trigger": "await_reveal", "source": DEALING, "dest": REVEALING},
         {"trigger": "reveal_more", "source": REVEALING, "dest": DEALING},
-        {"trigger": "boxes_tied", "source": [DEALING, REVEALING], "dest": WAR_DECISION},
+        {"trigger": "boxes_tied", "source": DEALING, "dest": WAR_DECISION},
         {"trigger": "go_to_war", "source": WAR_DECISION, "dest": WAR_BURNING},
         {"trigger": "war_burned", "source": WAR_BURNING, "dest": WAR_DEALING},
         {"trigger": "settle", "source": [DEALING, REVEALING, WAR_DECISION, WAR_DEALING], "dest": PAYING},

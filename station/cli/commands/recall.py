@@ -1,0 +1,62 @@
+"""``station recall``: any past round from the journal, with every card, bet and decision."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from station.cli.main import CliError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "recall",
+        help="show past rounds from the journal",
+        description="Show past rounds (every card, the bets, the decisions, the settlement) by replaying "
+        "the journal read-only. Without --round or --last, shows the last 10 rounds.",
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--last", type=int, metavar="N", help="the last N rounds (0: every round in the journal)")
+    which.add_argument("--round", metavar="ID", help="one round by id, e.g. 12-34 (shoe 12, round 34)")
+    parser.add_argument("--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the configuration)")
+    parser.add_argument("--config", metavar="FILE", help="station configuration (table rules and journal path)")
+    parser.add_argument("--json", action="store_true", help="one JSON array of rounds instead of text")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so other commands stay light.
+    from station.core.recall import describe, recall_rounds
+    from station.journal import JournalError
+    from station.journal.location import journal_path
+    from station.service.config import ConfigError, load_config
+    from station.service.setup import core_options
+
+    try:
+        loaded = load_config(args.config)
+        options = core_options(loaded.config, loaded.path)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    path = journal_path(args.journal, loaded.config.station.journal or None)
+    try:
+        rounds = recall_rounds(path, options)
+    except JournalError as exc:
+        raise CliError(str(exc)) from None
+    if args.round:
+        rounds = [r for r in rounds if r["round_id"] == args.round]
+        if not rounds:
+            raise CliError(f"no round {args.round} in {path}", 1)
+    else:
+        last = 10 if args.last is None else args.last
+        if last < 0:
+            raise CliError("--last must be 0 or more")
+        if last:
+            rounds = rounds[-last:]
+    if args.json:
+        print(json.dumps(rounds, indent=2))
+    elif not rounds:
+        print(f"no rounds in {path}")
+    else:
+        print("\n\n".join(describe(r) for r in rounds))
+    return 0

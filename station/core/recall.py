@@ -1,0 +1,89 @@
+"""Game recall: every round in a journal, with its cards, bets, decisions and settlement.
+
+Surveillance and supervisors ask "what happened in round 12-34?". The answer is rebuilt the
+same way the table rebuilds its state after a restart: by replaying the journal into a fresh
+machine (read-only: the journal is opened with :class:`~station.journal.JournalReader`). Each
+round is captured when it leaves the table, with the journal times of its first and last
+events; a round still on the table is included and marked ``in_progress``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from station.core.machine import TableMachine
+from station.core.options import CoreOptions
+from station.core.replay import replay
+from station.journal import JournalReader, JournalRecord
+
+
+def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = None) -> list[dict[str, Any]]:
+    """Every round in the journal at ``path``, oldest first (see :meth:`Round.to_json`), each
+    with ``opened_at``/``closed_at`` journal times, ``shoe`` and ``in_progress``."""
+    machine = TableMachine(options)
+    rounds: list[dict[str, Any]] = []
+    opened: dict[str, str] = {}
+    clock = {"time": ""}
+
+    def closed(record: dict[str, Any]) -> None:
+        rid = record["round_id"]
+        rounds.append({**record, "opened_at": opened.get(rid, ""), "closed_at": clock["time"], "in_progress": False})
+
+    def now(record: JournalRecord) -> None:
+        clock["time"] = record.time
+
+    def opened_by(record: JournalRecord) -> None:
+        current = machine.round
+        if current is not None and current.round_id not in opened:
+            opened[current.round_id] = record.time
+
+    machine.on_round_closed = closed
+    with JournalReader(path) as reader:
+        replay(machine, reader.records(), before_apply=now, after_apply=opened_by)
+    if machine.round is not None:
+        current = machine.round.to_json()
+        rid = current["round_id"]
+        rounds.append({**current, "opened_at": opened.get(rid, clock["time"]), "closed_at": "", "in_progress": True})
+    for item in rounds:
+        item["shoe"] = int(item["round_id"].split("-")[0])
+    return rounds
+
+
+def describe(round_: dict[str, Any]) -> str:
+    """A round in words for a terminal: cards by position, totals, bets and decisions."""
+    lines = [f"Round {round_['round_id']} ({round_['game']})"
+             f"  {round_['opened_at'] or '?'} .. {round_['closed_at'] or 'in progress'}"]
+    positions: dict[str, list[str]] = {}
+    for position, code in round_["dealt"]:
+        positions.setdefault(position, []).append(code)
+    result = round_.get("result") or {}
+    for position, codes in positions.items():
+        total = result.get(f"{position}_total")
+        lines.append(f"  {position:<12} {' '.join(codes):<12}" + (f" = {total}" if total is not None else ""))
+    if round_["burned"]:
+        lines.append(f"  burned       {' '.join(round_['burned'])}")
+    if round_["dummy"]:
+        lines.append(f"  dummy hand   {' '.join(round_['dummy'])}")
+    if round_["voided"]:
+        lines.append(f"  VOID: {round_['void_reason']}")
+    elif result:
+        extras = [k for k in ("natural", "player_pair", "banker_pair") if result.get(k)]
+        lines.append(f"  result       {result['outcome']}" + (f" ({', '.join(extras)})" if extras else ""))
+    if round_["payout_option"]:
+        lines.append(f"  payout       {round_['payout_option']}")
+    settled = {(s["box"], s["player"], s["region"]): s for s in round_["settlement"] or []}
+    for bet in round_["bets"]:
+        line = f"  bet          box {bet['box']} {bet['player']} {bet['region']} {bet['amount']}"
+        s = settled.get((bet["box"], bet["player"], bet["region"]))
+        if s is not None:
+            line += f" -> {s['outcome']} {s['net']:+d}" + (f" (void {s['void']})" if s["void"] else "")
+        lines.append(line)
+    for s in round_["settlement"] or []:  # wagers added during the round (Go to War)
+        if not any((b["box"], b["player"], b["region"]) == (s["box"], s["player"], s["region"]) for b in round_["bets"]):
+            lines.append(f"  bet          box {s['box']} {s['player']} {s['region']} {s['stake']} -> {s['outcome']} {s['net']:+d}")
+    for decision in round_["decisions"]:
+        lines.append("  decision     " + ", ".join(f"{k}={v}" for k, v in decision.items() if v not in ("", [], None)))
+    if round_["in_progress"]:
+        lines.append("  (round still on the table)")
+    return "\n".join(lines)

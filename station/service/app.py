@@ -33,6 +33,8 @@ from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
 from station.events import (
     Actor,
+    BetPlaced,
+    DealerAction,
     DeviceFault,
     LateBetOverride,
     PauseRequested,
@@ -57,6 +59,14 @@ log = structlog.get_logger("station.service")
 ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
 ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
 SUPERVISOR = frozenset({"supervisor"})
+DEALER_OR_SUPERVISOR = frozenset({"dealer", "supervisor"})
+
+
+def _amount(value: object) -> int:
+    """Money from the control socket: whole minor units only, never a float."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"amount must be a positive whole number of minor units, got {value!r}")
+    return value
 
 
 @dataclass
@@ -99,6 +109,7 @@ class Station:
         self.start_seconds = 0.0
         self.stop_reason = ""
         self._last_ping = 0.0
+        self._published: tuple[str, str] = ("starting", "")
         self._stopping = threading.Event()
 
     # --- start-up --------------------------------------------------------------------------
@@ -130,6 +141,7 @@ class Station:
         )
         loop.subscribe(self.publisher.on_output)
         loop.subscribe(self._on_output)
+        self._published = (loop.state, loop.expectation)
         for subscriber in self.run_options.extra_subscribers:
             loop.subscribe(subscriber)
         self.publisher.start()
@@ -224,6 +236,11 @@ class Station:
             "resume": Command(SUPERVISOR, post(lambda a, args: ResumeRequested(a))),
             "decide": Command(SUPERVISOR, post(lambda a, args: SupervisorDecision(str(args["decision"]), a))),
             "late-bets": Command(SUPERVISOR, post(lambda a, args: LateBetOverride(a))),
+            # The dealer's terminal: bets as placed on the layout, and screen actions.
+            "bet": Command(DEALER_OR_SUPERVISOR, post(lambda a, args: BetPlaced(
+                str(args["box"]), str(args["player"]), str(args["region"]), _amount(args["amount"]), a))),
+            "action": Command(DEALER_OR_SUPERVISOR, post(lambda a, args: DealerAction(
+                str(args["action"]), str(args.get("box", "")), str(args.get("player", "")), a))),
             "payout-option": Command(SUPERVISOR, post(lambda a, args: PayoutOptionChanged(str(args["option"]), a))),
         }
         path = control_socket_path(self.config.control.socket or None)
@@ -235,12 +252,14 @@ class Station:
         loop = self.loop
         assert loop is not None
         machine = loop.machine
+        # Read each attribute once: the loop thread may replace it between two reads.
         irregularity = machine.irregularity
+        current_round = machine.round
         return {
             "table": self.config.station.name,
-            "state": loop.state,
-            "expecting": loop.expectation,
-            "round": machine.round.round_id if machine.round is not None else None,
+            "state": self._published[0],
+            "expecting": self._published[1],
+            "round": current_round.round_id if current_round is not None else None,
             "shoe": machine.shoe.number,
             "irregularity": None if irregularity is None else {
                 "reason": irregularity.reason, "detail": irregularity.detail,
@@ -266,6 +285,10 @@ class Station:
             self.notifier.watchdog()
 
     def _on_output(self, output: out.Output) -> None:
+        if isinstance(output, (out.StateChanged, out.ExpectationChanged)):
+            assert self.loop is not None
+            # One tuple replaced at once: the control threads read it without a lock.
+            self._published = (self.loop.state, self.loop.expectation)
         if isinstance(output, out.StateChanged):
             if self.holder is not None:
                 self.holder.update(round_live=output.state in ROUND_LIVE, state=output.state)

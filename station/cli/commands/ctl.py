@@ -81,10 +81,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     decide = ctl.add_parser("decide", help="decide a pending irregularity (supervisor)")
     decide.add_argument(
         "decision",
-        help="void_round | burn_card | dummy_hand | resume (see `station ctl status` for the choices offered)",
+        help="void | burn | dummy | resume (`station ctl status` shows the choices the irregularity allows)",
     )
     decide.add_argument("--set", action="append", metavar="KEY=VALUE", help="extra detail for the decision")
-    command = ctl.add_parser("send", help="any other control command by name, with --set KEY=VALUE arguments")
+    command = ctl.add_parser(
+        "send", help="any other command by name (bet, action, late-bets, payout-option), with --set KEY=VALUE"
+    )
     command.add_argument("name")
     command.add_argument("--set", action="append", metavar="KEY=VALUE")
     token = ctl.add_parser("new-token", help="make a token for a person and print its config entry")

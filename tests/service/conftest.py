@@ -1,0 +1,255 @@
+"""An external table for end-to-end tests: simulators in the test process, ``station run`` in
+a real subprocess.
+
+The simulated shoe, display board and serial button box run here, each on its own
+pseudo-terminal; the station is started as a separate process with a configuration that
+names those pty paths, exactly as a technician would point a station at simulators it did
+not start (``station simulate``). The test then plays the dealer: it slides cards out of the
+simulated shoe, presses the simulated buttons, and places bets and screen actions through
+the control socket with a dealer's token. What the display received is read from the display
+simulator; what happened is read from the journal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.simulators import CUT_CARD, RunningSimulator, shuffled_shoe, start_simulator
+from station.service.control import ControlError, hash_token, request
+
+DEALER_TOKEN = "dealer-token-for-tests"
+SUPERVISOR_TOKEN = "supervisor-token-for-tests"
+BUTTONS = {"deal": 1, "confirm": 2, "cancel": 3, "call": 4}
+WAR_DECISION = re.compile(r"^box (\d+): (\S+) goes to war")
+
+
+class StationStalled(AssertionError):
+    """The station did not move when the test expected it to."""
+
+
+class ExternalTable:
+    def __init__(self, directory: Path, *, game: str = "baccarat", variant: str = "mini", decks: int = 8,
+                 dealing_style: str = "A", boxes: int = 7, seed: int = 7,
+                 bets: dict[str, int] | None = None, players_per_box: int = 3) -> None:
+        self.directory = directory
+        self.game = game
+        self.decks = decks
+        self.seed = seed
+        self.bets = bets if bets is not None else ({"war": 1000, "tie": 500} if game == "war" else {"banker": 2000, "player": 1000})
+        self.shoe: RunningSimulator = start_simulator("shoe", directory=str(directory))
+        self.display: RunningSimulator = start_simulator("display", directory=str(directory))
+        self.buttons: RunningSimulator = start_simulator("buttonbox", directory=str(directory))
+        self.socket = directory / "control.sock"
+        self.journal = directory / "journal.sqlite3"
+        self.config = directory / "station.toml"
+        self.config.write_text(self._config_text(variant, dealing_style, boxes, players_per_box))
+        self.process: subprocess.Popen[str] | None = None
+        self.shoes_loaded = 0
+        self.steps = 0
+        self.log = directory / "station.log"
+
+    def _config_text(self, variant: str, style: str, boxes: int, players_per_box: int) -> str:
+        return f"""
+[station]
+name = "E2E {self.game} {variant}"
+journal = "{self.journal}"
+log_format = "json"
+
+[table]
+game = "{self.game}"
+variant = "{variant}"
+boxes = {boxes}
+players_per_box = {players_per_box}
+decks = {self.decks}
+dealing_style = "{style}"
+min_bet = 500
+max_bet = 100000
+chips = [100, 500, 1000, 2500]
+
+[devices.shoe]
+url = "{self.shoe.url}"
+[devices.display]
+url = "{self.display.url}"
+[devices.buttonbox]
+url = "{self.buttons.url}"
+
+[dealer]
+simulated = false
+[dealer.buttons]
+deal = "no_more_bets"
+confirm = "reveal"
+cancel = "next_round"
+call = "call_supervisor"
+
+[control]
+socket = "{self.socket}"
+[[control.users]]
+name = "dana"
+role = "dealer"
+token_sha256 = "{hash_token(DEALER_TOKEN)}"
+[[control.users]]
+name = "sam"
+role = "supervisor"
+token_sha256 = "{hash_token(SUPERVISOR_TOKEN)}"
+"""
+
+    # --- the station process -----------------------------------------------------------------
+
+    def start_station(self, timeout: float = 30.0) -> None:
+        env = {**os.environ, "XDG_RUNTIME_DIR": str(self.directory / "run"), "PYTHONUNBUFFERED": "1"}
+        env.pop("STATION_JOURNAL", None)
+        log = self.log.open("a")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "station", "run", "-c", str(self.config)],
+            stdout=log, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"station exited with {self.process.returncode}:\n{self.log.read_text()[-3000:]}")
+            try:
+                if self.status()["state"] != "starting":
+                    return
+            except ControlError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError("station did not answer on its control socket")
+
+    def stop_station(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
+        assert self.process is not None
+        self.process.send_signal(sig)
+        code = self.process.wait(timeout)
+        self.process = None
+        return code
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        for sim in (self.shoe, self.display, self.buttons):
+            sim.stop()
+
+    # --- control socket ----------------------------------------------------------------------
+
+    def ctl(self, command: str, args: dict[str, Any] | None = None, token: str = DEALER_TOKEN) -> Any:
+        reply = request(self.socket, token, command, args or {})
+        if not reply.get("ok"):
+            raise ControlError(str(reply.get("error")))
+        return reply.get("result")
+
+    def status(self) -> dict[str, Any]:
+        return self.ctl("status")
+
+    def wait_change(self, before: tuple[str, str], timeout: float = 15.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self.status()
+            if (status["state"], status["expecting"]) != before:
+                return status
+            time.sleep(0.003)
+        raise StationStalled(f"station stayed at {before} for {timeout} s:\n{self.log.read_text()[-3000:]}")
+
+    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 15.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self.status()
+            if predicate(status):
+                return status
+            time.sleep(0.01)
+        raise StationStalled(f"condition not met; last status {status}")
+
+    # --- the dealer --------------------------------------------------------------------------
+
+    def press(self, button: str) -> None:
+        self.buttons.device.press(BUTTONS[button])  # type: ignore[attr-defined]
+
+    def draw(self) -> None:
+        if self.shoe.device.draw() is CUT_CARD:  # type: ignore[attr-defined]
+            self.shoe.device.draw()  # type: ignore[attr-defined]
+
+    def act(self, status: dict[str, Any]) -> None:
+        """One dealer action for the state the station reports."""
+        state, expecting = status["state"], status["expecting"]
+        self.steps += 1
+        if state == "shuffling":
+            self.shoes_loaded += 1
+            size = 52 * self.decks
+            self.shoe.device.load(shuffled_shoe(self.decks, self.seed * 100 + self.shoes_loaded, size - 15))  # type: ignore[attr-defined]
+            self.ctl("action", {"action": "shuffle_done"})
+        elif state == "cutting":
+            self.ctl("action", {"action": "confirm_cut"})
+        elif state in ("burning", "dealing", "war_burning", "war_dealing"):
+            self.draw()
+        elif state == "betting":
+            self.place_bets()
+            self.press("deal")
+        elif state == "revealing":
+            self.press("confirm")
+        elif state == "war_decision":
+            match = WAR_DECISION.match(expecting)
+            assert match, expecting
+            self.ctl("action", {"action": "war", "box": match[1], "player": match[2]})
+        elif state == "paying":
+            self.press("cancel")
+        else:
+            raise AssertionError(f"the test dealer has nothing to do in {state!r}: {expecting}")
+
+    def place_bets(self) -> None:
+        for region, amount in self.bets.items():
+            try:
+                self.ctl("bet", {"box": "1", "player": "P1", "region": region, "amount": amount})
+            except ControlError:
+                raise
+
+    def step(self) -> dict[str, Any]:
+        status = self.status()
+        self.act(status)
+        return self.wait_change((status["state"], status["expecting"]))
+
+    def play_until(self, done: Callable[[dict[str, Any]], bool], max_steps: int = 5000) -> dict[str, Any]:
+        status = self.status()
+        for _ in range(max_steps):
+            if done(status):
+                return status
+            self.act(status)
+            status = self.wait_change((status["state"], status["expecting"]))
+        raise AssertionError(f"not done after {max_steps} steps; status {status}")
+
+    # --- what happened -----------------------------------------------------------------------
+
+    def journal_records(self) -> list[dict[str, Any]]:
+        out = subprocess.run(
+            [sys.executable, "-m", "station", "journal", "export", "--format", "jsonl", "--journal", str(self.journal)],
+            capture_output=True, text=True, check=True, timeout=60,
+        ).stdout
+        return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+    def display_received(self, kind: str) -> list[Any]:
+        return [m for m in self.display.device.received if type(m).__name__ == kind]  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def external_table(tmp_path: Path) -> Iterator[Callable[..., ExternalTable]]:
+    tables: list[ExternalTable] = []
+
+    def make(**options: Any) -> ExternalTable:
+        directory = tmp_path / f"table{len(tables)}"
+        directory.mkdir()
+        table = ExternalTable(directory, **options)
+        tables.append(table)
+        return table
+
+    yield make
+    for table in tables:
+        table.close()

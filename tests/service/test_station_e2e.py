@@ -1,0 +1,139 @@
+"""``station run`` as a real subprocess against simulators over ptys: whole shoes of mini,
+midi and full baccarat and of Casino War, a device unplugged mid-round, SIGTERM mid-round,
+and what the journal and the display board received."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from station.games.baccarat import result_of
+
+SHOE_FINISHED = "shoe finished"
+
+
+def shoe_done(status: dict[str, Any]) -> bool:
+    return status["state"] == "shuffling" and status["expecting"].startswith(SHOE_FINISHED)
+
+
+def recall(table: Any) -> list[dict[str, Any]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--config", str(table.config)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def verify_journal(table: Any) -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "station", "journal", "verify", "--journal", str(table.journal)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def check_display_results(table: Any) -> int:
+    """Every result shown on the board obeys the rules for the cards it shows."""
+    shown = table.display_received("ShowResult")
+    for message in shown:
+        result = result_of(list(message.player_cards), list(message.banker_cards))
+        assert (result.player_total, result.banker_total) == (message.player_total, message.banker_total)
+        assert message.outcome.name.lower() == result.outcome.value
+    return len(shown)
+
+
+@pytest.mark.parametrize(
+    ("variant", "boxes", "players_per_box", "style", "decks"),
+    [("mini", 7, 3, "A", 8), ("midi", 9, 3, "C", 4), ("full", 14, 1, "B", 4)],
+)
+def test_whole_baccarat_shoe(external_table: Any, variant: str, boxes: int, players_per_box: int,
+                             style: str, decks: int) -> None:
+    table = external_table(variant=variant, boxes=boxes, players_per_box=players_per_box,
+                           dealing_style=style, decks=decks)
+    table.start_station()
+    table.play_until(shoe_done)
+    rounds = recall(table)
+    assert len(rounds) >= 30 * decks // 4
+    shown = check_display_results(table)
+    assert shown == len(rounds), "the board shows every round's result exactly once"
+    assert len(table.display_received("ShowRoads")) >= len(rounds)
+    assert table.display_received("ShowExpected"), "the board says what the station expects next"
+    ids = [r["round_id"] for r in rounds]
+    assert len(ids) == len(set(ids)), "no round settled twice"
+    assert "intact" in verify_journal(table) or "ok" in verify_journal(table).lower()
+    assert table.stop_station() == 0
+
+
+def test_whole_casino_war_shoe(external_table: Any) -> None:
+    table = external_table(game="war", decks=4, boxes=7)
+    table.start_station()
+    table.play_until(shoe_done)
+    rounds = recall(table)
+    assert len(rounds) >= 50
+    assert table.stop_station() == 0
+
+
+def test_results_are_not_shown_before_the_reveal_under_style_c(external_table: Any) -> None:
+    table = external_table(variant="midi", boxes=9, dealing_style="C", decks=4)
+    table.start_station()
+    status = table.play_until(lambda s: s["state"] == "revealing")
+    shown_before = len(table.display_received("ShowResult"))
+    table.act(status)  # the dealer turns the cards and presses reveal
+    table.wait_for(lambda s: s["state"] != "revealing")
+    table.wait_for(lambda s: len(table.display_received("ShowResult")) > shown_before, timeout=10)
+    assert shown_before == 0
+    table.stop_station()
+
+
+def test_sigterm_mid_round_resumes_the_round(external_table: Any) -> None:
+    table = external_table()
+    table.start_station()
+    table.play_until(lambda s: s["state"] == "dealing" and s["round"] == "1-3")
+    table.draw()
+    table.draw()
+    mid = table.wait_for(lambda s: s["expecting"] == "deal Player second card")
+    assert table.stop_station(signal.SIGTERM) == 0
+    table.start_station()
+    resumed = table.status()
+    assert (resumed["state"], resumed["round"], resumed["expecting"]) == (mid["state"], mid["round"], mid["expecting"])
+    table.play_until(lambda s: s["round"] == "1-5")
+    rounds = recall(table)
+    ids = [r["round_id"] for r in rounds]
+    assert ids[:4] == ["1-1", "1-2", "1-3", "1-4"] and len(ids) == len(set(ids))
+    verify_journal(table)
+    table.stop_station()
+
+
+def test_shoe_unplugged_mid_round_waits_for_recovery_and_a_decision(external_table: Any) -> None:
+    table = external_table()
+    table.start_station()
+    table.play_until(lambda s: s["state"] == "dealing" and s["round"] == "1-2")
+    table.draw()
+    table.shoe.device.unplug()
+    stopped = table.wait_for(lambda s: s["state"] == "irregularity")
+    assert "shoe" in stopped["expecting"]
+    table.shoe.device.replug()
+    table.wait_for(lambda s: "recovered" in s["expecting"], timeout=20)
+    table.ctl("decide", {"decision": "resume"}, token="supervisor-token-for-tests")
+    table.wait_for(lambda s: s["state"] == "dealing")
+    table.play_until(lambda s: s["round"] == "1-3")
+    kinds = [r["kind"] for r in table.journal_records()]
+    assert "DeviceFault" in kinds and "DeviceRecovered" in kinds and "SupervisorDecision" in kinds
+    decision = next(r for r in table.journal_records() if r["kind"] == "SupervisorDecision")
+    assert decision["payload"]["actor"] == {"role": "supervisor", "who": "sam"}
+    table.stop_station()
+
+
+def test_dealer_token_cannot_decide(external_table: Any) -> None:
+    table = external_table()
+    table.start_station()
+    with pytest.raises(Exception, match="supervisor"):
+        table.ctl("decide", {"decision": "void"})
+    table.stop_station()

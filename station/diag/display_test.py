@@ -1,0 +1,136 @@
+"""``station diag display-test``: walk the results board through everything it can show.
+
+First the board's own self-test (its test pattern on every panel), then one of each thing
+the station sends during play — table limits, a round result, the roads, the "what to deal
+next" line, brightness steps — and finally a clear. Each step is one command the board must
+ACK; a refusal (NAK), a timeout or a lost link is a failed step with the driver's reason.
+After a lost link or a command unanswered through all its retransmissions the remaining
+steps are skipped rather than each timing out in turn.
+
+The sample round and roads are built by the real game engine and road builder, so the
+board is shown data of exactly the shape it gets at the table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from drivers.devices import DeviceError, DeviceTimeout, DeviceUnavailable, DisplayDriver
+from station.cards import parse_cards
+from station.games.baccarat import result_of
+from station.roads import build_roads, parse_results
+from station.service.publisher import wire_roads
+
+SAMPLE_HISTORY = "BBPPPTBPBBBPTPPB"
+BRIGHTNESS_STEPS = (25, 50, 75, 100)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    name: str
+    passed: bool
+    detail: str
+    skipped: bool = False
+
+
+def _steps(display: DisplayDriver, limits: tuple[int, int]) -> Iterator[tuple[str, Callable[[], str]]]:
+    original: dict[str, int] = {}
+
+    def self_test() -> str:
+        report = display.self_test()
+        if not report.passed:
+            raise DeviceError(f"self-test failed (code {report.code}): {report.detail}")
+        return report.detail
+
+    def read_status() -> str:
+        info = display.status()
+        original["brightness"] = info.brightness
+        if info.error:
+            raise DeviceError(f"the board reports error code {info.error}")
+        return f"brightness {info.brightness}, {info.commands_shown} commands shown"
+
+    def limits_step() -> str:
+        display.show_limits(limits[0], limits[1])
+        return f"min {limits[0]} max {limits[1]}"
+
+    def result_step() -> str:
+        result = result_of(parse_cards("4H 5C"), parse_cards("KD 7S"))
+        display.show_round(result, round_no=1)
+        return f"{result.outcome.value} {result.player_total}-{result.banker_total}"
+
+    def roads_step() -> str:
+        display.show_roads(**wire_roads(build_roads(parse_results(SAMPLE_HISTORY))))
+        return f"{len(SAMPLE_HISTORY)} rounds: {SAMPLE_HISTORY}"
+
+    def expected_step() -> str:
+        display.show_expected("deal Banker third card")
+        return "deal Banker third card"
+
+    def message_step() -> str:
+        display.show_message("Display test")
+        return "Display test"
+
+    def brightness_step(level: int) -> Callable[[], str]:
+        def step() -> str:
+            display.brightness(level)
+            return f"{level}%"
+
+        return step
+
+    def restore_step() -> str:
+        level = original.get("brightness", 100)
+        display.brightness(level)
+        return f"{level}% (as found)"
+
+    def clear_step() -> str:
+        display.clear()
+        return "board cleared"
+
+    yield "self-test pattern", self_test
+    yield "status", read_status
+    yield "limits", limits_step
+    yield "sample result", result_step
+    yield "sample roads", roads_step
+    yield "expected action", expected_step
+    yield "message", message_step
+    for level in BRIGHTNESS_STEPS:
+        yield f"brightness {level}", brightness_step(level)
+    yield "brightness restored", restore_step
+    yield "clear", clear_step
+
+
+def run_display_test(
+    display: DisplayDriver,
+    *,
+    limits: tuple[int, int] = (1000, 500_000),
+    pause: float = 0.0,
+    on_step: Callable[[StepResult], Any] | None = None,
+) -> list[StepResult]:
+    """Run every step in order; ``pause`` seconds between steps let a person look at the board."""
+    results: list[StepResult] = []
+    link_lost = False
+    for index, (name, action) in enumerate(_steps(display, limits)):
+        if link_lost:
+            result = StepResult(name, False, "skipped: the link to the board was lost", skipped=True)
+        else:
+            if index and pause > 0:
+                time.sleep(pause)
+            try:
+                result = StepResult(name, True, action())
+            except (DeviceUnavailable, DeviceTimeout) as exc:
+                link_lost = True
+                result = StepResult(name, False, str(exc))
+            except DeviceError as exc:
+                result = StepResult(name, False, str(exc))
+        results.append(result)
+        if on_step is not None:
+            on_step(result)
+    return results
+
+
+def format_step(step: StepResult) -> str:
+    verdict = "ok    " if step.passed else "SKIP  " if step.skipped else "FAILED"
+    return f"  {verdict} {step.name:<20} {step.detail}"

@@ -66,6 +66,7 @@ class SerialDeviceDriver:
         self.name = name
         self.url = url
         self._emit = emit
+        self.simulator: Any = None  # a RunningSimulator when created from a sim: URL
         if settings is None:
             settings = LinkSettings(**link_options)
         elif link_options:
@@ -93,6 +94,12 @@ class SerialDeviceDriver:
 
     def stop(self) -> None:
         self.link.stop()
+        if self.simulator is not None:
+            self.simulator.stop()
+
+    def attach_simulator(self, running: Any) -> None:
+        """Own an in-process simulator (``sim:`` URLs): it stops with the driver."""
+        self.simulator = running
 
     @property
     def connected(self) -> bool:

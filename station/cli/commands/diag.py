@@ -101,8 +101,7 @@ def _positive_float(text: str) -> float:
 
 def _device_options(parser: argparse.ArgumentParser, *, required: bool = False, default: str | None = None) -> None:
     help_text = "configured device name" + (f" (default: {default})" if default else "")
-    parser.add_argument("device", nargs="?", metavar="DEVICE", help=help_text + (" (or give --url)" if required else ""),
-                        default=default)
+    parser.add_argument("device", nargs="?", metavar="DEVICE", help=help_text + (" (or give --url)" if required else ""))
     parser.add_argument("--url", help="talk to this port or locator instead of the configured one")
     parser.add_argument("--kind", choices=DEVICE_KINDS, help="what the device at --url is")
     parser.add_argument("--baudrate", type=_positive_int, help="serial speed (default: configured, else 115200)")

@@ -123,7 +123,12 @@ class Station:
         loop = self.loop
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
-        self.devices = build_devices(self.config.devices, loop.post)
+        sim_defaults = {"shuffler": {
+            "mode": "continuous" if self.options.equipment == "continuous" else "batch",
+            "decks": self.options.decks, "set_colour": self.options.set_colours[0], "load": False,
+            "seed": self.run_options.seed,
+        }}
+        self.devices = build_devices(self.config.devices, loop.post, sim_defaults)
         self.devices.start()
         for outcome in self.devices.self_tests():
             if outcome.passed:
@@ -201,6 +206,7 @@ class Station:
 
         self.dealer = SimulatedDealer(
             self.loop.post, self.options, script, shoe=shoe_sim.device, press=press,
+            observe=lambda: (self.loop.state, self.loop.expectation),  # type: ignore[union-attr]
             shuffler=shuffler_sim.device if shuffler_sim is not None else None, pool=pool,
         )
         self.loop.subscribe(self.dealer.on_output)

@@ -98,8 +98,15 @@ class _PedalSimulation:
         return None
 
 
-def build_devices(devices: DevicesSection, emit: Callable[[Event], None]) -> DeviceSet:
-    """Create (not start) a driver for every configured device, simulators included."""
+def build_devices(
+    devices: DevicesSection,
+    emit: Callable[[Event], None],
+    sim_defaults: dict[str, dict[str, Any]] | None = None,
+) -> DeviceSet:
+    """Create (not start) a driver for every configured device, simulators included.
+
+    ``sim_defaults`` gives a simulator the table's facts (a continuous shuffler, 6 decks);
+    a device's own ``options`` in the configuration override them."""
     built = DeviceSet()
     for name, section in devices.configured():
         if name == "pedals":
@@ -115,7 +122,8 @@ def build_devices(devices: DevicesSection, emit: Callable[[Event], None]) -> Dev
             continue
         url = section.url
         if url == SIM:
-            running: RunningSimulator = start_simulator(name, name=name, **section.options)
+            options = {**(sim_defaults or {}).get(name, {}), **section.options}
+            running: RunningSimulator = start_simulator(name, name=name, **options)
             built.simulators[name] = running
             url = running.url
         built.urls[name] = url

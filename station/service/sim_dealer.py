@@ -99,6 +99,7 @@ class SimulatedDealer:
         *,
         shoe: object,
         press: Callable[[str], bool],
+        observe: Callable[[], tuple[str, str]],
         shuffler: object | None = None,
         pool: CardPool | None = None,
         stall_s: float = 15.0,
@@ -110,14 +111,17 @@ class SimulatedDealer:
         self.shuffler = shuffler
         self.pool = pool
         self._press = press
+        self._observe = observe
         self.stall_s = stall_s
-        self._outputs: queue.SimpleQueue[out.Output | None] = queue.SimpleQueue()
+        self._outputs: queue.SimpleQueue[out.Output | tuple[str, str] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="sim-dealer", daemon=True)
         self._stop = threading.Event()
         self.state = ""
         self.expectation = ""
         self.shoes_loaded = 0
         self._last_outcome = ""
+        self._drawn: list[ShoeItem] = []  # cards of the round in play
+        self._pending_return: list[ShoeItem] = []  # cleared cards not yet back in the shuffler
         self._war_boxes: tuple[str, ...] = ()
         self.error: str | None = None
         self.stopped = threading.Event()
@@ -135,7 +139,13 @@ class SimulatedDealer:
             self._thread.join(5)
 
     def on_output(self, output: out.Output) -> None:
-        self._outputs.put(output)
+        """Called on the core loop's thread, after the machine has applied the event: the
+        state and expectation read here are final for that event, so the dealer never acts
+        on half of a change (a new state whose expectation has not arrived yet)."""
+        if isinstance(output, (out.StateChanged, out.ExpectationChanged)):
+            self._outputs.put(self._observe())
+        else:
+            self._outputs.put(output)
 
     # --- the dealer's loop ------------------------------------------------------------------
 
@@ -173,12 +183,9 @@ class SimulatedDealer:
                 return changed
             if item is None:
                 return changed
-            if isinstance(item, out.StateChanged):
-                changed = changed or item.state != self.state
-                self.state = item.state
-            elif isinstance(item, out.ExpectationChanged):
-                changed = changed or item.text != self.expectation
-                self.expectation = item.text
+            if isinstance(item, tuple):
+                changed = changed or item != (self.state, self.expectation)
+                self.state, self.expectation = item
             elif isinstance(item, out.RoundSettled):
                 self._last_outcome = item.outcome
             elif isinstance(item, out.RoundVoided):
@@ -216,7 +223,17 @@ class SimulatedDealer:
                 self._post(DealerAction("war", box=box))
             self._war_boxes = ()
         elif state == st.PAYING:
-            self._action("next_round")
+            if self.options.equipment == "continuous" and "return the cards" in self.expectation:
+                # Cards of an earlier round still to go back; if they are already on their
+                # way, the shuffler's count will move the station on.
+                if self._pending_return:
+                    self._return_cards()
+            else:
+                self._action("next_round")
+                if self.options.equipment == "continuous":
+                    # The layout is cleared: this round's cards go back into the shuffler.
+                    self._pending_return += self._drawn
+                self._drawn = []
 
     # --- dealer actions ----------------------------------------------------------------------
 
@@ -248,11 +265,13 @@ class SimulatedDealer:
             order = [c for c in self.script.shoe(self.shoes_loaded) if isinstance(c, Card)]
             shuffler.load_set(order, colour=colour)  # type: ignore[attr-defined]
         shuffler.start_shuffle()  # type: ignore[attr-defined]
-        shuffler.wait_shuffled(timeout=30)  # type: ignore[attr-defined]
+        if not shuffler.wait_shuffled(timeout=30):  # type: ignore[attr-defined]
+            raise DealerStopped("the simulated shuffler did not finish its shuffle")
+        # The shuffler's DONE report tells the station the set is ready; the dealer moves
+        # the shuffled set into the shoe with the cut card.
         cards: list[ShoeItem] = list(shuffler.take_set())  # type: ignore[attr-defined]
         cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
         self.shoe.load(cards)  # type: ignore[attr-defined]
-        self._action("shuffle_done")
 
     def _continuous_ready(self) -> None:
         shuffler = self.shuffler
@@ -260,7 +279,14 @@ class SimulatedDealer:
         if self.shoes_loaded == 0:
             self.shoes_loaded = 1
             self.shoe.attach_pool(self.pool)  # type: ignore[attr-defined]
-        shuffler.start_shuffle()  # type: ignore[attr-defined]
+        # Dropping nothing in makes the shuffler report its state (READY), which is what
+        # the station waits for before the first round.
+        shuffler.return_cards([])  # type: ignore[attr-defined]
+
+    def _return_cards(self) -> None:
+        """Continuous shuffler: a cleared round's cards go back in."""
+        cards, self._pending_return = self._pending_return, []
+        self.shuffler.return_cards(cards)  # type: ignore[union-attr]
 
     def _draw(self) -> None:
         """Slide one card out; the cut card, if it comes first, is set aside and the next
@@ -269,7 +295,8 @@ class SimulatedDealer:
             item = self.shoe.draw()  # type: ignore[attr-defined]
             if item is CUT_CARD:
                 self._pause()
-                self.shoe.draw()  # type: ignore[attr-defined]
+                item = self.shoe.draw()  # type: ignore[attr-defined]
+            self._drawn.append(item)
         except Exception as exc:
             raise DealerStopped(f"cannot draw a card: {exc}") from None
 
@@ -278,6 +305,8 @@ class SimulatedDealer:
 
         After a Tie the Banker and Player bets stay on the layout for the next round (5.16),
         so only the regions that were cleared are bet again."""
+        if self._pending_return:
+            self._return_cards()
         carried = ("banker", "player") if self._last_outcome == "tie" and self.options.game == "baccarat" else ()
         for region, amount in self.script.bets.items():
             if region not in carried:

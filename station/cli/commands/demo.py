@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -22,6 +23,7 @@ from station.service.config import ConfigError, load_config
 from station.service.paths import default_config_path
 from station.service.sim_dealer import ShoeFileError, parse_shoe_file
 
+BOX_RESULT = re.compile(r"box (\S+):(\S+)")
 #: A continuous shuffler has no shoe end: ``--shoes N`` then means N times this many rounds.
 ROUNDS_PER_CONTINUOUS_SHOE = 80
 
@@ -78,8 +80,8 @@ class DemoReport:
                     "player_pair": output.player_pair, "banker_pair": output.banker_pair, "bets": bets,
                 }
             else:
-                for part in output.outcome.split():
-                    self.outcomes[part.partition(":")[2] or part] += 1
+                for _box, result in BOX_RESULT.findall(output.outcome):
+                    self.outcomes[result] += 1
                 record = {"type": "round", "game": "war", "shoe": shoe, "round": number,
                           "cards": hands, "ranks": totals, "outcome": output.outcome, "bets": bets}
             record["house_net"] = output.house_net
@@ -91,6 +93,7 @@ class DemoReport:
             self._emit({"type": "shoe_end", "shoe": output.shoe, "rounds": output.rounds})
         elif isinstance(output, out.Refused):
             self.refusals.append(f"{output.what}: {output.reason}")
+            self._emit({"type": "refused", "what": output.what, "reason": output.reason})
 
     def summary(self) -> dict[str, Any]:
         return {"type": "summary", "shoes": self.shoes, "rounds": self.rounds, "outcomes": dict(self.outcomes),
@@ -150,6 +153,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{loaded.config.station.name}: {summary['shoes']} shoe(s), {summary['rounds']} rounds ({outcomes})")
         print(f"house result: {summary['house_net']:+d} minor units; voided rounds: {summary['voided']}; "
               f"refused inputs: {summary['refused']}")
+        for reason in sorted(set(report.refusals)):
+            print(f"  refused: {reason}")
     if dealer_error and station.stop_reason not in ("shoe limit reached", "round limit reached"):
         print(f"station demo: stopped early: {dealer_error or station.stop_reason}", file=sys.stderr)
         return 1

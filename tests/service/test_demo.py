@@ -1,0 +1,96 @@
+"""``station demo``: the service code path, simulated devices and dealer, bounded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from station.cards import parse_card
+from station.games.baccarat import result_of
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def demo(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "station", "demo", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
+
+
+def records(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_full_eight_deck_shoe_json() -> None:
+    run = demo("--shoes", "1", "--fast", "--json", "--seed", "3")
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = records(run.stdout)
+    shoe, *rounds, end, summary = lines
+    assert shoe["type"] == "shoe" and shoe["shoe"] == 1
+    assert len(shoe["burned"]) == parse_card(shoe["exposed"]).rank.pip
+    assert end == {"type": "shoe_end", "shoe": 1, "rounds": len(rounds)}
+    assert 70 <= len(rounds) <= 90  # 416 cards less the burn and the 15 behind the cut card
+    seen = [shoe["exposed"], *shoe["burned"]]
+    house = 0
+    for number, r in enumerate(rounds, start=1):
+        assert r["type"] == "round" and r["round"] == number
+        result = result_of([parse_card(c) for c in r["player"]], [parse_card(c) for c in r["banker"]])
+        assert (result.player_total, result.banker_total, result.outcome.value, result.natural) == (
+            r["player_total"], r["banker_total"], r["outcome"], r["natural"])
+        assert sum(b["net"] for b in r["bets"]) == -r["house_net"]
+        house += r["house_net"]
+        seen += r["player"] + r["banker"]
+    assert max(seen.count(c) for c in set(seen)) <= 8, "no card more often than the 8 decks hold"
+    assert summary["rounds"] == len(rounds) and summary["house_net"] == house
+
+
+def test_stacked_shoe_and_bets(tmp_path: Path) -> None:
+    # Exposed 3C: burn 3. Round 1: P 9H 2D, B KS 8C -> Banker natural 8 v Player 1.
+    # Round 2: P 4H 4S, B 5D 2C -> Player 8 natural (a pair). The cut card comes out in
+    # place of round 3's first card: round 3 is the last. Round 3: 9 v 9, a natural tie.
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("# a stacked shoe\n3C AS 2S 3S\n9H KS 2D 8C\n4H 5D 4S 2C\nCUT\n4C 5H 5C 4D\n" + "KH " * 20)
+    run = demo("--shoe-file", str(shoe), "--fast", "--json", "--bet", "banker=2000", "--bet", "tie=1000")
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = records(run.stdout)
+    assert lines[0] == {"type": "shoe", "shoe": 1, "exposed": "3C", "burned": ["AS", "2S", "3S"]}
+    first, second, third = (r for r in lines if r["type"] == "round")
+    assert (first["player"], first["banker"], first["outcome"]) == (["9H", "2D"], ["KS", "8C"], "banker")
+    assert {(b["region"], b["stake"], b["net"]) for b in first["bets"]} == {("banker", 2000, 1900), ("tie", 1000, -1000)}
+    assert (second["outcome"], second["player_pair"]) == ("player", True)
+    assert (third["player"], third["banker"], third["outcome"]) == (["4C", "5C"], ["5H", "4D"], "tie")
+    assert {(b["region"], b["net"]) for b in third["bets"]} == {("banker", 0), ("tie", 8000)}
+    assert lines[-2] == {"type": "shoe_end", "shoe": 1, "rounds": 3}
+
+
+def test_refused_bets_are_reported() -> None:
+    # 1000 on Banker cannot be paid exactly in chips of 100 at 0.95 (5.12); 500 is below the minimum.
+    run = demo("--rounds", "1", "--fast", "--json", "--bet", "banker=1000", "--bet", "tie=500")
+    assert run.returncode == 0, run.stderr[-2000:]
+    refused = [r for r in records(run.stdout) if r["type"] == "refused"]
+    assert any("Banker bet of 1000" in r["reason"] for r in refused)
+    assert any("minimum" in r["reason"] for r in refused)
+
+
+def test_bad_arguments_and_config(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[table]\ndecks = 10\n")
+    run = demo("-c", str(bad), "--fast")
+    assert run.returncode == 2 and "table.decks" in run.stderr and str(bad) in run.stderr
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("3C XX 2S\n")
+    run = demo("--shoe-file", str(shoe), "--fast")
+    assert run.returncode == 2 and "line 1" in run.stderr and "XX" in run.stderr
+    run = demo("--bet", "banker=12.5", "--fast")
+    assert run.returncode == 2 and "minor units" in run.stderr
+
+
+def test_casino_war_demo() -> None:
+    run = demo("-c", str(REPO / "config" / "examples" / "casino-war.toml"), "--rounds", "30", "--fast", "--json")
+    assert run.returncode == 0, run.stderr[-2000:]
+    rounds = [r for r in records(run.stdout) if r["type"] == "round"]
+    assert len(rounds) == 30 and all(r["game"] == "war" for r in rounds)
+    for r in rounds:
+        assert sum(b["net"] for b in r["bets"]) == -r["house_net"]

@@ -296,6 +296,12 @@ class DeviceLink:
         message = packet.message
         self._record("rx", packet.raw, message)
         kind = message.kind()
+        if kind is Kind.EVENT and not self._ready.is_set():
+            # Until the handshake is done (and DeviceRecovered emitted) events are neither
+            # delivered nor ACKed: the device resends them, so after a reconnection the
+            # station always sees DeviceRecovered before the next event from the device.
+            self.stats.errors_by_kind["event_before_handshake"] = self.stats.errors_by_kind.get("event_before_handshake", 0) + 1
+            return
         if kind is Kind.EVENT:
             is_boot = isinstance(message, Boot)
             repeated = packet.seq == self._last_rx_seq and (not is_boot or self._last_rx_boot)
@@ -394,11 +400,11 @@ class DeviceLink:
         self.identity = answer
         was_down = self._down_reported
         self._down_reported = False
-        self._ready.set()
         log.info("device_connected", device=self.name, url=self.transport.url, model=answer.model, serial=answer.serial, firmware=answer.firmware)
         if was_down:
             self.stats.reconnections += 1
             self._on_up(answer)
+        self._ready.set()
         return None
 
     def _watch(self) -> tuple[str, str]:

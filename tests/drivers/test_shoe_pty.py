@@ -160,8 +160,9 @@ def test_unplug_mid_stream_reconnects_without_losing_or_duplicating_cards(sim: S
     rec.wait_kind(ev.CardDrawn, 4)
     assert sim.wait_idle(WAIT)
     assert cards_of(rec) == ["AH", "2H", "3H", "4H"]
-    names = [type(e).__name__ for e in rec.events if not isinstance(e, (ev.CardDrawn, ev.CardsPresent, ev.ShoeEmpty))]
-    assert names == ["DeviceFault", "DeviceRecovered"]
+    names = [e.card.code if isinstance(e, ev.CardDrawn) else type(e).__name__ for e in rec.events]
+    # 3H was drawn while unplugged: it can only arrive after the recovery
+    assert names == ["CardsPresent", "AH", "2H", "DeviceFault", "DeviceRecovered", "3H", "4H", "ShoeEmpty"]
     fault = rec.of(ev.DeviceFault)[0]
     assert fault.code == "link_lost"  # type: ignore[attr-defined]
     assert shoe.stats.duplicates >= 1 and shoe.stats.reconnections == 1

@@ -129,3 +129,17 @@ def test_unplugged_shuffler_reports_the_fault_and_the_done_state_after_replug(ba
     rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
     done = [e for e in rec.of(ev.ShufflerStatus) if e.state is ShufflerState.DONE]  # type: ignore[attr-defined]
     assert len(done) == 1
+
+
+def test_progress_survives_garbage_bad_crcs_and_lost_acks_without_duplicates(batch, rec: Recorder) -> None:
+    sim, driver = batch
+    sim.inject_garbage(b"\x10\x10\x02\x99\x03junk")
+    sim.corrupt_next_frames(2)
+    sim.ignore_acks(2)
+    driver.start_shuffle()
+    rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
+    assert sim.wait_idle(WAIT)
+    states = [(e.state, e.progress) for e in rec.of(ev.ShufflerStatus)]  # type: ignore[attr-defined]
+    assert states == [(ShufflerState.SHUFFLING, 0), (ShufflerState.SHUFFLING, 25), (ShufflerState.SHUFFLING, 50),
+                      (ShufflerState.SHUFFLING, 75), (ShufflerState.DONE, 100)]
+    assert driver.stats.duplicates >= 1 and driver.stats.errors_by_kind.get("bad_crc", 0) >= 1

@@ -3,8 +3,9 @@
 The technician presses each pedal, short and long; every press is shown as the station
 would receive it (``ButtonPressed`` from the real driver, so debounce, long-press and
 duplicate filtering are the driver's own), and at the end the buttons that were never
-pressed are listed. Faults on the way (a corrupt report, the cable pulled) are shown too,
-since a flaky pedal is what this test is usually run for.
+pressed are listed. Trouble on the way is shown too, since a flaky pedal is what this test
+is usually run for: a report the driver refused (seen through its frame tap) and link
+faults and recoveries (its events).
 """
 
 from __future__ import annotations
@@ -59,8 +60,20 @@ class PressTally:
         }
 
 
+def corrupt_note(direction: str, raw: bytes, decoded: Any) -> str | None:
+    """For a driver tap: a line about a report the driver refused, else ``None``."""
+    from drivers.codec.protocol import CodecError
+    from drivers.usb.codec import ReportError
+
+    if isinstance(decoded, ReportError):
+        return f"corrupt report skipped: {decoded.reason} ({raw.hex(' ')})"
+    if isinstance(decoded, CodecError) and decoded.fault != "noise":
+        return f"corrupt frame skipped: {decoded.fault} ({raw.hex(' ')})"
+    return None
+
+
 def run_press_test(
-    events: "queue.Queue[Event]",
+    events: "queue.Queue[Event | str]",
     tally: PressTally,
     *,
     seconds: float | None,
@@ -84,7 +97,11 @@ def run_press_test(
         except queue.Empty:
             continue
         elapsed = time.monotonic() - started
-        if isinstance(event, ButtonPressed):
+        if isinstance(event, str):  # a note from the frame tap (a corrupt report)
+            tally.faults.append(event)
+            if on_fault is not None:
+                on_fault(event)
+        elif isinstance(event, ButtonPressed):
             tally.add(elapsed, event)
             if on_press is not None:
                 on_press(elapsed, event)

@@ -332,7 +332,7 @@ def _display_test(args: argparse.Namespace) -> int:
 
 def _pedals(args: argparse.Namespace) -> int:
     _logging(args)
-    from station.diag.press_test import PressTally, format_press, format_summary, run_press_test
+    from station.diag.press_test import PressTally, corrupt_note, format_press, format_summary, run_press_test
     from station.diag.target import DiagError, EventSink, open_session
 
     target, config = _target(args)
@@ -340,9 +340,18 @@ def _pedals(args: argparse.Namespace) -> int:
     _refuse_if_busy(target)
     actions: dict[str, str] = dict(config.dealer.buttons) if config is not None and target.kind == "pedals" else {}
     sink = EventSink()
+
+    def watch_frames(driver: Any) -> None:
+        def tap(direction: str, raw: bytes, decoded: Any) -> None:
+            note = corrupt_note(direction, raw, decoded)
+            if note is not None:
+                sink.queue.put(note)  # type: ignore[arg-type]
+
+        driver.add_tap(tap)
+
     interrupted = False
     try:
-        with open_session(target, sink, wait=args.wait) as session:
+        with open_session(target, sink, wait=args.wait, before_start=watch_frames) as session:
             driver: Any = session.driver
             buttons = tuple(driver.buttons.values()) if isinstance(driver.buttons, dict) else tuple(driver.buttons)
             if not args.json:

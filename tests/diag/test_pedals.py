@@ -1,0 +1,120 @@
+"""``station diag pedals``: the press test through the real CLI. The pedals are a simulated USB
+device served on a Unix socket (``usb-sim://``), so the driver runs the real pyusb code path
+through the forwarding backend; the serial button box runs over a real pty."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from drivers.usb.remote import PedalSimServer
+from drivers.usb.simbackend import SimulatedBackend
+from drivers.usb.simdevice import SimulatedPedal
+from station.cli.main import main
+
+from .conftest import write_config
+
+
+@pytest.fixture
+def pedal(tmp_path: Path) -> Iterator[tuple[SimulatedPedal, str]]:
+    device = SimulatedPedal("PED-T-1")
+    server = PedalSimServer(str(tmp_path / "pedals.sock"), SimulatedBackend([device])).start()
+    yield device, f"{server.url}?serial={device.serial}"
+    server.stop()
+
+
+def _when(ready: Callable[[], bool], then: Callable[[], None]) -> threading.Thread:
+    """Do ``then`` once ``ready()`` holds (the diagnostic has claimed the device)."""
+
+    def run() -> None:
+        deadline = time.monotonic() + 20
+        while not ready() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        then()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_every_press_is_shown_and_the_unpressed_pedal_named(pedal, tmp_path: Path, capsys) -> None:
+    device, url = pedal
+    config = write_config(tmp_path / "station.toml", {"pedals": url})
+
+    def press() -> None:
+        device.click("left")
+        device.long_press("centre")
+        device.click("left")
+
+    presser = _when(lambda: device.claimed, press)
+    code = main(["diag", "-c", str(config), "pedals", "--seconds", "2"])
+    presser.join()
+    out = capsys.readouterr().out
+    assert code == 1  # "right" was never pressed
+    assert "press test on pedals at usb-sim://" in out
+    pressed = [line.split()[1:3] for line in out.splitlines() if line.strip().endswith(")") and "s  " in line]
+    assert pressed == [["left", "short"], ["centre", "LONG"], ["left", "short"]]
+    assert "(no_more_bets)" in out and "(reveal)" in out  # the dealer actions they are configured for
+    assert "left           2     0" in out and "centre         0     1" in out
+    assert "NEVER PRESSED: right" in out
+
+
+def test_until_all_ends_when_every_pedal_was_pressed(pedal, capsys) -> None:
+    device, url = pedal
+    presser = _when(lambda: device.claimed, lambda: [device.click(b) for b in ("right", "centre", "left")])
+    started = time.monotonic()
+    code = main(["diag", "pedals", "--url", url, "--seconds", "30", "--until-all", "--json"])
+    presser.join()
+    assert time.monotonic() - started < 25  # ended by the presses, not the clock
+    assert code == 0
+    tally = json.loads(capsys.readouterr().out)
+    assert tally["never_pressed"] == [] and tally["faults"] == []
+    assert [p["button"] for p in tally["presses"]] == ["right", "centre", "left"]
+    assert tally["buttons"]["left"] == {"short": 1, "long": 0, "action": "no_more_bets"}  # default configuration
+
+
+def test_corrupt_reports_and_unplugging_are_shown_not_counted(pedal, capsys) -> None:
+    device, url = pedal
+
+    def trouble() -> None:
+        device.corrupt_next(1, "checksum")
+        device.click("left")  # its DOWN report is damaged
+        device.click("right")
+        time.sleep(0.3)
+        device.unplug()
+
+    presser = _when(lambda: device.claimed, trouble)
+    code = main(["diag", "pedals", "--url", url, "--seconds", "1.5"])
+    presser.join()
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "corrupt report skipped: checksum mismatch" in out
+    assert "right      short" in out
+    assert "fault: read failed" in out and "No such device" in out
+    assert "NEVER PRESSED: centre" in out
+
+
+def test_button_box_press_test_over_a_pty(sim, capsys) -> None:
+    box = sim("buttonbox")
+    device = box.device
+    presser = _when(
+        lambda: device.stats.commands >= 1,
+        lambda: (device.press(1), device.long_press(2), device.press(3), device.press(4)),
+    )
+    code = main(["diag", "pedals", "--url", box.url, "--kind", "buttonbox", "--seconds", "10", "--until-all"])
+    presser.join()
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "deal       short" in out and "confirm    LONG" in out
+    assert "every configured button was pressed" in out
+
+
+def test_pedals_of_another_kind_are_refused_as_usage(sim, capsys) -> None:
+    display = sim("display")
+    assert main(["diag", "pedals", "--url", display.url, "--kind", "display"]) == 2
+    assert "needs a pedals or buttonbox" in capsys.readouterr().err

@@ -93,7 +93,9 @@ def test_unknown_round_and_missing_journal(played: Path, tmp_path: Path, capsys:
 
 
 def test_committed_diagram_matches_the_code() -> None:
-    assert (DOCS / "state-machine.mmd").read_text(encoding="utf-8") == render("mermaid")
+    generated = render("mermaid")
+    assert (DOCS / "state-machine.mmd").read_text(encoding="utf-8") == generated
+    assert f"```mermaid\n{generated}```" in (DOCS / "state-machine.md").read_text(encoding="utf-8")
 
 
 def test_diagram_command_writes_mermaid_and_dot(tmp_path: Path, capsys: Any) -> None:

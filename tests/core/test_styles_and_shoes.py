@@ -183,3 +183,36 @@ def test_cards_returned_count_mismatch_is_reported(make_table: Any) -> None:
     table.post(ShufflerStatus("csm", ShufflerState.READY))
     play(table).act("next_round").post(CardsReturned("csm", 5))
     assert "counted 5 cards back; 4 were dealt" in table.last(out.Refused).reason
+
+
+def first_round(table: Any, equipment: str) -> Any:
+    """Bring any equipment mode to its first round's betting."""
+    if equipment == "continuous":
+        return table.post(ShufflerStatus("csm", ShufflerState.READY))
+    if equipment == "batch":
+        table.post(ShufflerStatus("csm", ShufflerState.DONE, 100, "red"))
+        return table.act("confirm_cut").cards("2S 2C 2D")
+    return table.start_shoe()
+
+
+ALLOWED = [(e, s) for e in ("manual", "batch", "continuous") for s in "ABCD"
+           if not (e == "continuous" and s in "BD")]  # refused at construction, tested above
+
+
+@pytest.mark.parametrize("equipment, style", ALLOWED)
+def test_every_equipment_mode_with_every_allowed_style(make_table: Any, equipment: str, style: str) -> None:
+    table = make_table(equipment=equipment, dealing_style=style)
+    first_round(table, equipment).bet("1", "ann", "player", 1000).act("no_more_bets")
+    table.clear()
+    table.cards("2H 3H 4D KD 7C" if style in ("A", "C") else "2H 3H 4D KD")
+    if style != "A":
+        assert not table.of(out.CardRevealed) and table.state == "revealing"
+        table.act("reveal")
+        if style in ("B", "D"):
+            table.cards("7C").act("reveal")
+    assert [o.card.code for o in table.of(out.CardRevealed)] == ["2H", "3H", "4D", "KD", "7C"]
+    settled = table.last(out.RoundSettled)
+    assert (settled.outcome, settled.bets[0].net) == ("player", 1000)
+    assert table.of(out.RoundResult)[0].round_id == "1-1"
+    table.act("next_round")
+    assert table.state == "betting"

@@ -1,0 +1,126 @@
+"""The core loop itself: thread-safe posting, journal first, replay rules, subscribers."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from station.cards import parse_card
+from station.core import outputs as out
+from station.core.loop import CoreLoop, CoreReplayError
+from station.core.options import CoreOptions
+from station.events import BetPlaced, CardDrawn, DealerAction
+from station.journal import Journal, JournalError
+
+
+def test_events_posted_from_many_threads_are_all_journaled_then_applied(tmp_path: Path) -> None:
+    loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
+    heard: list[out.Output] = []
+    loop.subscribe(heard.append)
+    loop.post(DealerAction("shuffle_done"))
+    loop.post(DealerAction("confirm_cut"))
+    for code in ("2S", "2C", "2D"):
+        loop.post(CardDrawn("shoe", parse_card(code)))
+    thread = loop.start()
+
+    def bettor(box: str) -> None:
+        for i in range(20):
+            loop.post(BetPlaced(box, f"p{i % 3}", "player", 1000))
+
+    workers = [threading.Thread(target=bettor, args=(str(b),)) for b in (1, 2, 3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    deadline = time.monotonic() + 20
+    while loop.machine.events_applied < 65 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    loop.stop()
+    assert not thread.is_alive()
+    assert loop.machine.events_applied == 65
+    assert sum(1 for _ in loop.journal.records()) == 65
+    bets = loop.machine.round.bets
+    assert sum(bets.values()) == 60 * 1000 and len(bets) == 9
+    assert len([o for o in heard if isinstance(o, out.BetAccepted)]) == 60
+    loop.close()
+
+
+class _FailingJournal(Journal):
+    """A real journal whose disk write fails (the failure is injected: a full disk cannot be
+    arranged reliably here)."""
+
+    fail = False
+
+    def append_many(self, items: Any) -> Any:
+        if self.fail:
+            raise JournalError("disk full")
+        return super().append_many(items)
+
+
+def test_nothing_is_applied_that_was_not_journaled(tmp_path: Path) -> None:
+    journal = _FailingJournal(tmp_path / "j.sqlite3")
+    loop = CoreLoop(journal, CoreOptions())
+    loop.post(DealerAction("shuffle_done"))
+    loop.run_pending()
+    journal.fail = True
+    loop.post(DealerAction("confirm_cut"))
+    with pytest.raises(JournalError):
+        loop.run_pending()
+    assert loop.state == "cutting" and loop.machine.events_applied == 1
+    loop.close()
+
+
+def test_replay_skips_records_that_are_not_events_and_refuses_broken_ones(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as journal:
+        journal.append("DealerAction", {"type": "DealerAction", "action": "shuffle_done"})
+        journal.append("ServiceStarted", {"version": "1"})
+    loop = CoreLoop(path, CoreOptions())
+    assert (loop.replayed, loop.skipped_records, loop.state) == (1, 1, "cutting")
+    loop.close()
+    with Journal(path) as journal:
+        journal.append("CardDrawn", {"type": "CardDrawn", "device": "shoe", "card": "ZZ"})
+    with pytest.raises(CoreReplayError, match="record 3 \\(CardDrawn\\)"):
+        CoreLoop(path, CoreOptions())
+
+
+def test_a_failing_subscriber_does_not_stop_the_others(tmp_path: Path) -> None:
+    loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
+    heard: list[out.Output] = []
+
+    def broken(_: out.Output) -> None:
+        raise RuntimeError("display unplugged")
+
+    loop.subscribe(broken)
+    unsubscribe = loop.subscribe(heard.append)
+    loop.post(DealerAction("shuffle_done"))
+    loop.run_pending()
+    assert [type(o) for o in heard] == [out.StateChanged, out.ExpectationChanged]
+    unsubscribe()
+    loop.post(DealerAction("confirm_cut"))
+    loop.run_pending()
+    assert len(heard) == 2
+    loop.close()
+
+
+def test_only_events_may_be_posted(tmp_path: Path) -> None:
+    loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
+    with pytest.raises(TypeError):
+        loop.post("shuffle_done")  # type: ignore[arg-type]
+    loop.close()
+
+
+def test_heartbeat_is_called_from_the_loop(tmp_path: Path) -> None:
+    beats: list[str] = []
+    loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions(),
+                    heartbeat=lambda: beats.append(threading.current_thread().name))
+    loop.start()
+    deadline = time.monotonic() + 10
+    while len(beats) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    loop.close()
+    assert beats and set(beats) == {"core-loop"}

@@ -201,6 +201,9 @@ class DeviceLink:
         timeout = self.settings.reply_timeout if timeout is None else timeout
         retries = self.settings.retries if retries is None else retries
         command = type(message).__name__
+        if threading.current_thread() is self._reader:
+            # only the reader can read the answer: waiting for it here would hang the link
+            raise RuntimeError(f"{self.name}: {command} cannot be sent from the link's reader thread (an emit sink)")
         with self._command_lock:
             if not self.transport.is_open or self._lost.is_set():
                 raise DeviceUnavailable(f"{self.name}: not connected")

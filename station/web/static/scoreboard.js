@@ -257,7 +257,9 @@
     source.addEventListener("open", () => setConnected(true));
     source.addEventListener("snapshot", (event) => {
       setConnected(true);
-      // Marks for measuring publish-to-screen time (docs/web-scoreboard.md).
+      // Marks for measuring publish-to-screen time (docs/web-scoreboard.md); only the latest
+      // are kept, so a screen left running for weeks does not collect them.
+      performance.clearMarks();
       performance.mark(`received ${event.lastEventId}`);
       draw(JSON.parse(event.data));
       performance.mark(`drawn ${event.lastEventId}`);

@@ -1,0 +1,83 @@
+"""Time the exact odds analysis: one complete baccarat enumeration per composition.
+
+Prints, in milliseconds, the median and minimum over several runs of:
+- the one-off table of rounds by value multiset (built once per process),
+- ``count_rounds`` (the enumeration alone) and ``analyse_baccarat`` (counts, pairs, edges)
+  for a full 8-deck and 6-deck shoe and for 8-deck shoes with cards removed,
+- ``analyse_war`` for comparison,
+- a whole ``station analyze --json`` process, start-up included.
+
+Usage: ``python bench/analyze.py [--runs N]``. Nothing here is asserted; the figures go to
+``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from station.analysis import round_table as table_module
+from station.analysis.baccarat_odds import analyse_baccarat, count_rounds
+from station.analysis.war_odds import analyse_war
+from station.cards import FULL_DECK, ShoeComposition
+
+
+def timings(action: Callable[[], object], runs: int) -> tuple[float, float]:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples), min(samples)
+
+
+def shoe_minus(decks: int, removed: int, seed: int) -> ShoeComposition:
+    shoe = ShoeComposition(decks)
+    cards = [card for card in FULL_DECK for _ in range(decks)]
+    shoe.remove_all(random.Random(seed).sample(cards, removed))
+    return shoe
+
+
+def report(label: str, median: float, best: float) -> None:
+    print(f"{label:<46} median {median:8.2f} ms   min {best:8.2f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    print(f"CPython {platform.python_version()} on {platform.machine()}, {args.runs} runs each")
+
+    start = time.perf_counter()
+    table = table_module.round_table()
+    print(f"{'round table (once per process)':<46} {1000 * (time.perf_counter() - start):8.2f} ms"
+          f"   ({table.multisets} value multisets)")
+
+    shoes = {
+        "8 decks, full": ShoeComposition(8),
+        "6 decks, full": ShoeComposition(6),
+        "8 decks, 10 cards removed": shoe_minus(8, 10, seed=1),
+        "8 decks, 200 cards removed": shoe_minus(8, 200, seed=2),
+        "8 decks, 400 cards removed": shoe_minus(8, 400, seed=3),
+    }
+    for name, shoe in shoes.items():
+        values = shoe.by_baccarat_value()
+        report(f"count_rounds, {name}", *timings(lambda: count_rounds(values), args.runs))
+    for name, shoe in shoes.items():
+        report(f"analyse_baccarat, {name}", *timings(lambda: analyse_baccarat(shoe), args.runs))
+    report("analyse_war, 6 decks, full", *timings(lambda: analyse_war(ShoeComposition(6)), args.runs))
+
+    command = [sys.executable, "-m", "station", "analyze", "--decks", "8", "--json"]
+    runs = max(3, args.runs // 6)
+    report(f"station analyze --json process ({runs} runs)",
+           *timings(lambda: subprocess.run(command, check=True, capture_output=True), runs))
+
+
+if __name__ == "__main__":
+    main()

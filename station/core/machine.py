@@ -224,10 +224,10 @@ class TableMachine:
                 words = "round void: return all bets, then next round"
             else:
                 words = "pay and collect, clear the layout, then next round"
-            if self.shoe.ended and o.equipment != "continuous":
-                words += " (shoe finished)"
-            elif o.equipment == "continuous" and self.shoe.awaiting_return:
+            if o.equipment == "continuous":
                 words = words.replace("clear the layout", "return the cards to the shuffler")
+            elif self.shoe.ended:
+                words += " (shoe finished)"
             return words
         return state
 
@@ -430,6 +430,7 @@ class TableMachine:
             self._refuse(ev, f"the shuffler counted {ev.count} cards back; {len(waiting)} were dealt and cleared")
         self.shoe.put_back(waiting)
         self.shoe.awaiting_return = []
+        self.shoe.empty = False  # the continuous shuffler has cards again
 
     # --- rounds -----------------------------------------------------------------------------
 

@@ -271,7 +271,10 @@ class PedalDriver:
                 if link is None:
                     try:
                         self._connect()
-                    except _LinkLost as lost:
+                    except Exception as exc:
+                        lost = exc if isinstance(exc, _LinkLost) else _LinkLost("driver-error", f"unexpected error: {exc!r}")
+                        if not isinstance(exc, _LinkLost):
+                            self._log.exception("pedals.connect_error")
                         self._fault(lost)
                         delays = delays or self.backoff.delays()
                         delay = next(delays)
@@ -286,6 +289,10 @@ class PedalDriver:
                     self._read_once(link)
                 except _LinkLost as lost:
                     self._drop_link(lost)
+                except Exception as exc:  # a fault in this code must not silently end the reader
+                    self._log.exception("pedals.reader_error")
+                    self._drop_link(_LinkLost("driver-error", f"unexpected error reading the pedals: {exc!r}"))
+                    self._stop.wait(self.backoff.initial_s)
         finally:
             self._first_attempt.set()
             self._close_link(give_back=True)
@@ -506,7 +513,7 @@ class PedalDriver:
         try:
             self._emit(event)
         except Exception:  # a broken sink must not stop the pedals being read
-            self._log.exception("pedals.emit_failed", event=type(event).__name__)
+            self._log.exception("pedals.emit_failed", event_kind=type(event).__name__)
 
     def _tap(self, direction: str, raw: bytes, decoded: Any) -> None:
         with self._taps_lock:

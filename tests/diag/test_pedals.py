@@ -52,7 +52,7 @@ def test_every_press_is_shown_and_the_unpressed_pedal_named(pedal, tmp_path: Pat
         device.click("left")
 
     presser = _when(lambda: device.claimed, press)
-    code = main(["diag", "-c", str(config), "pedals", "--seconds", "2"])
+    code = main(["diag", "-c", str(config), "pedals", "--seconds", "1.2"])
     presser.join()
     out = capsys.readouterr().out
     assert code == 1  # "right" was never pressed

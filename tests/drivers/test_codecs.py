@@ -30,7 +30,7 @@ def test_type_codes_sit_in_the_range_of_their_kind(name: str) -> None:
 
 @pytest.mark.parametrize("name", PROTOCOLS)
 @given(data=st.data())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 def test_every_message_round_trips(name: str, data: st.DataObject) -> None:
     protocol = get_protocol(name)
     messages = data.draw(st.lists(any_message(protocol), min_size=1, max_size=3))
@@ -76,7 +76,7 @@ def _mutate(data: st.DataObject, wire: bytes) -> bytes:
 
 @pytest.mark.parametrize("name", PROTOCOLS)
 @given(data=st.data())
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=40, deadline=None)
 def test_mutated_streams_never_raise_and_resynchronise(name: str, data: st.DataObject) -> None:
     protocol: Protocol = get_protocol(name)
     messages = data.draw(st.lists(any_message(protocol), max_size=3), label="messages")

@@ -26,11 +26,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        try:
+            module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        except Exception as exc:  # one broken command must not take the others down
+            _register_broken(sub, info.name, exc)
+            continue
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
     return parser
+
+
+def _register_broken(sub: argparse._SubParsersAction, name: str, exc: Exception) -> None:
+    """A command whose module cannot be imported still appears, and says why it cannot run;
+    a technician at the table can then use every other command (diag, journal, ctl)."""
+    message = f"this command cannot run: {type(exc).__name__}: {exc}"
+    parser = sub.add_parser(name, help=f"(unavailable: {type(exc).__name__})", add_help=False)
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def handler(_args: argparse.Namespace) -> int:
+        raise CliError(message, status=1)
+
+    parser.set_defaults(handler=handler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -94,3 +94,14 @@ def test_casino_war_demo() -> None:
     assert len(rounds) == 30 and all(r["game"] == "war" for r in rounds)
     for r in rounds:
         assert sum(b["net"] for b in r["bets"]) == -r["house_net"]
+
+
+def test_a_broken_command_module_does_not_break_the_others(tmp_path: Path, monkeypatch, capsys) -> None:
+    from station.cli import commands
+    from station.cli.main import main
+
+    (tmp_path / "zz_broken_for_test.py").write_text("import module_that_does_not_exist\n")
+    monkeypatch.setattr(commands, "__path__", [*commands.__path__, str(tmp_path)])
+    assert main(["roads", "BPT"]) == 0
+    assert main(["zz_broken_for_test"]) == 1
+    assert "ModuleNotFoundError" in capsys.readouterr().err

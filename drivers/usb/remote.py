@@ -118,7 +118,9 @@ class PedalSimServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
 
     def start(self) -> PedalSimServer:
         """Serve in a background thread (for tests and the ``simulate`` command)."""
-        self._thread = threading.Thread(target=self.serve_forever, name="pedal-sim-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, name="pedal-sim-server", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -5,6 +5,7 @@ that always stops what it started."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -45,9 +46,14 @@ class EventLog:
         return [type(e).__name__ for e in self.events]
 
     def wait_for(self, predicate: Callable[[list[Event]], bool], timeout: float = WAIT_S) -> list[Event]:
+        deadline = time.monotonic() + timeout
         with self._cond:
-            if not self._cond.wait_for(lambda: predicate(self._events), timeout):
-                raise AssertionError(f"timed out waiting; events so far: {self._events}")
+            # Re-check now and then too: some predicates look at driver statistics, not events.
+            while not predicate(self._events):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting; events so far: {self._events}")
+                self._cond.wait(min(left, 0.02))
             return list(self._events)
 
     def wait_presses(self, count: int, timeout: float = WAIT_S) -> list[tuple[str, bool]]:

@@ -230,4 +230,6 @@ def test_leading_ties_new_shoe_and_casino_war(browser: Any, server: ScoreboardSe
         ".war-box", "bs => bs.map(b => [b.dataset.box, [...b.querySelectorAll('.war-result')].map(r => r.dataset.outcome)])"
     )
     assert boxes == [["1", ["win", "war-win"]], ["2", ["lose", "surrender"]], ["5", ["tie"]]]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "scoreboard-casino-war.png"))
     page.close()

@@ -13,7 +13,7 @@
   const PILLS = { "betting": "Place your bets", "dealing": "No more bets" };
   const WAR_WORDS = {
     "win": "WIN", "lose": "LOSE", "war-win": "WAR WIN", "war-lose": "WAR LOSE",
-    "surrender": "SURR", "tie": "TIE",
+    "surrender": "SURRENDER", "tie": "TIE",
   };
   const DERIVED = ["big_eye_boy", "small_road", "cockroach_pig"];
   const ASK_CLASSES = { big_eye_boy: "bigeye", small_road: "small", cockroach_pig: "cockroach" };

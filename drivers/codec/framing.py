@@ -132,6 +132,7 @@ class FrameDecoder:
         self._bad_escape = False
         self._body = bytearray()
         self._raw = bytearray()  # raw bytes of the current frame or noise stretch
+        self._raw_cap = 2 * max_body + 3  # a maximal frame fully escaped, plus STX and ETX
 
     def feed(self, data: bytes) -> list[Frame | FrameError]:
         out: list[Frame | FrameError] = []
@@ -146,8 +147,11 @@ class FrameDecoder:
                 continue
             if not self._in_frame:
                 self._raw.append(byte)
+                if len(self._raw) >= self._raw_cap:
+                    self._noise(out)  # report long noise in pieces: memory stays bounded
                 continue
-            self._raw.append(byte)
+            if len(self._raw) < self._raw_cap:
+                self._raw.append(byte)  # an overlong frame keeps only its first bytes for the report
             if byte == ETX:
                 self._finish(out)
             elif self._overflow:

@@ -121,7 +121,11 @@ def test_oversized_frame_is_dropped_without_unbounded_memory() -> None:
     decoder = FrameDecoder(max_body=64)
     out = decoder.feed(bytes((STX,)) + b"\x41" * 100_000 + bytes((ETX,)) + encode_frame(1, 2))
     assert isinstance(out[0], FrameError) and out[0].fault is FrameFault.TOO_LONG
+    assert len(out[0].raw) <= 2 * 64 + 3
     assert good(out) == [Frame(1, 2)]
+    noise = decoder.feed(b"\x41" * 100_000)
+    assert noise and all(len(e.raw) <= 2 * 64 + 3 for e in noise if isinstance(e, FrameError))
+    assert decoder.stats.noise_bytes == 100_000 - len(decoder._raw)
     assert len(encode_frame(0, 0, b"\x00" * (MAX_BODY - 4))) > MAX_BODY
 
 

@@ -140,6 +140,16 @@ class TableMachine:
             ResumeRequested: self._on_resume,
             Timer: self._on_timer,
         }
+        self._actions: dict[str, Callable[[DealerAction], None]] = {
+            "shuffle_done": self._shuffle_done,
+            "confirm_cut": self._confirm_cut,
+            "no_more_bets": self._no_more_bets,
+            "reveal": self._reveal,
+            "next_round": self._next_round,
+            "call_supervisor": self._call_supervisor,
+            "war": self._war_choice,
+            "surrender": self._war_choice,
+        }
 
     # --- public -----------------------------------------------------------------------------
 
@@ -829,17 +839,7 @@ class TableMachine:
 
     def _on_action(self, ev: DealerAction) -> None:
         action = ev.action
-        handlers: dict[str, Callable[[DealerAction], None]] = {
-            "shuffle_done": self._shuffle_done,
-            "confirm_cut": self._confirm_cut,
-            "no_more_bets": self._no_more_bets,
-            "reveal": self._reveal,
-            "next_round": self._next_round,
-            "call_supervisor": self._call_supervisor,
-            "war": self._war_choice,
-            "surrender": self._war_choice,
-        }
-        handler = handlers.get(action)
+        handler = self._actions.get(action)
         if handler is None:
             self._refuse(ev, f"unknown dealer action {action!r}")
         elif self.state in (st.IRREGULARITY, st.PAUSED) and action != "call_supervisor":

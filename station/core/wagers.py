@@ -47,6 +47,7 @@ def box_number(box: str) -> int:
     return int(text)
 
 
+@lru_cache(maxsize=4096)
 def baccarat_bet(key: BetKey, amount: int) -> Bet:
     box, player, region = key
     if region not in BACCARAT_REGIONS:

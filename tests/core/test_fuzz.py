@@ -113,7 +113,7 @@ def check(machine: TableMachine) -> None:
     assert isinstance(machine.expectation, str) and machine.expectation
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(option_sets, s.lists(events, min_size=30, max_size=150))
 def test_any_sequence_is_handled_and_replays_exactly(options: CoreOptions, sequence: list[Event]) -> None:
     live, again = TableMachine(options), TableMachine(options)

@@ -202,7 +202,28 @@ class SimulatedDevice:
             self._outbox_changed.notify_all()
         log.info("sim_replugged", device=self.name, url=self.url)
 
+    def power_cycle(self) -> None:
+        """Switch the device off and on: unsent events are lost, numbering restarts, Boot is sent.
+
+        This is how the host's duplicate filter is tested against a device that reuses
+        sequence numbers after a restart.
+        """
+        self.unplug()
+        with self._outbox_changed:
+            for item in self._outbox:
+                item.acked.set()  # lost with the power; nobody should wait for them
+            self._outbox.clear()
+            self._tx_seq = 0
+            self._last_cmd = None
+            self._outbox_changed.notify_all()
+        self.on_power_cycle()
+        self.replug()
+        self.send_event(Boot("power cycle"))
+
     # -- for subclasses -------------------------------------------------------------------------
+
+    def on_power_cycle(self) -> None:
+        """Reset what a real device forgets when it loses power (counters, errors)."""
 
     def handle_command(self, message: Message) -> Message:
         """Answer a device-specific command (an answer message, ``Ack()`` or ``Nak``)."""

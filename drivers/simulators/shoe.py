@@ -153,6 +153,10 @@ class ShoeSimulator(SimulatedDevice):
             self._pool = None
         self.send_event(wire.ShoeEmpty())
 
+    def on_power_cycle(self) -> None:
+        self.cards_read = 0  # counted since power-up
+        self.error = wire.ReaderErrorCode.NONE
+
     # -- commands -----------------------------------------------------------------------------
 
     def handle_command(self, message: Message) -> Message:

@@ -262,3 +262,17 @@ def test_shoe_over_a_tcp_socket() -> None:
             rec.wait_kind(ev.DeviceRecovered)
         finally:
             driver.stop()
+
+
+def test_a_restarted_shoe_reusing_sequence_numbers_is_not_mistaken_for_duplicates(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+    sim.load(parse_cards("AS"))
+    sim.draw()  # events so far: Boot, CardsPresent, CardRead, ShoeEmpty
+    assert sim.wait_idle(WAIT)
+    sim.power_cycle()
+    rec.wait_kind(ev.DeviceRecovered)
+    sim.load(parse_cards("KD"))
+    sim.draw()  # after the restart these reuse the very same sequence numbers
+    assert sim.wait_idle(WAIT)
+    rec.wait_kind(ev.ShoeEmpty, 2)
+    assert cards_of(rec) == ["AS", "KD"]
+    assert shoe.status().cards_read == 1

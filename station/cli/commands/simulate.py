@@ -134,6 +134,7 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
         "unmute": (lambda: device.mute(False), "unmute"),
         "unplug": (device.unplug, "unplug: pull the cable"),
         "replug": (device.replug, "replug: plug it back in"),
+        "power-cycle": (device.power_cycle, "power-cycle: switch off and on (Boot, numbering restarts)"),
         "stats": (lambda: print(device.stats), "stats: link counters"),
     }
     kind = device.PROTOCOL

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 from station.analysis import round_table as table_module
 from station.analysis.baccarat_odds import analyse_baccarat, count_rounds
@@ -68,9 +69,9 @@ def main() -> None:
     }
     for name, shoe in shoes.items():
         values = shoe.by_baccarat_value()
-        report(f"count_rounds, {name}", *timings(lambda: count_rounds(values), args.runs))
+        report(f"count_rounds, {name}", *timings(partial(count_rounds, values), args.runs))
     for name, shoe in shoes.items():
-        report(f"analyse_baccarat, {name}", *timings(lambda: analyse_baccarat(shoe), args.runs))
+        report(f"analyse_baccarat, {name}", *timings(partial(analyse_baccarat, shoe), args.runs))
     report("analyse_war, 6 decks, full", *timings(lambda: analyse_war(ShoeComposition(6)), args.runs))
 
     command = [sys.executable, "-m", "station", "analyze", "--decks", "8", "--json"]

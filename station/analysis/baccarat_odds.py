@@ -9,7 +9,7 @@ published normalisation.)
 
 How it is counted: :mod:`station.analysis.round_table` tallies every round by the multiset
 of its point values once per process; here each multiset is weighted by the falling
-factorials of the composition's value counts and summed. That sum is all the work a
+factorials of the composition's value counts (the ordered ways to supply it) and summed. That sum is all the work a
 composition needs (a few milliseconds for a full shoe).
 """
 
@@ -18,18 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import mul
 
 from station.analysis.edges import BetEdge, house_edge
-from station.analysis.round_table import (
-    MAX_CARDS,
-    MAX_MULTIPLICITY,
-    MAX_ROUND_CARDS,
-    MIN_ROUND_CARDS,
-    Tally,
-    round_table,
-    slot,
-    unpack,
-)
+from station.analysis.round_table import MAX_MULTIPLICITY, MAX_ROUND_CARDS, Tally, round_table
 from station.cards import Rank, ShoeComposition
 
 BANKER_COMMISSION = Fraction(5, 100)
@@ -85,53 +77,44 @@ def _check_value_counts(value_counts: Sequence[int]) -> int:
         raise CompositionTooSmall(
             f"{cards} cards left: a complete round may need {MAX_ROUND_CARDS}, so the odds are undefined"
         )
-    if cards > MAX_CARDS:
-        raise ValueError(f"{cards} cards is more than any shoe (at most {MAX_CARDS} supported)")
     return cards
 
 
-def count_rounds(value_counts: Sequence[int]) -> RoundCounts:
-    """Exact outcome counts for a shoe holding ``value_counts[v]`` cards of point value ``v``.
+def _falling_factors(value_counts: Sequence[int]) -> list[int]:
+    """``c_v (c_v - 1) ... (c_v - m + 1)`` at :func:`factor_index` ``(v, m)``, ``m`` = 0..6.
 
-    The loops below are written out per number of distinct values on purpose: this sum is
-    the hot path, and unrolled products are several times faster than a generic product.
+    A multiplicity beyond what the shoe holds gives 0 (the product passes through 0), so
+    rounds the shoe cannot supply drop out of the sum by themselves.
     """
-    cards = _check_value_counts(value_counts)
-    stride = MAX_MULTIPLICITY + 1
-    ff = [0] * (10 * stride)
-    for value, have in enumerate(value_counts):
+    factors: list[int] = []
+    for have in value_counts:
         product = 1
-        ff[value * stride] = 1
-        for m in range(1, stride):
+        factors.append(product)
+        for m in range(1, MAX_MULTIPLICITY + 1):
             product *= have - m + 1
-            ff[value * stride + m] = product
+            factors.append(product)
+    return factors
 
-    table = round_table().by_width
-    acc = 0
-    for (a,), packed in table.get(1, ()):
-        acc += ff[a] * packed
-    for (a, b), packed in table.get(2, ()):
-        acc += ff[a] * ff[b] * packed
-    for (a, b, c), packed in table.get(3, ()):
-        acc += ff[a] * ff[b] * ff[c] * packed
-    for (a, b, c, d), packed in table.get(4, ()):
-        acc += ff[a] * ff[b] * ff[c] * ff[d] * packed
-    for (a, b, c, d, e), packed in table.get(5, ()):
-        acc += ff[a] * ff[b] * ff[c] * ff[d] * ff[e] * packed
-    for (a, b, c, d, e, f), packed in table.get(6, ()):
-        acc += ff[a] * ff[b] * ff[c] * ff[d] * ff[e] * ff[f] * packed
 
-    counters = unpack(acc)
-    tallies = dict.fromkeys(Tally, 0)
-    for round_cards in range(MIN_ROUND_CARDS, MAX_ROUND_CARDS + 1):
-        unused = falling(cards - round_cards, MAX_ROUND_CARDS - round_cards)
-        for tally in Tally:
-            tallies[tally] += counters[slot(round_cards, tally)] * unused
+def count_rounds(value_counts: Sequence[int]) -> RoundCounts:
+    """Exact outcome counts for a shoe holding ``value_counts[v]`` cards of point value ``v``."""
+    cards = _check_value_counts(value_counts)
+    ff = _falling_factors(value_counts)
+    table = round_table()
+    half_weight = [ff[a] * ff[b] * ff[c] * ff[d] * ff[e] for a, b, c, d, e in table.halves]
+    weight_of = half_weight.__getitem__
+    totals = dict.fromkeys(Tally, 0)
+    for length, group in table.by_length.items():
+        # Ordered card sequences dealing each multiset, then each column summed in C.
+        weights = list(map(mul, map(weight_of, group.low), map(weight_of, group.high)))
+        unused = falling(cards - length, MAX_ROUND_CARDS - length)
+        for tally, column in group.columns.items():
+            totals[tally] += unused * sum(map(mul, weights, column))
     return RoundCounts(
-        banker=tallies[Tally.BANKER_NOT_SIX] + tallies[Tally.BANKER_ON_SIX],
-        banker_on_six=tallies[Tally.BANKER_ON_SIX],
-        player=tallies[Tally.PLAYER],
-        tie=tallies[Tally.TIE],
+        banker=totals[Tally.BANKER_NOT_SIX] + totals[Tally.BANKER_ON_SIX],
+        banker_on_six=totals[Tally.BANKER_ON_SIX],
+        player=totals[Tally.PLAYER],
+        tie=totals[Tally.TIE],
     )
 
 

@@ -8,10 +8,10 @@ cards of value ``v`` in
     prod over v of  c_v * (c_v - 1) * ... * (c_v - m_v + 1)
 
 ways. So the third-card rules are applied once, to every sequence of point values, and the
-resulting rounds are tallied by (multiset of values, number of cards, outcome). That tally
-does not depend on the shoe. Analysing a composition is then one weighted sum over the
-~7,000 multisets (see :func:`station.analysis.baccarat_odds.count_rounds`) instead of a walk
-through every round.
+resulting rounds are tallied by (multiset of values, outcome); the multiset fixes the
+number of cards. That tally does not depend on the shoe. Analysing a composition is then
+one weighted sum over the ~7,000 multisets (see
+:func:`station.analysis.baccarat_odds.count_rounds`) instead of a walk through every round.
 
 The rules come from the shared engine (:func:`~station.games.baccarat.player_draws`,
 :func:`~station.games.baccarat.banker_draws`), never from a copy of the drawing table.
@@ -31,8 +31,6 @@ VALUES = range(10)
 MAX_ROUND_CARDS = 6
 """Two hands of at most three cards."""
 
-MIN_ROUND_CARDS = 4
-
 MAX_MULTIPLICITY = MAX_ROUND_CARDS
 """A value can occur at most six times in one round."""
 
@@ -41,7 +39,10 @@ _KEY_BITS = 3
 
 
 class Tally(IntEnum):
-    """What a round is counted as. Banker wins are split so the no-commission 6 is known."""
+    """What a round is counted as. Banker wins are split so the no-commission 6 is known.
+
+    The members are list indexes in the build below.
+    """
 
     BANKER_NOT_SIX = 0
     BANKER_ON_SIX = 1
@@ -49,30 +50,10 @@ class Tally(IntEnum):
     TIE = 3
 
 
-SLOT_BITS = 64
-"""Width of one counter inside a packed tally.
-
-Each counter of a packed sum ends up holding a number of ordered sequences of at most six
-distinct cards, so it stays below ``N**6``; for ``N <= MAX_CARDS`` that is below ``2**64``
-and no counter carries into its neighbour. The packing lets one big-integer multiply-add
-update all twelve counters at once, which is what makes the per-composition sum fast.
-"""
-
-MAX_CARDS = 1600
-"""Largest shoe the packed counters can take (1600**6 < 2**64); a real shoe holds 416."""
-
-SLOTS = len(Tally) * (MAX_ROUND_CARDS - MIN_ROUND_CARDS + 1)
-
-
-def slot(cards: int, tally: Tally) -> int:
-    """Index of the packed counter for rounds of ``cards`` cards counted as ``tally``."""
-    return (cards - MIN_ROUND_CARDS) * len(Tally) + int(tally)
-
-
-def unpack(packed: int) -> list[int]:
-    """The :data:`SLOTS` counters held in one packed integer."""
-    mask = (1 << SLOT_BITS) - 1
-    return [(packed >> (SLOT_BITS * i)) & mask for i in range(SLOTS)]
+LOW_VALUES = range(5)
+HIGH_VALUES = range(5, 10)
+"""The values are split in two halves so that a multiset's weight is the product of two
+looked-up numbers, one per half (see :class:`RoundTable`)."""
 
 
 def tally_of(player_total: int, banker_total: int) -> Tally:
@@ -83,30 +64,50 @@ def tally_of(player_total: int, banker_total: int) -> Tally:
     return Tally.TIE
 
 
-@dataclass(frozen=True, slots=True)
-class RoundTable:
-    """Rounds tallied by value multiset, ready for a weighted sum.
+def factor_index(value: int, multiplicity: int) -> int:
+    """Where ``c_v (c_v - 1) ... (c_v - m + 1)`` sits in the per-composition factor list."""
+    return value * (MAX_MULTIPLICITY + 1) + multiplicity
 
-    ``by_width[d]`` lists the multisets with ``d`` distinct values, each as
-    ``(factor_indexes, packed_tally)``. A factor index ``v * 7 + m`` points at the falling
-    factorial ``c_v (c_v - 1) ... (c_v - m + 1)`` that the composition supplies; the packed
-    tally holds, per (cards, outcome) counter, how many value sequences with this multiset
-    are complete rounds.
+
+@dataclass(frozen=True, slots=True)
+class LengthGroup:
+    """All multisets of one round length, as parallel columns.
+
+    Multiset ``i`` is the union of half-multisets ``low[i]`` (values 0-4) and ``high[i]``
+    (values 5-9), indexes into :attr:`RoundTable.halves`; ``columns[tally][i]`` is how many
+    value sequences with that multiset are complete rounds counted as ``tally``.
     """
 
-    by_width: dict[int, tuple[tuple[tuple[int, ...], int], ...]]
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+    columns: dict[Tally, tuple[int, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundTable:
+    """Rounds tallied by value multiset, laid out for a fast weighted sum.
+
+    ``halves[j]`` lists the five :func:`factor_index` values of half-multiset ``j``; the
+    product of those factors is the number of ways the composition can supply that half.
+    A full multiset's weight is the product of its two halves' weights, so a composition
+    needs ~840 small products for the halves and then one ``sum(map(mul, ...))`` per column,
+    which runs in C.
+    """
+
+    halves: tuple[tuple[int, ...], ...]
+    by_length: dict[int, LengthGroup]
 
     @property
     def multisets(self) -> int:
-        return sum(len(entries) for entries in self.by_width.values())
-
-
-def factor_index(value: int, multiplicity: int) -> int:
-    return value * (MAX_MULTIPLICITY + 1) + multiplicity
+        return sum(len(group.low) for group in self.by_length.values())
 
 
 def _key_unit(value: int) -> int:
     return 1 << (_KEY_BITS * value)
+
+
+def _multiplicity(key: int, value: int) -> int:
+    return (key >> (_KEY_BITS * value)) & ((1 << _KEY_BITS) - 1)
 
 
 def _opening_deals() -> dict[tuple[int, int, int], int]:
@@ -123,44 +124,54 @@ def _opening_deals() -> dict[tuple[int, int, int], int]:
     return groups
 
 
-def _tally_rounds() -> dict[int, int]:
-    """Packed tallies of every complete round, keyed by its packed value multiset."""
+def _tally_rounds() -> dict[int, list[int]]:
+    """Per packed value multiset (``m_v`` in 3 bits per value), the rounds by :class:`Tally`."""
     unit = [_key_unit(v) for v in VALUES]
-    tallies: dict[int, int] = {}
+    tallies: dict[int, list[int]] = {}
 
-    def add(key: int, cards: int, player_total: int, banker_total: int, ways: int) -> None:
-        shift = SLOT_BITS * slot(cards, tally_of(player_total, banker_total))
-        tallies[key] = tallies.get(key, 0) + (ways << shift)
+    def add(key: int, player_total: int, banker_total: int, ways: int) -> None:
+        if key not in tallies:
+            tallies[key] = [0] * len(Tally)
+        tallies[key][tally_of(player_total, banker_total)] += ways
 
     for (key, player, banker), ways in _opening_deals().items():
         if player >= 8 or banker >= 8:  # a natural: both hands stand
-            add(key, 4, player, banker, ways)
+            add(key, player, banker, ways)
         elif player_draws(player):
             for third in VALUES:
                 key5, player3 = key + unit[third], (player + third) % 10
                 if banker_draws(banker, third):
                     for banker_third in VALUES:
-                        add(key5 + unit[banker_third], 6, player3, (banker + banker_third) % 10, ways)
+                        add(key5 + unit[banker_third], player3, (banker + banker_third) % 10, ways)
                 else:
-                    add(key5, 5, player3, banker, ways)
+                    add(key5, player3, banker, ways)
         elif banker_draws(banker, None):
             for banker_third in VALUES:
-                add(key + unit[banker_third], 5, player, (banker + banker_third) % 10, ways)
+                add(key + unit[banker_third], player, (banker + banker_third) % 10, ways)
         else:
-            add(key, 4, player, banker, ways)
+            add(key, player, banker, ways)
     return tallies
 
 
 @cache
 def round_table() -> RoundTable:
     """The table, built once per process (about 0.2 s; see ``bench/analyze.py``)."""
-    by_width: dict[int, list[tuple[tuple[int, ...], int]]] = {}
-    mask = (1 << _KEY_BITS) - 1
-    for key, packed in _tally_rounds().items():
-        factors = tuple(
-            factor_index(v, (key >> (_KEY_BITS * v)) & mask)
-            for v in VALUES
-            if (key >> (_KEY_BITS * v)) & mask
+    halves: dict[tuple[int, ...], int] = {}
+
+    def half(values: range, key: int) -> int:
+        factors = tuple(factor_index(v, _multiplicity(key, v)) for v in values)
+        return halves.setdefault(factors, len(halves))
+
+    rows: dict[int, list[tuple[int, int, list[int]]]] = {}
+    for key, counts in _tally_rounds().items():
+        length = sum(_multiplicity(key, v) for v in VALUES)
+        rows.setdefault(length, []).append((half(LOW_VALUES, key), half(HIGH_VALUES, key), counts))
+    by_length = {
+        length: LengthGroup(
+            low=tuple(row[0] for row in group),
+            high=tuple(row[1] for row in group),
+            columns={tally: tuple(row[2][tally] for row in group) for tally in Tally},
         )
-        by_width.setdefault(len(factors), []).append((factors, packed))
-    return RoundTable({width: tuple(entries) for width, entries in sorted(by_width.items())})
+        for length, group in sorted(rows.items())
+    }
+    return RoundTable(halves=tuple(halves), by_length=by_length)

@@ -2,7 +2,7 @@
 
 The references are written differently from the code under test on purpose: they walk every round card by card
 (or value by value) through the engine's ``next_hand_by_values`` / ``play_round``, with no
-multiset table and no packed counters, and the war reference works in probabilities with
+multiset table, and the war reference works in probabilities with
 the three burn cards actually drawn.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
@@ -102,7 +102,7 @@ def _draws(counts: dict[int, int], how_many: int) -> Iterator[tuple[tuple[int, .
 
 def war_expectations(counts: dict[int, int], tie_pays: int, war_tie_bonus: int) -> dict[str, Fraction]:
     """Player's expected results per unit, dealing the three burn cards of a war for real."""
-    expect = Counter[str]()
+    expect: defaultdict[str, Fraction] = defaultdict(Fraction)
     for (player, dealer), first in _draws(dict(counts), 2):
         if player != dealer:
             result = 1 if player > dealer else -1

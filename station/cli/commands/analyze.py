@@ -187,7 +187,8 @@ def _edge_rows(edges: Sequence[BetEdge]) -> list[str]:
 
 def _title(game: str, header: dict[str, Any]) -> str:
     removed = len(header["removed"])
-    return f"{game}, {header['decks']} decks, {removed} card{'s' if removed != 1 else ''} removed, {header['cards']} left"
+    plural = "s" if removed != 1 else ""
+    return f"{game}, {header['decks']} decks, {removed} card{plural} removed, {header['cards']} left"
 
 
 def baccarat_text(analysis: BaccaratAnalysis, header: dict[str, Any]) -> str:

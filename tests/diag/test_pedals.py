@@ -118,3 +118,21 @@ def test_pedals_of_another_kind_are_refused_as_usage(sim, capsys) -> None:
     display = sim("display")
     assert main(["diag", "pedals", "--url", display.url, "--kind", "display"]) == 2
     assert "needs a pedals or buttonbox" in capsys.readouterr().err
+
+
+def test_monitor_shows_pedal_reports_and_a_damaged_one_as_corrupt(pedal, capsys) -> None:
+    device, url = pedal
+
+    def press() -> None:
+        device.click("right")
+        device.corrupt_next(1, "checksum")
+        device.click("left")
+
+    presser = _when(lambda: device.claimed, press)
+    assert main(["diag", "monitor", "--url", url, "--kind", "pedals", "--count", "4", "--seconds", "10"]) == 0
+    presser.join()
+    out = capsys.readouterr().out
+    assert "in    DOWN right" in out and "in    UP right" in out
+    assert "in    CORRUPT checksum mismatch" in out
+    assert "=> ButtonPressed(device=pedals, button=right, long_press=False)" in out
+    assert "4 frame(s) from the device, 1 corrupt" in out

@@ -120,8 +120,7 @@ class SimulatedDealer:
         self.expectation = ""
         self.shoes_loaded = 0
         self._last_outcome = ""
-        self._drawn: list[ShoeItem] = []  # cards of the round in play
-        self._pending_return: list[ShoeItem] = []  # cleared cards not yet back in the shuffler
+        self._drawn: list[ShoeItem] = []  # cards out of the shoe, not yet back in a shuffler
         self._war_boxes: tuple[str, ...] = ()
         self.error: str | None = None
         self.stopped = threading.Event()
@@ -223,17 +222,7 @@ class SimulatedDealer:
                 self._post(DealerAction("war", box=box))
             self._war_boxes = ()
         elif state == st.PAYING:
-            if self.options.equipment == "continuous" and "return the cards" in self.expectation:
-                # Cards of an earlier round still to go back; if they are already on their
-                # way, the shuffler's count will move the station on.
-                if self._pending_return:
-                    self._return_cards()
-            else:
-                self._action("next_round")
-                if self.options.equipment == "continuous":
-                    # The layout is cleared: this round's cards go back into the shuffler.
-                    self._pending_return += self._drawn
-                self._drawn = []
+            self._action("next_round")
 
     # --- dealer actions ----------------------------------------------------------------------
 
@@ -249,6 +238,7 @@ class SimulatedDealer:
         if equipment == "manual":
             self.shoes_loaded += 1
             self.shoe.load(self.script.shoe(self.shoes_loaded))  # type: ignore[attr-defined]
+            self._drawn = []
             self._action("shuffle_done")
         elif equipment == "batch":
             self._batch_shuffle()
@@ -284,8 +274,8 @@ class SimulatedDealer:
         shuffler.return_cards([])  # type: ignore[attr-defined]
 
     def _return_cards(self) -> None:
-        """Continuous shuffler: a cleared round's cards go back in."""
-        cards, self._pending_return = self._pending_return, []
+        """Continuous shuffler: the round's cards, collected from the layout, go back in."""
+        cards, self._drawn = self._drawn, []
         self.shuffler.return_cards(cards)  # type: ignore[union-attr]
 
     def _draw(self) -> None:
@@ -305,7 +295,9 @@ class SimulatedDealer:
 
         After a Tie the Banker and Player bets stay on the layout for the next round (5.16),
         so only the regions that were cleared are bet again."""
-        if self._pending_return:
+        if self.options.equipment == "continuous" and self._drawn:
+            # The last round's cards were cleared at "next round": they go back now, before
+            # this round's first card leaves the shoe.
             self._return_cards()
         carried = ("banker", "player") if self._last_outcome == "tie" and self.options.game == "baccarat" else ()
         for region, amount in self.script.bets.items():

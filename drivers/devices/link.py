@@ -400,7 +400,10 @@ class DeviceLink:
         if not isinstance(answer, IdentityReport):
             self._teardown()
             return f"handshake failed: Identify answered by {type(answer).__name__}"
-        self.identity = answer
+        previous, self.identity = self.identity, answer
+        if previous is not None and previous != answer:
+            # a different unit (or new firmware) behind the same port: worth a technician's look
+            log.warning("device_identity_changed", device=self.name, before=previous.describe(), after=answer.describe())
         was_down = self._down_reported
         self._down_reported = False
         log.info("device_connected", device=self.name, url=self.transport.url, model=answer.model, serial=answer.serial, firmware=answer.firmware)

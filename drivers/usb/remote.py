@@ -107,6 +107,7 @@ class PedalSimServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
         self._lock = threading.Lock()
         self._handles: dict[int, SimHandle] = {}
         self._sessions: dict[str, _Session] = {}
+        self.instance = uuid.uuid4().hex
         if os.path.exists(path):
             _remove_stale_socket(path)
         super().__init__(path, _RequestHandler)
@@ -156,7 +157,8 @@ class PedalSimServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
     def _devid(self, wire: dict[str, int]) -> SimDeviceId:
         pedals = self.backend.pedals
         key = int(wire["key"])
-        if not 0 <= key < len(pedals):
+        if wire.get("instance") != self.instance or not 0 <= key < len(pedals):
+            # A device seen on an earlier run of the simulator is as gone as an unplugged one.
             raise usb.core.USBError("No such device (it may have been disconnected)", int(LibusbError.NO_DEVICE), errno.ENODEV)
         return SimDeviceId(pedals[key], int(wire["generation"]), key)
 
@@ -170,7 +172,9 @@ class PedalSimServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
     def call(self, session: str, op: str, args: list[Any]) -> Any:
         backend = self.backend
         if op == "enumerate_devices":
-            return [{"key": d.key, "generation": d.generation} for d in backend.enumerate_devices()]
+            return [
+                {"instance": self.instance, "key": d.key, "generation": d.generation} for d in backend.enumerate_devices()
+            ]
         if op in _DESCRIPTOR_OPS:
             descriptor = getattr(backend, op)(self._devid(args[0]), *args[1:])
             fields = descriptor.fields()
@@ -249,8 +253,12 @@ def _remove_stale_socket(path: str) -> None:
 
 @dataclass(frozen=True)
 class RemoteDeviceId:
+    instance: str  # which run of the simulator
     key: int
     generation: int
+
+    def wire(self) -> dict[str, Any]:
+        return {"instance": self.instance, "key": self.key, "generation": self.generation}
 
 
 @dataclass(frozen=True)
@@ -268,6 +276,7 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
         self._local = threading.local()
         self._sockets: list[socket.socket] = []
         self._sockets_lock = threading.Lock()
+        self._descriptors: dict[tuple[str, RemoteDeviceId, tuple[int, ...]], dict[str, Any]] = {}
 
     def close(self) -> None:
         """Close every connection: the server then frees this session's handles."""
@@ -310,14 +319,29 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def enumerate_devices(self) -> Iterator[RemoteDeviceId]:
         for wire in self._call("enumerate_devices"):
-            yield RemoteDeviceId(int(wire["key"]), int(wire["generation"]))
+            yield RemoteDeviceId(str(wire["instance"]), int(wire["key"]), int(wire["generation"]))
 
     def get_parent(self, dev: RemoteDeviceId) -> None:
         return None
 
     def _descriptor(self, op: str, dev: RemoteDeviceId, *args: int) -> Descriptor:
-        fields = self._call(op, {"key": dev.key, "generation": dev.generation}, *args)
-        if "port_numbers" in fields and fields["port_numbers"] is not None:
+        """Descriptors are fetched once per device identity and kept, as libusb caches them at
+        enumeration: pyusb looks them up again at awkward moments (the first read after
+        ``set_configuration``), and a vanished device must then fail the read, not the lookup."""
+        key = (op, dev, args)
+        with self._sockets_lock:
+            cached = self._descriptors.get(key)
+        if cached is None:
+            try:
+                cached = self._call(op, dev.wire(), *args)
+            except IndexError as exc:
+                cached = {"__index_error__": str(exc)}  # "no such interface": also fixed for this identity
+            with self._sockets_lock:
+                self._descriptors[key] = cached
+        if "__index_error__" in cached:
+            raise IndexError(cached["__index_error__"])
+        fields = dict(cached)
+        if fields.get("port_numbers") is not None:
             fields["port_numbers"] = tuple(fields["port_numbers"])
         return Descriptor(**fields)
 
@@ -334,7 +358,7 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
         return self._descriptor("get_endpoint_descriptor", dev, ep, intf, alt, config)
 
     def open_device(self, dev: RemoteDeviceId) -> RemoteHandle:
-        return RemoteHandle(int(self._call("open_device", {"key": dev.key, "generation": dev.generation})))
+        return RemoteHandle(int(self._call("open_device", dev.wire())))
 
     def close_device(self, dev_handle: RemoteHandle) -> None:
         try:

@@ -1,0 +1,18 @@
+"""The core: one loop owns the table's state machine and the journal's writing end.
+
+- :mod:`station.core.loop`: :class:`~station.core.loop.CoreLoop` (``post``, ``subscribe``,
+  ``run``/``start``/``stop``, ``run_pending``, ``announce``, ``snapshot``, ``expectation``,
+  replay on open).
+- :mod:`station.core.machine`: :class:`~station.core.machine.TableMachine`, the one owner of
+  game state (shoe, round, bets, irregularities), fed one event at a time.
+- :mod:`station.core.states`: the states and transitions, stated once (machine and diagram).
+- :mod:`station.core.outputs`: the typed outputs subscribers hear.
+- :mod:`station.core.options`: :class:`~station.core.options.CoreOptions` (game, equipment,
+  dealing style, decks, table rules).
+- :mod:`station.core.replay`, :mod:`station.core.recall`: rebuilding state and past rounds
+  from the journal.
+- :mod:`station.core.diagram`: the state diagram from the code.
+- :mod:`station.core.sessions`: deterministic table sessions for tests and benchmarks.
+
+See ``docs/state-machine.md``.
+"""

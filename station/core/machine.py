@@ -555,9 +555,8 @@ class TableMachine:
                 self._reveal_upto(len(r.dealt))
         else:
             hand = baccarat.next_hand(r.cards_at("player"), r.cards_at("banker"))
-            if hand is None:  # the round is complete: never reached, the round settles first
-                self.shoe.put_back([card])
-                self._raise_for_card("card_when_stand", f"{card.code} drawn when the rules say stand", card, device)
+            if hand is None:  # defensive: a complete round has already left the dealing state
+                self._raise("card_when_stand", f"{card.code} drawn when the rules say stand", HeldCard(card, True, device))
                 return
             r.place(hand.value, card)
             if not self.options.hidden_cards:

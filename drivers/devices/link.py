@@ -313,7 +313,7 @@ class DeviceLink:
                 log.info("duplicate_event_dropped", device=self.name, seq=packet.seq, message=message.describe())
                 self._ack(packet.seq)
                 return
-            if is_boot:
+            if isinstance(message, Boot):
                 log.info("device_boot", device=self.name, reason=message.reason, seq=packet.seq)
             self._last_rx_seq = packet.seq
             self._last_rx_boot = is_boot

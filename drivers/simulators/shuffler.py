@@ -54,10 +54,10 @@ class ShufflerSimulator(SimulatedDevice):
         self._state_lock = threading.RLock()
         self._shuffle_thread: threading.Thread | None = None
         self._abort = threading.Event()
+        self.pool: CardPool | None = None  # continuous mode: the cards inside, shared with the shoe
         if self.mode is wire.ShufflerMode.CONTINUOUS:
             self.pool = pool or CardPool.of_decks(decks, seed)
         else:
-            self.pool = None
             if load:
                 self._cards = [card for _ in range(decks) for card in FULL_DECK]
 

@@ -176,7 +176,7 @@ def test_driver_receives_a_device_event_once(target: Target) -> None:
         assert driver.start(wait=WAIT)
         expected = target.stimulus()
         rec.wait_kind(expected)
-        assert target.simulator.wait_idle(WAIT)  # type: ignore[union-attr]  (every resend has been answered)
+        assert target.simulator.wait_idle(WAIT)  # type: ignore[attr-defined]  # every resend answered
         assert len(rec.of(expected)) == 1
     finally:
         driver.stop()

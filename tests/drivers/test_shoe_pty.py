@@ -9,6 +9,7 @@ import pytest
 from drivers.codec import shoe as wire
 from drivers.devices import DeviceTimeout, ShoeDriver
 from drivers.simulators import CUT_CARD, CardPool, EmptyShoeError, ShoeSimulator, start_simulator
+from drivers.simulators.pool import ShoeItem
 from drivers.transport import SerialTransport, TransportError
 from station import events as ev
 from station.cards import parse_card, parse_cards
@@ -53,7 +54,7 @@ def test_identify_status_and_self_test(sim: ShoeSimulator, shoe: ShoeDriver) -> 
 
 
 def test_stacked_shoe_is_reported_card_by_card_with_the_cut_card(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
-    order = [*parse_cards("AS 9H TD"), CUT_CARD, *parse_cards("KC 5D")]
+    order: list[ShoeItem] = [*parse_cards("AS 9H TD"), CUT_CARD, *parse_cards("KC 5D")]
     sim.load(order)
     drawn = [sim.draw() for _ in range(len(order))]
     assert drawn == order

@@ -87,6 +87,7 @@ def _buttonbox_options(p: argparse.ArgumentParser) -> None:
 def _build(args: argparse.Namespace) -> Any:
     from drivers.simulators import start_simulator
     from drivers.simulators.pool import CUT_CARD
+    from drivers.simulators.shoe import ShoeSimulator
     from station.cards import CardError, parse_card
 
     common = dict(
@@ -95,16 +96,18 @@ def _build(args: argparse.Namespace) -> Any:
     )
     if args.kind == "shoe":
         running = start_simulator("shoe", **common)
+        shoe = running.device
+        assert isinstance(shoe, ShoeSimulator)
         if args.stack:
             try:
                 items = [CUT_CARD if t.upper() == "CUT" else parse_card(t) for t in args.stack.replace(",", " ").split()]
             except CardError as exc:
                 running.stop()
                 raise CliError(str(exc)) from None
-            running.device.load(items)
+            shoe.load(items)
         else:
             try:
-                running.device.load_shuffled(args.decks, args.seed, args.cut)
+                shoe.load_shuffled(args.decks, args.seed, args.cut)
             except ValueError as exc:
                 running.stop()
                 raise CliError(str(exc)) from None

@@ -158,10 +158,11 @@ class Publisher:
             if output.state != st.IRREGULARITY:
                 self.fault = ""
         elif isinstance(output, out.IrregularityRaised):
-            self.fault = output.detail
-            self._to_display("show_message", f"STOP - supervisor: {output.detail}"[:120])
+            # Players see that the round is stopped; the detail is for the supervisor (logs, ctl).
+            self.fault = "supervisor called"
+            self._to_display("show_message", "ROUND STOPPED - SUPERVISOR CALLED")
         elif isinstance(output, out.DeviceFaulted):
-            self.fault = f"{output.device}: {output.reason}"
+            self.fault = f"{output.device} offline"
         elif isinstance(output, out.DeviceBack):
             self.fault = ""
         elif isinstance(output, out.ShoeEnded):

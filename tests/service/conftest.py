@@ -41,7 +41,7 @@ class StationStalled(AssertionError):
 class ExternalTable:
     def __init__(self, directory: Path, *, game: str = "baccarat", variant: str = "mini", decks: int = 8,
                  dealing_style: str = "A", boxes: int = 7, seed: int = 7,
-                 bets: dict[str, int] | None = None, players_per_box: int = 3) -> None:
+                 bets: dict[str, int] | None = None, players_per_box: int = 3, web_port: int = 0) -> None:
         self.directory = directory
         self.game = game
         self.decks = decks
@@ -53,6 +53,7 @@ class ExternalTable:
         self.socket = directory / "control.sock"
         self.journal = directory / "journal.sqlite3"
         self.config = directory / "station.toml"
+        self.web_port = web_port
         self.config.write_text(self._config_text(variant, dealing_style, boxes, players_per_box))
         self.process: subprocess.Popen[str] | None = None
         self.shoes_loaded = 0
@@ -91,6 +92,10 @@ deal = "no_more_bets"
 confirm = "reveal"
 cancel = "next_round"
 call = "call_supervisor"
+
+[web]
+enabled = {"true" if self.web_port else "false"}
+port = {self.web_port or 8080}
 
 [control]
 socket = "{self.socket}"

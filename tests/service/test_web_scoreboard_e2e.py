@@ -1,0 +1,87 @@
+"""The web scoreboard served by a real ``station run``, in a real headless Chromium, while the
+test deals rounds through the simulated shoe: the page shows what was dealt, live."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+]
+playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def settled_rounds(table: Any) -> list[dict[str, Any]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--config", str(table.config)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    return [r for r in json.loads(out.stdout) if r.get("result")]  # not the round still open
+
+
+def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser: Any) -> None:
+    port = free_port()
+    table = external_table(web_port=port)
+    table.start_station()
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(f"http://127.0.0.1:{port}/")
+    page.wait_for_function("document.querySelector('#connection').dataset.connected === 'true'", timeout=10_000)
+
+    table.play_until(lambda s: s["state"] == "betting" and s["round"] == "1-16")
+    rounds = settled_rounds(table)
+    assert len(rounds) == 15
+    page.wait_for_function("document.querySelector('#stat-rounds').innerText === '15'", timeout=10_000)
+
+    letters = [{"banker": "B", "player": "P", "tie": "T"}[r["result"]["outcome"]] for r in rounds]
+    bead = page.eval_on_selector_all('.road[data-road="bead_plate"] .mark', "ms => ms.map(m => m.dataset.result)")
+    assert bead == letters
+    big = page.eval_on_selector_all('.road[data-road="big_road"] .mark', "ms => ms.map(m => m.dataset.result)")
+    assert big == [x for x in letters if x != "T"]
+    last = rounds[-1]["result"]
+    for side in ("player", "banker"):
+        codes = page.eval_on_selector_all(f"#{side}-cards .card", "cs => cs.map(c => c.dataset.code)")
+        assert codes == last[side]
+    assert page.get_attribute("#outcome", "data-outcome") == letters[-1]
+    assert "1,000" in page.inner_text("#limits") or "10.00" in page.inner_text("#limits") or "500" in page.inner_text("#limits")
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "station-scoreboard-live.png"), full_page=True)
+
+    # A fault is shown at once: the shoe is unplugged mid-round.
+    table.play_until(lambda s: s["state"] == "dealing")
+    table.shoe.device.unplug()
+    page.wait_for_function("document.body.dataset.state && document.body.dataset.state.startsWith('fault')",
+                           timeout=15_000)
+    page.screenshot(path=str(ARTIFACTS / "station-scoreboard-fault.png"), full_page=True)
+    table.shoe.device.replug()
+    table.stop_station()

@@ -8,7 +8,7 @@ text needs the ``graphviz`` Python package (the ``dot`` program is not needed fo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from transitions.extensions.diagrams import GraphMachine
 
@@ -32,7 +32,7 @@ class _Model:
             setattr(self, f"resume_to_{name}", lambda: False)
 
 
-def _graph(engine: str) -> Any:
+def _graph(engine: Literal["graphviz", "mermaid"]) -> Any:
     model = _Model()
     GraphMachine(
         model=model,

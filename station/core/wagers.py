@@ -76,17 +76,15 @@ def refusal(
     try:
         if game == "baccarat":
             assert isinstance(table, BaccaratTable)
-            bet = baccarat_bet(key, amount)
             layout = [baccarat_bet(k, a) for k, a in others.items()]
-            verdict = accept_bet(bet, layout, table)
-        else:
-            assert isinstance(table, WarTable)
-            wager = war_wager(key, amount)
-            wagers = [war_wager(k, a) for k, a in others.items()]
-            verdict = war.accept_wager(wager, wagers, table)
+            verdict = accept_bet(baccarat_bet(key, amount), layout, table)
+            return None if verdict.accepted else verdict.reason
+        assert isinstance(table, WarTable)
+        wagers = [war_wager(k, a) for k, a in others.items()]
+        war_verdict = war.accept_wager(war_wager(key, amount), wagers, table)
+        return None if war_verdict.accepted else war_verdict.reason
     except BetFormError as exc:
         return str(exc)
-    return None if verdict.accepted else verdict.reason
 
 
 def differential_cut(

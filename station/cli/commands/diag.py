@@ -22,8 +22,10 @@ that device, and everything is refused while a round is live. Exit status: 0 all
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from station.cli.main import CliError
@@ -125,11 +127,24 @@ class _Stderr:
         return sys.stderr.isatty()
 
 
-def _logging(args: argparse.Namespace) -> None:
-    """Driver log lines go to stderr, so stdout stays the report (and valid JSON with --json)."""
-    from station.service.logging import configure_logging
+def _talks_to_devices(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Driver log lines go to stderr while the command runs, so stdout stays the report (and
+    valid JSON with --json); the process's previous logging set-up is put back afterwards."""
 
-    configure_logging("console", args.log_level, stream=_Stderr())  # type: ignore[arg-type]
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        import structlog
+
+        from station.service.logging import configure_logging
+
+        previous = structlog.get_config()
+        configure_logging("console", args.log_level, stream=_Stderr())  # type: ignore[arg-type]
+        try:
+            return handler(args)
+        finally:
+            structlog.configure(**previous)
+
+    return run
 
 
 def _config(args: argparse.Namespace, *, needed: bool) -> Any:
@@ -146,7 +161,8 @@ def _config(args: argparse.Namespace, *, needed: bool) -> Any:
         return None
 
 
-def _target(args: argparse.Namespace) -> Any:
+def _target(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The :class:`~station.diag.target.Target` and the configuration (``None`` if there is none)."""
     from station.diag.target import DiagError, resolve_target
 
     config = _config(args, needed=not args.url)
@@ -189,8 +205,8 @@ def _ports(args: argparse.Namespace) -> int:
     return 0
 
 
+@_talks_to_devices
 def _probe(args: argparse.Namespace) -> int:
-    _logging(args)
     from station.diag.probe import format_probe, probe
     from station.diag.target import DiagError, open_session
 
@@ -206,8 +222,8 @@ def _probe(args: argparse.Namespace) -> int:
     return 1 if report["errors"] else 0
 
 
+@_talks_to_devices
 def _monitor(args: argparse.Namespace) -> int:
-    _logging(args)
     from drivers.usb.driver import PedalDriver
     from station.diag.monitor import FrameMonitor, json_line, run_monitor
     from station.diag.target import DiagError, EventSink, open_session
@@ -254,8 +270,8 @@ def _monitor(args: argparse.Namespace) -> int:
     return 0
 
 
+@_talks_to_devices
 def _selftest(args: argparse.Namespace) -> int:
-    _logging(args)
     from station.diag.selftest import check_device, format_verdict, targets
 
     config = _config(args, needed=True)
@@ -280,8 +296,8 @@ def _selftest(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+@_talks_to_devices
 def _deck_check(args: argparse.Namespace) -> int:
-    _logging(args)
     from drivers.devices import DeviceError
     from station.diag.deck import deck_report, format_deck
     from station.diag.target import DiagError, open_session
@@ -303,8 +319,8 @@ def _deck_check(args: argparse.Namespace) -> int:
     return 0 if report["complete"] else 1
 
 
+@_talks_to_devices
 def _display_test(args: argparse.Namespace) -> int:
-    _logging(args)
     from station.diag.display_test import format_step, run_display_test
     from station.diag.target import DiagError, open_session
 
@@ -330,8 +346,8 @@ def _display_test(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+@_talks_to_devices
 def _pedals(args: argparse.Namespace) -> int:
-    _logging(args)
     from station.diag.press_test import PressTally, corrupt_note, format_press, format_summary, run_press_test
     from station.diag.target import DiagError, EventSink, open_session
 

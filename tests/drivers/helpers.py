@@ -9,7 +9,9 @@ from drivers.devices.link import LinkSettings
 from station.events import Event
 
 # Short timeouts keep fault tests quick; waits in tests are generous and never assert timing.
-FAST = LinkSettings(reply_timeout=0.2, retries=3, reconnect_initial=0.02, reconnect_max=0.2, heartbeat=1.0)
+# The heartbeat is long so that pings do not interleave with the frames a test counts;
+# the heartbeat test sets its own.
+FAST = LinkSettings(reply_timeout=0.2, retries=3, reconnect_initial=0.02, reconnect_max=0.2, heartbeat=5.0)
 WAIT = 10.0
 
 

@@ -87,7 +87,7 @@ def test_lost_ack_is_retransmitted_and_shown_once(board) -> None:
     sim.drop_replies(1)
     display.show_message("No more bets")
     assert [c for c in sim.commands()] == [wire.ShowMessage("No more bets")]
-    assert sim.stats.duplicate_commands == 1
+    assert sim.stats.duplicate_commands >= 1
 
 
 def test_corrupted_reply_is_retransmitted(board) -> None:

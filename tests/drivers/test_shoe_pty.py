@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import pytest
@@ -121,17 +122,15 @@ def test_lost_acks_make_the_shoe_retransmit_but_each_card_is_delivered_once(sim:
     assert sim.wait_idle(WAIT)
     rec.wait_kind(ev.ShoeEmpty)
     assert cards_of(rec) == ["QS", "JS", "TS"]
-    assert shoe.stats.duplicates == 3
+    assert shoe.stats.duplicates >= 3  # more if the machine is slow enough for extra resends
     assert sim.stats.ignored_acks == 3
 
 
 def test_lost_reply_is_retransmitted_and_the_command_runs_once(sim: ShoeSimulator, shoe: ShoeDriver) -> None:
-    before = len(sim.received)
     sim.drop_replies(2)
     assert shoe.status().cards_read == 0
-    assert len(sim.received) == before + 1  # executed once
-    assert sim.stats.duplicate_commands == 2
-    assert shoe.stats.retransmissions == 2
+    assert len([m for m in sim.received if isinstance(m, wire.GetStatus)]) == 1  # executed once
+    assert sim.stats.duplicate_commands >= 2 and shoe.stats.retransmissions >= 2
 
 
 def test_slow_replies_within_the_timeout_work_and_a_silent_device_times_out(sim: ShoeSimulator, shoe: ShoeDriver) -> None:
@@ -187,13 +186,18 @@ def test_device_absent_at_start_is_a_fault_until_it_appears(rec: Recorder, tmp_p
         sim.stop()
 
 
-def test_a_hung_device_is_noticed_by_the_heartbeat_and_recovers(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
-    sim.mute(True)
-    fault = rec.wait_kind(ev.DeviceFault)[0]
-    assert fault.code in ("not_responding", "handshake_failed")  # type: ignore[attr-defined]
-    sim.mute(False)
-    rec.wait_kind(ev.DeviceRecovered)
-    assert shoe.status().cards_read == 0
+def test_a_hung_device_is_noticed_by_the_heartbeat_and_recovers(sim: ShoeSimulator, rec: Recorder) -> None:
+    shoe = ShoeDriver("shoe", sim.url, rec, settings=dataclasses.replace(FAST, heartbeat=0.5))
+    try:
+        assert shoe.start(wait=WAIT)
+        sim.mute(True)
+        fault = rec.wait_kind(ev.DeviceFault)[0]
+        assert fault.code == "not_responding"  # type: ignore[attr-defined]
+        sim.mute(False)
+        rec.wait_kind(ev.DeviceRecovered)
+        assert shoe.status().cards_read == 0
+    finally:
+        shoe.stop()
 
 
 def test_duplicate_foreign_and_unreadable_cards_are_reported_not_hidden(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:

@@ -237,3 +237,18 @@ def test_six_deck_cli_counts_match_the_reference(capsys: pytest.CaptureFixture[s
     outcomes = json.loads(capsys.readouterr().out)["outcomes"]
     printed = Counter({key: outcomes[key]["count"] for key in ("banker", "banker_on_six", "player", "tie")})
     assert printed == +baccarat_by_values([4 * 6 * 4] + [4 * 6] * 9)
+
+
+@pytest.mark.soak
+@settings(max_examples=40, deadline=None, phases=NO_SHRINK, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    decks=st.integers(4, 8),
+    removed=st.lists(st.sampled_from(FULL_DECK), max_size=300),
+)
+def test_soak_many_removals_match_value_by_value_enumeration(decks: int, removed: list[Card]) -> None:
+    shoe = ShoeComposition(decks)
+    for card in removed:  # up to 300 cards: skip any the smaller shoes have run out of
+        if shoe.can_remove(card) and len(shoe) > 6:
+            shoe.remove(card)
+    values = shoe.by_baccarat_value()
+    assert _as_counter(count_rounds(values)) == +baccarat_by_values(values)

@@ -69,6 +69,7 @@ def _ordered_pairs(counts: list[int]) -> tuple[int, int, int]:
         first_higher += n * below
         below += n
     equal = sum(n * (n - 1) for n in counts)
+    # Swapping the two cards maps "first higher" onto "second higher" one to one.
     return first_higher, first_higher, equal
 
 

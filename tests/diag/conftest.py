@@ -39,19 +39,6 @@ def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
-def write_config(path: Path, devices: dict[str, str], extra: str = "") -> Path:
-    """A minimal valid station configuration naming ``devices`` (name -> url).
-
-    The configuration always has a shoe (``sim:`` when not named here), as the service's does.
-    """
-    lines = ["[table]", 'equipment = "manual"', "min_bet = 1000", "max_bet = 200000", ""]
-    for name, url in devices.items():
-        lines += [f"[devices.{name}]", f'url = "{url}"', ""]
-    text = "\n".join(lines) + extra
-    path.write_text(text)
-    return path
-
-
 @pytest.fixture
 def sim() -> Iterator[Callable[..., RunningSimulator]]:
     """Start simulators by kind: ``sim('display')``; all stopped at the end."""

@@ -12,7 +12,7 @@ from drivers.codec import display as wire
 from station.cards import parse_cards
 from station.cli.main import main
 
-from .conftest import write_config
+from .helpers import write_config
 
 
 def test_complete_deck_exits_zero_with_a_full_grid(sim, capsys) -> None:

@@ -17,7 +17,7 @@ from drivers.usb.simbackend import SimulatedBackend
 from drivers.usb.simdevice import SimulatedPedal
 from station.cli.main import main
 
-from .conftest import write_config
+from .helpers import write_config
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from station.cli.main import main
 
-from .conftest import write_config
+from .helpers import write_config
 
 
 def test_probe_by_url_shows_identity_status_and_link(sim, capsys) -> None:

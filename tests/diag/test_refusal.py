@@ -11,7 +11,7 @@ import pytest
 
 from station.cli.main import main
 
-from .conftest import write_config
+from .helpers import write_config
 
 
 @pytest.fixture

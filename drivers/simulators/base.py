@@ -117,11 +117,12 @@ class SimulatedDevice:
         self.port.plug()
         self._plugged.set()
         self._stop.clear()
+        with self._outbox_changed:  # Boot is the first event, before anything scripted earlier
+            self._outbox.appendleft(_Outgoing(Boot("power on")))
         for target, label in ((self._rx_loop, "rx"), (self._tx_loop, "tx")):
             thread = threading.Thread(target=target, name=f"sim-{self.name}-{label}", daemon=True)
             thread.start()
             self._threads.append(thread)
-        self.send_event(Boot("power on"))
         return self
 
     def stop(self) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from drivers.codec import shoe as wire
+from drivers.codec.protocol import Boot, Kind, Message
 from drivers.devices import DeviceTimeout, ShoeDriver
 from drivers.simulators import CUT_CARD, CardPool, EmptyShoeError, ShoeSimulator, start_simulator
 from drivers.simulators.pool import ShoeItem
@@ -281,3 +282,21 @@ def test_a_restarted_shoe_reusing_sequence_numbers_is_not_mistaken_for_duplicate
     rec.wait_kind(ev.ShoeEmpty, 2)
     assert cards_of(rec) == ["AS", "KD"]
     assert shoe.status().cards_read == 1
+
+
+def test_boot_is_the_first_event_even_when_cards_were_loaded_before_power_on(rec: Recorder) -> None:
+    sim = ShoeSimulator(ack_timeout=0.05)
+    sim.load(parse_cards("3S"))
+    sim.start()
+    seen: list[object] = []
+    driver = ShoeDriver("shoe", sim.url, rec, settings=FAST)
+    driver.add_tap(lambda d, raw, decoded: seen.append(decoded) if d == "rx" else None)
+    try:
+        assert driver.start(wait=WAIT)
+        assert sim.wait_idle(WAIT)
+        events = [m for m in seen if isinstance(m, Message) and m.kind() is Kind.EVENT]
+        assert isinstance(events[0], Boot) and isinstance(events[-1], wire.CardsPresent)
+        assert [type(e).__name__ for e in rec.events] == ["CardsPresent"]
+    finally:
+        driver.stop()
+        sim.stop()

@@ -19,13 +19,19 @@ class CliError(Exception):
         self.status = status
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``command`` (the first argument), only that command's module is
+    imported, so ``station run`` does not pay for importing every other command (time to
+    READY under systemd counts it)."""
     parser = argparse.ArgumentParser(
         prog="station",
         description="Dealing station: Baccarat and Casino War table controller.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+    modules = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
+    if command is not None and any(m.name == command for m in modules):
+        modules = [m for m in modules if m.name == command]
+    for info in modules:
         try:
             module = importlib.import_module(f"{commands.__name__}.{info.name}")
         except Exception as exc:  # one broken command must not take the others down
@@ -51,8 +57,9 @@ def _register_broken(sub: argparse._SubParsersAction, name: str, exc: Exception)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments[0] if arguments and not arguments[0].startswith("-") else None)
+    args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -284,6 +284,12 @@ class Station:
         return f"{self.loop.state}: {self.loop.expectation}"
 
     def _heartbeat(self) -> None:
+        """Called by the core loop on its own thread after every pass (at least every 0.2 s)."""
+        if self._stopping.is_set():
+            # A stop asked for before the loop started running would otherwise be lost.
+            assert self.loop is not None
+            self.loop.stop(timeout=0)
+            return
         now = time.monotonic()
         interval = self.notifier.watchdog_interval_s
         if interval and now - self._last_ping >= interval:
@@ -320,6 +326,8 @@ class Station:
     def run(self) -> None:
         """Run the core loop on this thread until :meth:`request_stop`."""
         assert self.loop is not None
+        if self._stopping.is_set():  # SIGTERM during start-up: do not start serving
+            return
         self.loop.run(poll_seconds=0.2)
 
     def request_stop(self, reason: str = "requested") -> None:

@@ -1,0 +1,111 @@
+"""Service figures: rounds per second through the full stack, time to READY, resident memory.
+
+Run: ``.venv/bin/python bench/throughput.py [--shoes N]``
+
+1. **Rounds per second** of ``station demo --fast`` (a real subprocess): the simulated dealer
+   slides cards out of the simulated shoe over a pseudo-terminal, presses the simulated USB
+   pedals through pyusb, and every input is journaled with ``synchronous=FULL`` before it is
+   applied. Timed from the first shoe record to the last round record on its stdout, so start-up
+   is not counted.
+2. **Start to READY**: ``station run`` on the default (simulated) configuration with a fresh
+   journal and ``$NOTIFY_SOCKET`` pointing at a socket here; the time from spawning the process
+   to the ``READY=1`` datagram (Python start-up, imports, journal replay, devices, self-tests).
+   Also measured with a journal of the demo's rounds, to include a real replay.
+3. **Resident memory**: the peak RSS of the demo process (``ru_maxrss`` of the child) and the
+   RSS of ``station run`` once it is ready.
+
+Prints the figures; asserts nothing (targets: >= 200 rounds/s, < 1.5 s, < 80 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def demo_rate(shoes: int, journal: Path) -> tuple[float, int, float]:
+    """(rounds/s, rounds, peak RSS MB) of one ``station demo --fast`` run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "station", "demo", "--shoes", str(shoes), "--fast", "--json", "--journal", str(journal)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO,
+    )
+    assert proc.stdout is not None
+    first = last = 0.0
+    rounds = 0
+    for line in proc.stdout:
+        record = json.loads(line)
+        now = time.perf_counter()
+        if record["type"] == "shoe" and not first:
+            first = now
+        elif record["type"] == "round":
+            rounds += 1
+            last = now
+    if proc.wait() != 0:
+        raise SystemExit("station demo failed")
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return rounds / (last - first), rounds, max(peak_kb, before) / 1024
+
+
+def time_to_ready(journal: Path, runtime: Path) -> tuple[float, float]:
+    """(seconds from spawn to READY=1, RSS MB at READY) of ``station run``."""
+    runtime.mkdir(parents=True, exist_ok=True)
+    notify = runtime / "notify.sock"
+    if notify.exists():
+        notify.unlink()
+    receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    receiver.bind(str(notify))
+    receiver.settimeout(30)
+    env = {**os.environ, "NOTIFY_SOCKET": str(notify), "STATION_JOURNAL": str(journal),
+           "XDG_RUNTIME_DIR": str(runtime)}
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "station", "run"], env=env, cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            message = receiver.recv(4096).decode()
+            if "READY=1" in message.split("\n"):
+                ready = time.perf_counter() - started
+                break
+        rss_kb = 0
+        for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                rss_kb = int(line.split()[1])
+        return ready, rss_kb / 1024
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+        receiver.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--shoes", type=int, default=3)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as scratch:
+        base = Path(scratch)
+        rate, rounds, peak = demo_rate(args.shoes, base / "demo.sqlite3")
+        print(f"station demo --fast: {rounds} rounds, {rate:.1f} rounds/s (target >= 200), "
+              f"peak RSS {peak:.1f} MB (target < 80)")
+        fresh, rss = time_to_ready(base / "fresh.sqlite3", base / "run1")
+        print(f"station run, fresh journal: READY after {fresh:.3f} s (target < 1.5), RSS at READY {rss:.1f} MB")
+        replay, rss2 = time_to_ready(base / "demo.sqlite3", base / "run2")
+        print(f"station run, journal of {rounds} rounds: READY after {replay:.3f} s, RSS at READY {rss2:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

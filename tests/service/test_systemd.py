@@ -67,3 +67,43 @@ def test_watchdog_for_another_pid_is_ignored() -> None:
 def test_without_systemd_everything_is_a_no_op() -> None:
     notifier = Notifier({})
     assert not notifier.enabled and not notifier.ready("x") and not notifier.watchdog()
+
+
+def test_station_run_speaks_sd_notify(tmp_path: Path) -> None:
+    """READY=1 after replay and self-tests, STATUS= with the table state, WATCHDOG=1 from the
+    loop while it runs, STOPPING=1 on SIGTERM, and a clean exit."""
+    import signal
+    import time
+
+    notify = tmp_path / "notify.sock"
+    receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    receiver.bind(str(notify))
+    receiver.settimeout(30)
+    env = {**os.environ, "NOTIFY_SOCKET": str(notify), "WATCHDOG_USEC": "600000",
+           "STATION_JOURNAL": str(tmp_path / "journal.sqlite3"), "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    env.pop("WATCHDOG_PID", None)
+    proc = subprocess.Popen([sys.executable, "-m", "station", "run"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        messages: list[str] = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and sum(m == "WATCHDOG=1" for m in messages) < 3:
+            messages.append(receiver.recv(4096).decode())
+        ready = next(m for m in messages if m.startswith("READY=1"))
+        assert "STATUS=shuffling: shuffle the cards" in ready
+        assert messages.index(ready) < messages.index("WATCHDOG=1")
+        assert any(m.startswith("STATUS=") and m != ready for m in messages), "status follows the table"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        rest = []
+        receiver.settimeout(1)
+        try:
+            while True:
+                rest.append(receiver.recv(4096).decode())
+        except TimeoutError:
+            pass
+        assert "STOPPING=1" in rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        receiver.close()

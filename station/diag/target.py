@@ -16,12 +16,10 @@ from __future__ import annotations
 import os
 import queue
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from drivers.devices import SerialDeviceDriver
 from drivers.usb.driver import PedalDriver
@@ -152,10 +150,6 @@ class Session:
     sink: EventSink
     device_set: DeviceSet = field(repr=False)
 
-    @property
-    def simulator(self) -> Any:
-        return self.device_set.simulators.get(self.target.kind)
-
     def where(self) -> str:
         if self.target.simulated:
             return f"{self.target.name} (simulated: started its simulator at {self.url})"
@@ -193,10 +187,7 @@ def open_session(
         if before_start is not None:
             before_start(driver)
         if isinstance(driver, PedalDriver):
-            driver.start(wait_s=wait)
-            deadline = time.monotonic() + wait
-            while not driver.connected and time.monotonic() < deadline and sink.last_fault() is None:
-                time.sleep(0.02)
+            driver.start(wait_s=wait)  # returns once its first connection attempt is over
         else:
             assert isinstance(driver, SerialDeviceDriver)
             driver.start(wait)

@@ -315,12 +315,16 @@ class DeviceLink:
                 return
             if isinstance(message, Boot):
                 log.info("device_boot", device=self.name, reason=message.reason, seq=packet.seq)
-            self._last_rx_seq = packet.seq
-            self._last_rx_boot = is_boot
             try:
                 self._on_event(message)
             except Exception:
+                # Not handed over, so not acknowledged: the device resends it (a full queue
+                # in the core applies back-pressure instead of losing a card).
+                self.stats.errors_by_kind["handler_failed"] = self.stats.errors_by_kind.get("handler_failed", 0) + 1
                 log.exception("event_handler_failed", device=self.name, message=message.describe())
+                return
+            self._last_rx_seq = packet.seq
+            self._last_rx_boot = is_boot
             self._ack(packet.seq)
             return
         if kind is Kind.RESPONSE or isinstance(message, (Ack, Nak)):

@@ -300,3 +300,25 @@ def test_boot_is_the_first_event_even_when_cards_were_loaded_before_power_on(rec
     finally:
         driver.stop()
         sim.stop()
+
+
+def test_an_event_the_station_could_not_take_is_not_acknowledged_and_comes_again(sim: ShoeSimulator) -> None:
+    accepted: list[ev.Event] = []
+    refusals = [1]
+
+    def flaky_sink(event: ev.Event) -> None:
+        if isinstance(event, ev.CardDrawn) and refusals:
+            refusals.pop()
+            raise RuntimeError("core queue full")
+        accepted.append(event)
+
+    driver = ShoeDriver("shoe", sim.url, flaky_sink, settings=FAST)
+    try:
+        assert driver.start(wait=WAIT)
+        sim.load(parse_cards("6C"))
+        sim.draw()
+        assert sim.wait_idle(WAIT)
+        assert [e.card.code for e in accepted if isinstance(e, ev.CardDrawn)] == ["6C"]
+        assert driver.stats.errors_by_kind["handler_failed"] == 1 and sim.stats.retransmissions >= 1
+    finally:
+        driver.stop()

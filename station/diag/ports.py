@@ -71,7 +71,7 @@ def _read(path: Path) -> str:
 
 
 def usb_devices(sysfs: Path = Path("/sys/bus/usb/devices")) -> list[UsbDeviceInfo]:
-    devices = []
+    devices: list[UsbDeviceInfo] = []
     if not sysfs.is_dir():
         return devices
     for entry in sorted(sysfs.iterdir()):

@@ -119,11 +119,15 @@ def check_free(target: Target, directory: Path | None = None) -> None:
 
 
 class EventSink:
-    """The ``emit`` the driver is given: every event kept, and handed on to a listener."""
+    """The ``emit`` the driver is given: every event kept, queued, and handed on to a listener.
+
+    A frame tap may put a note (a string, e.g. about a corrupt report) on the same queue, so
+    a reader sees notes and events in the order they happened.
+    """
 
     def __init__(self, listener: Callable[[Event], None] | None = None) -> None:
         self.events: list[Event] = []
-        self.queue: queue.Queue[Event] = queue.Queue()
+        self.queue: queue.Queue[Event | str] = queue.Queue()
         self._lock = threading.Lock()
         self._listener = listener
 
@@ -159,7 +163,7 @@ class Session:
 def build_one(target: Target, sink: EventSink) -> tuple[DeviceSet, Driver]:
     """Build (not start) the service's driver for one device, simulator included for ``sim:``."""
     only = {k: None for k in KINDS if k != target.kind}
-    section = DevicesSection(**only, **{target.kind: target.section})  # type: ignore[arg-type]
+    section = DevicesSection(**only, **{target.kind: target.section})
     try:
         device_set = build_devices(section, sink)
     except (ValueError, OSError) as exc:  # a malformed pedal locator, a simulator that cannot start

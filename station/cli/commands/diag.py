@@ -361,7 +361,7 @@ def _pedals(args: argparse.Namespace) -> int:
         def tap(direction: str, raw: bytes, decoded: Any) -> None:
             note = corrupt_note(direction, raw, decoded)
             if note is not None:
-                sink.queue.put(note)  # type: ignore[arg-type]
+                sink.queue.put(note)
 
         driver.add_tap(tap)
 

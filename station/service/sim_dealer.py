@@ -28,6 +28,7 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.options import CoreOptions
 from station.events import BetPlaced, DealerAction, Event
+from station.games.baccarat import Hand, next_hand
 
 log = structlog.get_logger(__name__)
 
@@ -121,6 +122,7 @@ class SimulatedDealer:
         self.shoes_loaded = 0
         self._last_outcome = ""
         self._drawn: list[ShoeItem] = []  # cards out of the shoe, not yet back in a shuffler
+        self._round_cards: list[Card] = []  # cards dealt to the hands in the round in play
         self._war_boxes: tuple[str, ...] = ()
         self.error: str | None = None
         self.stopped = threading.Event()
@@ -211,6 +213,8 @@ class SimulatedDealer:
             self._shuffle()
         elif state == st.CUTTING:
             self._action("confirm_cut")
+        elif state == st.DEALING and self._can_deal_ahead():
+            self._deal_rest_of_round()
         elif state in (st.BURNING, st.DEALING, st.WAR_BURNING, st.WAR_DEALING):
             self._draw()
         elif state == st.BETTING:
@@ -278,7 +282,7 @@ class SimulatedDealer:
         cards, self._drawn = self._drawn, []
         self.shuffler.return_cards(cards)  # type: ignore[union-attr]
 
-    def _draw(self) -> None:
+    def _draw(self) -> Card:
         """Slide one card out; the cut card, if it comes first, is set aside and the next
         card drawn, as a dealer does."""
         try:
@@ -286,9 +290,30 @@ class SimulatedDealer:
             if item is CUT_CARD:
                 self._pause()
                 item = self.shoe.draw()  # type: ignore[attr-defined]
-            self._drawn.append(item)
         except Exception as exc:
             raise DealerStopped(f"cannot draw a card: {exc}") from None
+        assert isinstance(item, Card)
+        self._drawn.append(item)
+        if self.state == st.DEALING:
+            self._round_cards.append(item)
+        return item
+
+    def _can_deal_ahead(self) -> bool:
+        """At full speed a dealer who knows the third-card rules deals the whole round without
+        looking up between cards (styles A and C, where nothing is squeezed in between). The
+        station still checks every card against the rules and stops the round on a wrong one."""
+        return self.script.pace_s == 0 and self.options.game == "baccarat" and self.options.dealing_style in ("A", "C")
+
+    def _deal_rest_of_round(self) -> None:
+        player: list[Card] = []
+        banker: list[Card] = []
+        for card in self._round_cards:  # cards already out in this round go where the rules sent them
+            hand = next_hand(player, banker)
+            if hand is None:
+                return
+            (player if hand is Hand.PLAYER else banker).append(card)
+        while (hand := next_hand(player, banker)) is not None:
+            (player if hand is Hand.PLAYER else banker).append(self._draw())
 
     def _bet_and_close(self) -> None:
         """Place the script's bets, then call no more bets.
@@ -299,6 +324,7 @@ class SimulatedDealer:
             # The last round's cards were cleared at "next round": they go back now, before
             # this round's first card leaves the shoe.
             self._return_cards()
+        self._round_cards = []
         carried = ("banker", "player") if self._last_outcome == "tie" and self.options.game == "baccarat" else ()
         for region, amount in self.script.bets.items():
             if region not in carried:

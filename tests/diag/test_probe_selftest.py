@@ -51,7 +51,7 @@ def test_probe_of_a_device_not_in_the_configuration_is_a_usage_error(tmp_path: P
     config = write_config(tmp_path / "station.toml", {})
     assert main(["diag", "-c", str(config), "probe", "display"]) == 2
     assert "no [devices.display] in the configuration (configured: shoe)" in capsys.readouterr().err
-    assert main(["diag", "probe", "--url", "/dev/null"]) == 2
+    assert main(["diag", "monitor", "--url", "/dev/null"]) == 2  # a monitor must know the protocol
     assert "--kind" in capsys.readouterr().err
 
 
@@ -86,3 +86,23 @@ def test_selftest_all_simulated_passes(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert out.count("simulated: started its simulator") == 3
     assert "all devices passed" in out
+
+
+def test_probe_of_an_unknown_port_identifies_whatever_answers(sim, capsys) -> None:
+    box = sim("buttonbox", serial="BOX-3")
+    assert main(["diag", "probe", "--url", box.url]) == 0
+    out = capsys.readouterr().out
+    assert f"{box.url}: model SIM-BUTTONS-4, serial BOX-3, firmware 1.0.0" in out
+    box.device.mute()
+    assert main(["diag", "probe", "--url", box.url, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["found"] is False and "no answer" in report["error"]
+    assert report["frames"][0]["dir"] == "tx"
+
+
+def test_probing_an_unknown_port_is_refused_when_the_service_holds_it(sim, hold, capsys) -> None:
+    shoe = sim("shoe")
+    holder = hold({"shoe": shoe.url})
+    assert main(["diag", "probe", "--url", shoe.url]) == 1
+    assert f"(pid {holder.child.pid}) holds the shoe" in capsys.readouterr().err
+    assert not shoe.device.received

@@ -210,6 +210,8 @@ def _probe(args: argparse.Namespace) -> int:
     from station.diag.probe import format_probe, probe
     from station.diag.target import DiagError, open_session
 
+    if args.url and not args.kind and not args.device:
+        return _identify_port(args)
     target, _ = _target(args)
     _refuse_if_busy(target)
     try:
@@ -220,6 +222,42 @@ def _probe(args: argparse.Namespace) -> int:
         raise CliError(str(exc), exc.status) from None
     _out(json.dumps(report, indent=2) if args.json else format_probe(report, where))
     return 1 if report["errors"] else 0
+
+
+def _identify_port(args: argparse.Namespace) -> int:
+    """``probe --url PORT`` without ``--kind``: ask whatever is on a serial port who it is.
+
+    Every station serial protocol shares the framing and ``Identify``, so this needs no kind
+    (``drivers.probe``); it cannot read the device's status, which needs its kind.
+    """
+    from drivers.probe import probe as identify
+    from station.diag.target import Target, check_free
+    from station.service.config import DeviceSection
+    from station.service.holder import DeviceBusy
+
+    if args.url.startswith(("usb://", "usb-sim:")):
+        raise CliError("USB pedals are probed with --kind pedals", 2)
+    port = Target(args.url, "unknown", DeviceSection(url=args.url, baudrate=args.baudrate or 115_200), configured=False)
+    try:
+        check_free(port)
+    except DeviceBusy as exc:
+        raise CliError(str(exc), 1) from None
+    result = identify(args.url, baudrate=port.section.baudrate)
+    if args.json:
+        _out(json.dumps({
+            "url": result.url, "found": result.found, "error": result.error,
+            "identity": vars(result.identity) if result.identity else None,
+            "frames": [{"dir": d, "hex": h} for d, h in result.frames],
+        }, indent=2))
+    elif result.identity is not None:
+        ident = result.identity
+        _out(f"{args.url}: model {ident.model}, serial {ident.serial}, firmware {ident.firmware}")
+        _out("  (give --kind to read its status and link statistics)")
+    else:
+        _out(f"{args.url}: no station device found: {result.error}")
+        for direction, raw in result.frames:
+            _out(f"  {direction}  {raw}")
+    return 0 if result.found else 1
 
 
 @_talks_to_devices

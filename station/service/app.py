@@ -302,6 +302,10 @@ class Station:
             # One tuple replaced at once: the control threads read it without a lock.
             self._published = (self.loop.state, self.loop.expectation)
         if isinstance(output, out.StateChanged):
+            # Every log line of the core loop from here on carries the shoe and round ids.
+            machine = self.loop.machine  # type: ignore[union-attr]
+            current = machine.round
+            bind_table_context(shoe=machine.shoe.number or None, round=current.round_id if current else None)
             if self.holder is not None:
                 self.holder.update(round_live=output.state in ROUND_LIVE, state=output.state)
         elif isinstance(output, out.ExpectationChanged):
@@ -309,8 +313,6 @@ class Station:
             log.info("expecting", text=output.text)
         elif isinstance(output, out.RoundSettled):
             self.rounds_settled += 1
-            shoe, _, number = output.round_id.partition("-")
-            bind_table_context(shoe=shoe, round=output.round_id)
             log.info("round_settled", outcome=output.outcome, house_net=output.house_net)
             if self.run_options.stop_after_rounds and self.rounds_settled >= self.run_options.stop_after_rounds:
                 self.request_stop("round limit reached")

@@ -103,6 +103,10 @@ def test_sigterm_mid_round_resumes_the_round(external_table: Any) -> None:
     table.start_station()
     resumed = table.status()
     assert (resumed["state"], resumed["round"], resumed["expecting"]) == (mid["state"], mid["round"], mid["expecting"])
+    # The board's roads are rebuilt from the journal: the first ShowRoads after the restart
+    # already holds the two rounds settled before it.
+    roads_after_restart = table.display_received("ShowRoads")[-1]
+    assert len(roads_after_restart.bead_plate) == 2
     table.play_until(lambda s: s["round"] == "1-5")
     rounds = recall(table)
     ids = [r["round_id"] for r in rounds]
@@ -137,3 +141,28 @@ def test_dealer_token_cannot_decide(external_table: Any) -> None:
     with pytest.raises(Exception, match="supervisor"):
         table.ctl("decide", {"decision": "void"})
     table.stop_station()
+
+
+def test_supervisor_pauses_and_resumes_the_table(external_table: Any) -> None:
+    table = external_table()
+    table.start_station()
+    table.play_until(lambda s: s["state"] == "betting" and s["round"] == "1-2")
+    table.ctl("pause", {"reason": "fill the float"}, token="supervisor-token-for-tests")
+    paused = table.wait_for(lambda s: s["state"] == "paused")
+    assert "sam" in paused["expecting"]
+    with pytest.raises(Exception, match="supervisor"):
+        table.ctl("resume")  # a dealer may not
+    table.ctl("resume", token="supervisor-token-for-tests")
+    table.wait_for(lambda s: s["state"] == "betting")
+    kinds = [(r["kind"], r["payload"].get("actor")) for r in table.journal_records()]
+    assert ("PauseRequested", {"role": "supervisor", "who": "sam"}) in kinds
+    table.stop_station()
+
+
+def test_station_run_refuses_a_bad_configuration(tmp_path: Any) -> None:
+    bad = tmp_path / "station.toml"
+    bad.write_text('[table]\nequipment = "continuous"\ndealing_style = "D"\n[devices.shuffler]\nurl = "sim:"\n')
+    run = subprocess.run([sys.executable, "-m", "station", "run", "-c", str(bad)], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2
+    assert f"{bad}: table.dealing_style: Dealing Style D is not allowed with a continuous shuffler" in run.stderr

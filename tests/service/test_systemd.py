@@ -107,3 +107,20 @@ def test_station_run_speaks_sd_notify(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
         receiver.close()
+
+
+def test_log_lines_are_json_with_shoe_and_round_ids(tmp_path: Path) -> None:
+    """Under journald (stdout not a terminal) every line is one JSON object; lines logged by
+    the core loop during a round carry its shoe and round ids."""
+    import json
+
+    run = subprocess.run(
+        [sys.executable, "-m", "station", "demo", "--rounds", "3", "--fast", "-v", "--json",
+         "--journal", str(tmp_path / "j.sqlite3")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
+    assert lines and all("event" in line and "level" in line and "timestamp" in line for line in lines)
+    settled = [line for line in lines if line["event"] == "round_settled"]
+    assert [(line["shoe"], line["round"]) for line in settled] == [(1, "1-1"), (1, "1-2"), (1, "1-3")]

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-import usb.core
-import usb.util
+import usb.core  # type: ignore[import-untyped]
+import usb.util  # type: ignore[import-untyped]
 
 from drivers.usb import protocol as p
 from drivers.usb.codec import PedalReport, ReportError, SelfTestReply, decode_report, decode_self_test

@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import usb.backend
-import usb.core
+import usb.backend  # type: ignore[import-untyped]
+import usb.core  # type: ignore[import-untyped]
 
 from drivers.usb.errors import LibusbError
 from drivers.usb.simbackend import SimDeviceId, SimHandle, SimulatedBackend
@@ -302,7 +302,8 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
     def _call(self, op: str, *args: Any, timeout_ms: int = 0) -> Any:
         try:
             sock, reader = self._connection()
-            sock.settimeout(timeout_ms / 1000 + 10 if timeout_ms else None)
+            # The simulator answers within the USB timeout; 10 s more means it is stuck (stopped).
+            sock.settimeout((timeout_ms / 1000 if timeout_ms else 0) + 10)
             sock.sendall(json.dumps({"session": self.session, "op": op, "args": list(args)}).encode() + b"\n")
             line = reader.readline()
             if not line:

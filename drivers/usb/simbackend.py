@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-import usb.backend
+import usb.backend  # type: ignore[import-untyped]
 
 from drivers.usb.errors import LibusbError, usb_error
 from drivers.usb.simdevice import Descriptor, SimulatedPedal

@@ -202,7 +202,12 @@ def run(args: argparse.Namespace) -> int:
             with open(args.script, encoding="utf-8") as script:
                 keep_going = _feed(pedal, script, out)
         if keep_going:
-            reader = threading.Thread(target=lambda: _feed(pedal, sys.stdin, out) is False and done.set(), daemon=True)
+
+            def read_commands() -> None:
+                if not _feed(pedal, sys.stdin, out):
+                    done.set()  # quit; at end of input the simulator keeps serving
+
+            reader = threading.Thread(target=read_commands, name="pedal-sim-commands", daemon=True)
             reader.start()
             done.wait()
     except KeyboardInterrupt:

@@ -30,7 +30,7 @@ from drivers.usb.driver import PedalDriver
 from drivers.usb.locator import PedalLocator, parse_locator, simulated_locator
 from drivers.usb.remote import PedalSimServer
 from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
+from drivers.usb.simdevice import CORRUPTIONS, SimulatedPedal
 from station.events import DeviceFault, DeviceRecovered
 
 HARDWARE = os.environ.get("STATION_USB_PEDALS", "")
@@ -143,3 +143,41 @@ def test_stop_releases_the_interface_for_other_programs(rig: Rig, contract_drive
         close = getattr(backend, "close", None)
         if callable(close):
             close()
+
+
+def _simulated(rig: Rig) -> SimulatedPedal:
+    if rig.pedal is None:
+        pytest.skip("a real unit cannot be made to misbehave on demand")
+    return rig.pedal
+
+
+def test_damaged_reports_are_never_presses(rig: Rig, contract_driver: PedalDriver, events: Any) -> None:
+    pedal = _simulated(rig)
+    for how in CORRUPTIONS:
+        pedal.corrupt_next(2, how)
+        pedal.click("left")
+    pedal.click("right")
+    assert events.wait_presses(1) == [("right", False)]
+    assert contract_driver.stats.corrupt == 2 * len(CORRUPTIONS)
+    assert [type(e).__name__ for e in events.events] == ["ButtonPressed"]
+
+
+def test_hung_unit_is_a_fault_until_it_answers_again(rig: Rig, make_driver: Callable[..., PedalDriver], events: Any) -> None:
+    pedal = _simulated(rig)
+    make_driver(rig.locator, heartbeat_s=0.05, control_timeout_ms=50)
+    pedal.hang()
+    assert events.wait_kind(DeviceFault)[-1].code == "no-response"
+    pedal.unhang()
+    events.wait_kind(DeviceRecovered)
+    pedal.long_press("left")
+    assert events.wait_presses(1) == [("left", True)]
+
+
+def test_persistent_stall_is_a_fault_until_it_clears(rig: Rig, contract_driver: PedalDriver, events: Any) -> None:
+    pedal = _simulated(rig)
+    pedal.stall(persistent=True)
+    assert events.wait_kind(DeviceFault)[-1].code == "stalled"
+    pedal.unstall()
+    events.wait_kind(DeviceRecovered)
+    pedal.click("centre")
+    assert events.wait_presses(1) == [("centre", False)]

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,11 @@ def test_a_killed_station_does_not_leave_the_pedals_claimed(sim_process: Callabl
     finally:
         if holder.poll() is None:
             holder.kill()
+    # The simulator frees the dead session's claim once it sees its connections close.
+    deadline = time.monotonic() + 10
+    while '"claimed": false' not in sim.command("status") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert '"claimed": false' in sim.command("status")
     driver = make_driver(sim.url)
     assert driver.connected and events.events == []
     assert sim.command("click right") == "ok"

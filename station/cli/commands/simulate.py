@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     pedals = kinds.add_parser("pedals", help="simulated USB dealer pedals")
     try:
         from drivers.usb import simulator as usb_simulator
-    except ImportError as exc:  # the USB simulator is optional for this command
+    except Exception as exc:  # optional: a missing or broken USB simulator must not break the station CLI
         reason = str(exc)
         pedals.set_defaults(handler=lambda args: _pedals_missing(reason))
     else:

@@ -322,3 +322,16 @@ def test_an_event_the_station_could_not_take_is_not_acknowledged_and_comes_again
         assert driver.stats.errors_by_kind["handler_failed"] == 1 and sim.stats.retransmissions >= 1
     finally:
         driver.stop()
+
+
+def test_an_intact_event_that_cannot_be_decoded_is_a_fault_never_a_card(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+    from drivers.codec.framing import encode_frame
+
+    sim.inject_garbage(encode_frame(200, wire.CardRead.TYPE, b"\xe0"))  # 0xE0 is no card
+    fault = rec.wait_kind(ev.DeviceFault)[0]
+    assert fault.code == "protocol_error" and "not a card" in fault.reason  # type: ignore[attr-defined]
+    sim.inject_garbage(encode_frame(200, wire.CardRead.TYPE, b"\xe0"))  # resent: same seq, one fault
+    sim.inject_garbage(encode_frame(201, 0x7E, b""))  # an event type the shoe does not have
+    rec.wait_kind(ev.DeviceFault, 2)
+    assert rec.of(ev.CardDrawn) == []
+    assert len(rec.of(ev.DeviceFault)) == 2

@@ -30,7 +30,7 @@ SUPERVISOR = Actor("supervisor", "sam")
 
 
 def generate(seed: int, rounds: int, decks: int = 8) -> list[Event]:
-    """A deterministic session of ``rounds`` baccarat rounds on a manual shoe."""
+    """A deterministic session on a manual shoe, until ``rounds`` rounds are settled or voided."""
     rng = random.Random(seed)
     machine = TableMachine(CoreOptions(decks=decks))
     events: list[Event] = []
@@ -85,7 +85,7 @@ def generate(seed: int, rounds: int, decks: int = 8) -> list[Event]:
             if problem.device and problem.device in machine.faulted:
                 feed(DeviceRecovered(problem.device))
             choice = "resume" if "resume" in problem.decisions else problem.decisions[0]
-            if problem.reason == "shoe_empty" or rng.random() < 0.1 and "void" in problem.decisions:
+            if problem.reason == "shoe_empty" or (rng.random() < 0.1 and "void" in problem.decisions):
                 choice = "void"
             feed(SupervisorDecision(choice, SUPERVISOR))
         else:

@@ -33,7 +33,7 @@ import structlog
 
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
-from station.core.outputs import ExpectationChanged, IrregularityRaised, Output, StateChanged
+from station.core.outputs import DeviceFaulted, ExpectationChanged, IrregularityRaised, Output, StateChanged
 from station.core.replay import CoreReplayError, apply_safely, replay
 from station.events import Event, Timer, event_to_dict
 from station.journal import Journal
@@ -108,11 +108,12 @@ class CoreLoop:
         return unsubscribe
 
     def announce(self) -> None:
-        """Publish the present state, expectation and any active irregularity (after a restart
-        the display and scoreboard learn where the table is; an irregularity active before the
-        restart is shown again)."""
+        """Publish the present state, expectation, devices still faulted and any active
+        irregularity (after a restart the display and scoreboard learn where the table is; an
+        irregularity or fault active before the restart is shown again)."""
         m = self.machine
         outputs: list[Output] = [StateChanged(m.state, m.state), ExpectationChanged(m.expectation)]
+        outputs.extend(DeviceFaulted(device, reason) for device, reason in sorted(m.faulted.items()))
         if m.irregularity is not None:
             i = m.irregularity
             outputs.append(IrregularityRaised(i.ident, i.reason, i.detail, i.round_id, i.decisions))

@@ -176,6 +176,7 @@ def test_an_irregularity_survives_a_restart(table: Any) -> None:
     table.clear()
     table.loop.announce()
     assert table.last(out.IrregularityRaised).reason == "device_fault"
+    assert table.last(out.DeviceFaulted).device == "shoe"
 
 
 def test_a_card_during_a_pause_stops_the_table(table: Any) -> None:

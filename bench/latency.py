@@ -54,7 +54,7 @@ def main() -> int:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
     from drivers.devices import ShoeDriver
-    from drivers.simulators import start_simulator
+    from drivers.simulators import ShoeSimulator, start_simulator
     from drivers.simulators.pool import shuffled_shoe
     from station.events import CardDrawn
 
@@ -81,6 +81,7 @@ def main() -> int:
     else:
         running = start_simulator("shoe", transport=transport)
         shoe = running.device
+        assert isinstance(shoe, ShoeSimulator)
         url = running.url
         shoe.load([c for _ in range(args.cards // 416 + 1) for c in shuffled_shoe(8, seed=1)][: args.cards])
 

@@ -335,3 +335,24 @@ def test_an_intact_event_that_cannot_be_decoded_is_a_fault_never_a_card(sim: Sho
     rec.wait_kind(ev.DeviceFault, 2)
     assert rec.of(ev.CardDrawn) == []
     assert len(rec.of(ev.DeviceFault)) == 2
+
+
+def test_reconnection_backs_off_exponentially_up_to_the_cap_and_logs_each_attempt(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+    import time
+
+    from structlog.testing import capture_logs
+
+    with capture_logs() as logs:
+        sim.unplug()
+        deadline = time.monotonic() + WAIT
+        while len([e for e in logs if e["event"] == "reconnect_attempt"]) < 6 and time.monotonic() < deadline:
+            time.sleep(0.02)  # polling for log lines, not asserting any timing
+        sim.replug()
+        rec.wait_kind(ev.DeviceRecovered)
+    attempts = [e for e in logs if e["event"] == "reconnect_attempt"]
+    delays = [e["retry_in"] for e in attempts[:6]]
+    assert delays == [0.02, 0.04, 0.08, 0.16, 0.2, 0.2]  # FAST: from 0.02 s doubling, capped at 0.2 s
+    assert [e["attempt"] for e in attempts[:6]] == [1, 2, 3, 4, 5, 6]
+    faults = [e for e in logs if e["event"] == "device_link_fault"]
+    assert len(faults) == 1 and faults[0]["recent_frames"]  # the fault log carries the last frames
+    assert len(rec.of(ev.DeviceFault)) == 1

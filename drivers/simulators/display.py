@@ -6,8 +6,7 @@ board currently shows, so tests can check both the sequence and the end state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from drivers.codec import display as wire
 from drivers.codec.protocol import Ack, Message, Nak, NakCode, SelfTestResult
@@ -22,7 +21,6 @@ class Screen:
     limits: wire.ShowLimits | None = None
     expected: str = ""
     brightness: int = 80
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class DisplaySimulator(SimulatedDevice):

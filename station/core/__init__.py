@@ -4,7 +4,11 @@
   ``run``/``start``/``stop``, ``run_pending``, ``announce``, ``snapshot``, ``expectation``,
   replay on open).
 - :mod:`station.core.machine`: :class:`~station.core.machine.TableMachine`, the one owner of
-  game state (shoe, round, bets, irregularities), fed one event at a time.
+  game state (shoe, round, bets, irregularities), fed one event at a time. Its state is in
+  :mod:`~station.core.machine_base`; the steps that change it are grouped by subject in
+  :mod:`~station.core.shoe_steps`, :mod:`~station.core.round_steps`,
+  :mod:`~station.core.bet_steps` and :mod:`~station.core.stop_steps`; the rounds and the shoe
+  are plain data in :mod:`~station.core.rounds` and :mod:`~station.core.shoe`.
 - :mod:`station.core.states`: the states and transitions, stated once (machine and diagram).
 - :mod:`station.core.outputs`: the typed outputs subscribers hear.
 - :mod:`station.core.options`: :class:`~station.core.options.CoreOptions` (game, equipment,

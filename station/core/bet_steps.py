@@ -1,0 +1,117 @@
+"""Bets: when they may be placed, changed or withdrawn (5.4, 5.14, 5.16), and payout options (5.11).
+
+Whether a bet is acceptable is the game rules' answer (:mod:`station.core.wagers`).
+"""
+
+from __future__ import annotations
+
+from station.core import outputs as out
+from station.core import states as st
+from station.core import wagers
+from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
+from station.core.rounds import BetKey, WarRound, round_id
+from station.events import (
+    Actor,
+    BetChanged,
+    BetPlaced,
+    BetWithdrawn,
+    Event,
+    LateBetOverride,
+    PayoutOptionChanged,
+)
+
+
+class BetSteps(MachineBase):
+    """Bet events, late-bet overrides and payout-option changes."""
+
+    def _bet_target(self, ev: Event, region: str) -> dict[BetKey, int] | None:
+        """The layout a bet change goes to now, or ``None`` (with a refusal) when closed."""
+        if self.state == st.BETTING and self.round is not None:
+            return self.round.bets
+        if self.state == st.PAYING and self.carried is not None and region in ("banker", "player"):
+            return self.carried  # after a Tie, before the next round (5.16)
+        if self.state in (st.DEALING, st.REVEALING) and self.round is not None and not self.round.revealed:
+            self._refuse(ev, "no more bets: a supervisor may allow late bets while no card is revealed (5.14)")
+        else:
+            self._refuse(ev, f"bets are closed: {self.expectation}")
+        return None
+
+    def _on_bet_placed(self, ev: BetPlaced) -> None:
+        layout = self._bet_target(ev, ev.region)
+        if layout is None:
+            return
+        key = (ev.box, ev.player, ev.region)
+        reason = wagers.refusal(self.options.game, key, ev.amount, layout, self.table)
+        if reason:
+            self._refuse(ev, reason)
+            return
+        layout[key] = layout.get(key, 0) + ev.amount
+        self._note_override(ev.actor, "placed", key, ev.amount)
+        if self.live:
+            self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, layout[key]))
+
+    def _on_bet_changed(self, ev: BetChanged) -> None:
+        layout = self._bet_target(ev, ev.region)
+        if layout is None:
+            return
+        key = (ev.box, ev.player, ev.region)
+        if key not in layout:
+            self._refuse(ev, f"{ev.player} has no {ev.region} bet on box {ev.box} to change")
+            return
+        others = {k: a for k, a in layout.items() if k != key}
+        reason = wagers.refusal(self.options.game, key, ev.amount, others, self.table)
+        if reason:
+            self._refuse(ev, reason)
+            return
+        layout[key] = ev.amount
+        self._note_override(ev.actor, "changed", key, ev.amount)
+        if self.live:
+            self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, ev.amount))
+
+    def _on_bet_withdrawn(self, ev: BetWithdrawn) -> None:
+        layout = self._bet_target(ev, ev.region)
+        if layout is None:
+            return
+        key = (ev.box, ev.player, ev.region)
+        if key not in layout:
+            self._refuse(ev, f"{ev.player} has no {ev.region} bet on box {ev.box}")
+            return
+        del layout[key]
+        self._note_override(ev.actor, "withdrawn", key, 0)
+        self._emit(out.BetRemoved(self._bet_round_id(), ev.box, ev.player, ev.region))
+
+    def _note_override(self, actor: Actor, what: str, key: BetKey, amount: int) -> None:
+        r = self.round
+        if r is not None and r.dealt:  # a late change, allowed by a supervisor
+            r.decisions.append({"late_bet": what, "bet": [*key, amount], "role": actor.role, "who": actor.who})
+
+    def _bet_round_id(self) -> str:
+        if self.state == st.PAYING:  # carried bets belong to the next round
+            return round_id(self.shoe.number, self.shoe.rounds + 1)
+        assert self.round is not None
+        return self.round.round_id
+
+    def _on_late_bets(self, ev: LateBetOverride) -> None:
+        r = self.round
+        if ev.actor.role not in SUPERVISOR_ROLES:
+            self._refuse(ev, "only a supervisor may allow late bets")
+        elif self.state not in (st.DEALING, st.REVEALING) or r is None or isinstance(r, WarRound):
+            self._refuse(ev, self._not_now("allow late bets"))
+        elif r.revealed:
+            self._refuse(ev, "a card of this round has been revealed: no late bets (5.14)")
+        else:
+            r.bets_closed = False
+            r.decisions.append({"late_bets_allowed": ev.reason, "role": ev.actor.role, "who": ev.actor.who})
+            self.betting_openings += 1
+            self._trigger("late_bets")
+
+    def _on_payout_option(self, ev: PayoutOptionChanged) -> None:
+        if self.options.game != "baccarat":
+            self._refuse(ev, "payout options are for baccarat")
+        elif ev.actor.role not in SUPERVISOR_ROLES:
+            self._refuse(ev, "only a supervisor may change the payout option")
+        elif ev.option not in ("commission", "no_commission"):
+            self._refuse(ev, f"unknown payout option {ev.option!r}: use commission or no_commission")
+        else:
+            self.pending_payout = {"option": ev.option, "role": ev.actor.role, "who": ev.actor.who}
+            self._emit(out.PayoutOptionScheduled(ev.option, "next round"))

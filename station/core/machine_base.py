@@ -1,0 +1,166 @@
+"""The table's state, its ``transitions`` machine and the plumbing every step shares.
+
+:class:`MachineBase` holds all game state (shoe, round, bets, irregularity, faults) and the
+``transitions.Machine`` that records where the table is. The steps that change the state live
+in one module each (:mod:`~station.core.shoe_steps`, :mod:`~station.core.round_steps`,
+:mod:`~station.core.bet_steps`, :mod:`~station.core.stop_steps`) and are put together in
+:class:`station.core.machine.TableMachine`, the one owner of table state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from transitions import Machine
+
+from station.cards import Card
+from station.core import outputs as out
+from station.core import states as st
+from station.core.irregularities import HeldCard, Irregularity
+from station.core.options import CoreOptions
+from station.core.rounds import BetKey, Round
+from station.core.shoe import ShoeState
+from station.events import CardDrawn, DeviceFault, DeviceRecovered, Event
+from station.games.table import BaccaratTable, WarTable
+
+SUPERVISOR_ROLES = ("supervisor",)
+
+RoundHook = Callable[[dict[str, Any]], None]
+
+
+class _Model:
+    """The object ``transitions`` drives: it holds ``state`` and the return conditions."""
+
+    state: str
+
+    def __init__(self, table: MachineBase) -> None:
+        for name in st.RETURNABLE:
+            setattr(self, f"back_to_{name}", partial(table._back_to, name))
+        for name in st.PAUSABLE:
+            setattr(self, f"resume_to_{name}", partial(table._resume_to, name))
+
+
+class MachineBase:
+    """Table state and shared plumbing; see :class:`station.core.machine.TableMachine`."""
+
+    def __init__(self, options: CoreOptions | None = None) -> None:
+        self.options = options or CoreOptions()
+        o = self.options
+        self.shoe = ShoeState(o.decks, continuous=o.equipment == "continuous", rounds_after_cut=o.rounds_after_cut)
+        self.round: Round | None = None
+        self.irregularity: Irregularity | None = None
+        self.irregularities_raised = 0
+        self.faulted: dict[str, str] = {}
+        self._faulted_by_status: set[str] = set()
+        self._return_state = ""  # where the active irregularity returns to
+        self._pause_return = ""  # where a pause returns to
+        self.paused_by: dict[str, str] = {}
+        self.payout_option = o.table.banker_payout.value if isinstance(o.table, BaccaratTable) else ""
+        self.pending_payout: dict[str, str] | None = None
+        self.payout_history: list[dict[str, str]] = []
+        self.carried: dict[BetKey, int] | None = None  # Banker/Player bets left on after a Tie
+        self.shoe_results: list[dict[str, Any]] = []
+        self.settled_rounds: list[str] = []
+        self.voided_rounds: list[str] = []
+        self.house_net = 0
+        self.discarded: list[Card] = []  # cards read with no shoe in play, burned by decision
+        self.deck_check: dict[str, Any] | None = None
+        self.betting_openings = 0
+        self.events_applied = 0
+        self.live = False
+        self.outbox: list[out.Output] = []
+        self.on_round_closed: RoundHook | None = None
+        self._model = _Model(self)
+        self._machine = Machine(
+            model=self._model,
+            states=list(st.STATES),
+            transitions=st.transitions_table(),
+            initial=st.SHUFFLING,
+            queued=True,
+            auto_transitions=False,
+            after_state_change=self._state_changed,
+        )
+        self._previous_state = st.SHUFFLING
+
+    @property
+    def state(self) -> str:
+        return self._model.state
+
+    def _emit(self, output: out.Output) -> None:
+        if self.live:
+            self.outbox.append(output)
+
+    def _refuse(self, event: Event, reason: str) -> None:
+        if self.live:
+            self._emit(out.Refused(event.kind, reason))
+
+    def _trigger(self, name: str) -> None:
+        self._model.trigger(name)  # type: ignore[attr-defined]
+
+    def _state_changed(self) -> None:
+        previous, self._previous_state = self._previous_state, self.state
+        if self.live:
+            self._emit(out.StateChanged(self.state, previous))
+
+    def _back_to(self, name: str) -> bool:
+        return self._return_state == name
+
+    def _resume_to(self, name: str) -> bool:
+        return self._pause_return == name
+
+    def _critical(self, device: str) -> bool:
+        devices = self.options.round_devices
+        return devices is None or device in devices
+
+    def _blocking_faults(self) -> list[str]:
+        return sorted(d for d in self.faulted if self._critical(d))
+
+    @property
+    def table(self) -> BaccaratTable | WarTable:
+        assert self.options.table is not None
+        return self.options.table
+
+    def _not_now(self, what: str) -> str:
+        return f"cannot {what} now: {self.expectation}"
+
+    @property
+    def paused_from(self) -> str:
+        return self._pause_return if self.state == st.PAUSED else ""
+
+    # --- provided by the step classes (see :class:`station.core.machine.TableMachine`) -------
+
+    @property
+    def expectation(self) -> str:
+        raise NotImplementedError
+
+    def _open_round(self) -> None:
+        raise NotImplementedError
+
+    def _on_card(self, ev: CardDrawn) -> None:
+        raise NotImplementedError
+
+    def _deal(self, card: Card, device: str) -> None:
+        raise NotImplementedError
+
+    def _burn_card(self, card: Card) -> None:
+        raise NotImplementedError
+
+    def _batch_set_ready(self, ev: Event) -> None:
+        raise NotImplementedError
+
+    def _on_fault(self, ev: DeviceFault) -> None:
+        raise NotImplementedError
+
+    def _on_recovered(self, ev: DeviceRecovered) -> None:
+        raise NotImplementedError
+
+    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "") -> None:
+        raise NotImplementedError
+
+    def _raise_for_card(self, reason: str, detail: str, card: Card, device: str) -> None:
+        raise NotImplementedError
+
+    def _void_round(self, reason: str) -> None:
+        raise NotImplementedError

@@ -1,0 +1,162 @@
+"""Stops: device faults, irregularities and the supervisor's decisions, calling the supervisor,
+pause and resume. See :mod:`station.core.irregularities` for the decisions each one allows.
+"""
+
+from __future__ import annotations
+
+from station.cards import Card
+from station.core import irregularities as irr
+from station.core import outputs as out
+from station.core import states as st
+from station.core import wagers
+from station.core.irregularities import HeldCard, Irregularity
+from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
+from station.events import (
+    CardDrawn,
+    DealerAction,
+    DeviceFault,
+    DeviceRecovered,
+    PauseRequested,
+    ResumeRequested,
+    SupervisorDecision,
+)
+
+
+class StopSteps(MachineBase):
+    """Events that stop the table, and the decisions that let it go on."""
+
+    def _call_supervisor(self, ev: DealerAction) -> None:
+        if self.state in (st.IRREGULARITY, st.PAUSED):
+            self._refuse(ev, self.expectation)
+            return
+        self._raise("supervisor_called", f"called by {ev.actor.who or 'the dealer'}")
+
+    def _on_pause(self, ev: PauseRequested) -> None:
+        if self.state not in st.PAUSABLE:
+            self._refuse(ev, f"cannot pause with cards in flight: {self.expectation}")
+            return
+        self.paused_by = {"role": ev.actor.role, "who": ev.actor.who, "reason": ev.reason}
+        self._pause_return = self.state
+        self._trigger("pause")
+
+    def _on_resume(self, ev: ResumeRequested) -> None:
+        if self.state != st.PAUSED:
+            self._refuse(ev, "the table is not paused")
+            return
+        self.paused_by = {}
+        self._trigger("resume")
+        self._pause_return = ""
+
+    def _on_fault(self, ev: DeviceFault) -> None:
+        self.faulted[ev.device] = ev.reason
+        self._emit(out.DeviceFaulted(ev.device, ev.reason, ev.code))
+        if self.state in st.MID_ROUND and self._critical(ev.device):
+            self._raise("device_fault", f"{ev.device}: {ev.reason}", device=ev.device)
+
+    def _on_recovered(self, ev: DeviceRecovered) -> None:
+        if self.faulted.pop(ev.device, None) is not None:
+            self._emit(out.DeviceBack(ev.device))
+
+    def _raise_for_card(self, reason: str, detail: str, card: Card, device: str) -> None:
+        """Stop the round over a card read from the shoe: it leaves the composition if it can
+        (an impossible card read during a fault is held without touching the composition)."""
+        in_shoe = self.shoe.can_take(card)
+        if in_shoe:
+            self.shoe.take(card)
+        self._raise(reason, detail, HeldCard(card, in_shoe, device))
+
+    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "") -> None:
+        r = self.round
+        round_open = r is not None and not r.settled
+        decisions = irr.allowed_decisions(reason, round_open=round_open, settled=bool(r and r.settled))
+        if r is None:
+            decisions = tuple(d for d in decisions if d not in (irr.DUMMY, irr.VOID)) or (irr.BURN,)
+        self.irregularities_raised += 1
+        self.irregularity = Irregularity(
+            ident=self.irregularities_raised,
+            reason=reason,
+            detail=detail,
+            round_id=r.round_id if r else "",
+            return_state=self.state,
+            decisions=decisions,
+            device=device,
+            held=[held] if held else [],
+        )
+        self._return_state = self.state
+        self._trigger("stop")
+        self._emit(out.IrregularityRaised(self.irregularity.ident, reason, detail, self.irregularity.round_id, decisions))
+
+    def _on_decision(self, ev: SupervisorDecision) -> None:
+        problem = self.irregularity
+        if self.state != st.IRREGULARITY or problem is None:
+            self._refuse(ev, "there is no irregularity to decide")
+            return
+        if ev.actor.role not in SUPERVISOR_ROLES:
+            self._refuse(ev, "only a supervisor may decide an irregularity")
+            return
+        if ev.decision not in problem.decisions:
+            self._refuse(ev, f"{ev.decision!r} is not allowed here: choose {', '.join(problem.decisions)}")
+            return
+        blocking = self._blocking_faults()
+        if ev.decision == irr.RESUME and blocking:
+            self._refuse(ev, f"{', '.join(blocking)} still faulted: wait for it to recover, or void the round")
+            return
+        record = {
+            "irregularity": problem.ident,
+            "reason": problem.reason,
+            "detail": problem.detail,
+            "decision": ev.decision,
+            "role": ev.actor.role,
+            "who": ev.actor.who,
+            "note": ev.detail,
+            "held": [h.card.code for h in problem.held],
+        }
+        r = self.round
+        if r is not None:
+            r.decisions.append(record)
+        self.irregularity = None
+        self._emit(out.IrregularityResolved(problem.ident, problem.reason, ev.decision, ev.actor.role, ev.actor.who))
+        held = problem.held
+        self._return_state = problem.return_state
+        if ev.decision == irr.VOID:
+            assert r is not None
+            r.burned.extend(h.card for h in held)
+            self._void_round(f"{problem.words}: voided by {ev.actor.who or 'supervisor'}")
+            self._trigger("void")
+        elif ev.decision == irr.BURN:
+            self._trigger("resolve")
+            self._burn_held(held, problem.return_state)
+        elif ev.decision == irr.DUMMY:
+            assert r is not None
+            r.dummy.extend(h.card for h in held)
+            self._trigger("resolve")
+        else:
+            self._trigger("resolve")
+            self.shoe.put_back([h.card for h in held if h.in_shoe])
+            for h in held:
+                self._on_card(CardDrawn(h.device, h.card))
+
+    def _burn_held(self, held: list[HeldCard], where: str) -> None:
+        """Burned by decision: in the shoe's burn they count as burn cards; in a war they
+        count toward the three burned; otherwise they are set aside with the round."""
+        r = self.round
+        for h in held:
+            if where == st.BURNING and self.state == st.BURNING:
+                self._burn_card(h.card)
+            elif where == st.WAR_BURNING and self.state == st.WAR_BURNING:
+                self._deal(h.card, h.device)
+            elif r is not None:
+                r.burned.append(h.card)
+            else:
+                self.discarded.append(h.card)
+
+    def _void_round(self, reason: str) -> None:
+        r = self.round
+        assert r is not None
+        r.voided = True
+        r.void_reason = reason
+        returned = wagers.returned(r.bets)
+        self.voided_rounds.append(r.round_id)
+        if r.dealt or r.burned:
+            self.shoe.round_completed()
+        self._emit(out.RoundVoided(r.round_id, reason, returned))

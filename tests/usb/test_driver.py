@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 import structlog
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from drivers.usb.codec import PedalReport, ReportError
 from drivers.usb.driver import PedalDriver, PedalError
@@ -367,3 +369,60 @@ def test_events_round_trip_through_the_journal_format(driver: PedalDriver, pedal
     for event in events.events:
         assert event_from_dict(event_to_dict(event)) == event
     assert isinstance(events.events[0], ButtonPressed)
+
+
+press_scripts = st.lists(
+    st.tuples(st.sampled_from(["left", "centre", "right"]), st.sampled_from(["click", "long", "hold-release"]), st.booleans()),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(script=press_scripts)
+def test_random_press_scripts_arrive_exactly_once_through_the_real_path(script: list[tuple[str, str, bool]]) -> None:
+    """Random presses, some reports delivered twice: the station sees each press once, in order."""
+    pedal = SimulatedPedal("PED-H", timed_long_press=False)
+    received: list[tuple[str, bool]] = []
+    done = threading.Condition()
+
+    def sink(event: Any) -> None:
+        with done:
+            received.append((event.button, event.long_press))
+            done.notify_all()
+
+    driver = PedalDriver("pedals", simulated_locator(SimulatedBackend([pedal]), "PED-H"), sink, read_timeout_ms=20)
+    driver.start()
+    try:
+        expected = []
+        for button, kind, duplicated in script:
+            if duplicated:
+                pedal.duplicate_next(3)
+            if kind == "click":
+                pedal.click(button)
+            elif kind == "long":
+                pedal.long_press(button)
+            else:
+                pedal.hold_long(button)
+                pedal.release(button)
+            expected.append((button, kind != "click"))
+            assert pedal.wait_drained(10)  # stay inside the device's 32-report buffer
+        with done:
+            assert done.wait_for(lambda: len(received) >= len(expected), 10)
+        assert pedal.wait_drained(10)
+        assert received == expected
+    finally:
+        driver.stop()
+
+
+def test_device_buffer_overflow_keeps_the_newest_and_the_self_test_says_so(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
+    pedal.click("left", times=20)  # 40 reports into a 32-report buffer before anyone reads
+    pedal.click("right")
+    driver = make_driver(simulated_locator(bus, "PED-SIM-0001"))
+    presses = events.wait_presses(16)
+    assert presses == [("left", False)] * 15 + [("right", False)]
+    assert pedal.wait_drained(10)
+    assert len(events.presses()) == 16
+    result = driver.self_test()
+    assert not result.ok and "reports were dropped (buffer overflow)" in result.problems
+    assert driver.self_test().ok  # the flag is cleared once reported

@@ -264,38 +264,46 @@ class PedalDriver:
     # --- the reader thread --------------------------------------------------------------------
 
     def _run(self) -> None:
-        delays: Iterator[float] | None = None
+        delays: Iterator[float] | None = None  # a fresh backoff sequence for each outage
         try:
             while not self._stop.is_set():
                 link = self._link
-                if link is None:
-                    try:
-                        self._connect()
-                    except Exception as exc:
-                        lost = exc if isinstance(exc, _LinkLost) else _LinkLost("driver-error", f"unexpected error: {exc!r}")
-                        if not isinstance(exc, _LinkLost):
-                            self._log.exception("pedals.connect_error")
-                        self._fault(lost)
-                        delays = delays or self.backoff.delays()
-                        delay = next(delays)
-                        self._log.warning("pedals.reconnect_wait", code=lost.code, reason=lost.reason, retry_in_s=delay)
-                        self._first_attempt.set()
-                        self._stop.wait(delay)
-                        continue
-                    delays = None
-                    self._first_attempt.set()
+                if link is not None:
+                    self._read_guarded(link)
                     continue
-                try:
-                    self._read_once(link)
-                except _LinkLost as lost:
-                    self._drop_link(lost)
-                except Exception as exc:  # a fault in this code must not silently end the reader
-                    self._log.exception("pedals.reader_error")
-                    self._drop_link(_LinkLost("driver-error", f"unexpected error reading the pedals: {exc!r}"))
-                    self._stop.wait(self.backoff.initial_s)
+                lost = self._try_connect()
+                self._first_attempt.set()
+                if lost is None:
+                    delays = None
+                    continue
+                self._fault(lost)
+                delays = delays or self.backoff.delays()
+                delay = next(delays)
+                self._log.warning("pedals.reconnect_wait", code=lost.code, reason=lost.reason, retry_in_s=delay)
+                self._stop.wait(delay)
         finally:
             self._first_attempt.set()
             self._close_link(give_back=True)
+
+    def _try_connect(self) -> _LinkLost | None:
+        try:
+            self._connect()
+        except _LinkLost as lost:
+            return lost
+        except Exception as exc:  # a fault in this code must not silently end the reader
+            self._log.exception("pedals.connect_error")
+            return _LinkLost("driver-error", f"unexpected error connecting to the pedals: {exc!r}")
+        return None
+
+    def _read_guarded(self, link: _Link) -> None:
+        try:
+            self._read_once(link)
+        except _LinkLost as lost:
+            self._drop_link(lost)
+        except Exception as exc:  # as above: log it, treat the link as lost, carry on
+            self._log.exception("pedals.reader_error")
+            self._drop_link(_LinkLost("driver-error", f"unexpected error reading the pedals: {exc!r}"))
+            self._stop.wait(self.backoff.initial_s)
 
     def _connect(self) -> None:
         self.stats.connect_attempts += 1

@@ -426,3 +426,26 @@ def test_device_buffer_overflow_keeps_the_newest_and_the_self_test_says_so(make_
     result = driver.self_test()
     assert not result.ok and "reports were dropped (buffer overflow)" in result.problems
     assert driver.self_test().ok  # the flag is cleared once reported
+
+
+class _FlakyBus(SimulatedBackend):
+    """A backend that fails one read with an error no USB backend should raise (a bug)."""
+
+    fail_next_read = False
+
+    def intr_read(self, *args: Any) -> int:
+        if self.fail_next_read:
+            self.fail_next_read = False
+            raise RuntimeError("bug in a backend")
+        return int(super().intr_read(*args))
+
+
+def test_unexpected_error_is_a_fault_and_the_reader_carries_on(make_driver: MakeDriver, pedal: SimulatedPedal, events: Any) -> None:
+    flaky = _FlakyBus([pedal])
+    make_driver(simulated_locator(flaky, "PED-SIM-0001"))
+    flaky.fail_next_read = True
+    fault = events.wait_kind(DeviceFault)[-1]
+    assert fault.code == "driver-error" and "bug in a backend" in fault.reason
+    events.wait_kind(DeviceRecovered)
+    pedal.click("left")
+    assert events.wait_presses(1) == [("left", False)]

@@ -259,6 +259,14 @@ class _Access:
             row = self._require_open().execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         return None if row is None else _record_from_row(row)
 
+    def last_of_kind(self, kind: str) -> JournalRecord | None:
+        """The newest record of one kind (e.g. the station's ``Configuration``), or None."""
+        with self._lock:
+            row = self._require_open().execute(
+                f"SELECT {_COLUMNS} FROM records WHERE kind = ? ORDER BY seq DESC LIMIT 1", (kind,)
+            ).fetchone()
+        return None if row is None else _record_from_row(row)
+
     def get(self, seq: int) -> JournalRecord | None:
         """The record with this sequence number, or None."""
         with self._lock:

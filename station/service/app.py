@@ -42,15 +42,16 @@ from station.events import (
     ResumeRequested,
     SupervisorDecision,
 )
+from station.journal import Journal
 from station.journal.location import journal_path
-from station.service.config import LoadedConfig
+from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, Command, ControlError, ControlServer, Credential
 from station.service.devices import DeviceSet, build_devices
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
 from station.service.publisher import Publisher
-from station.service.setup import core_options
+from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, core_options
 from station.service.sim_dealer import DealerScript, SimulatedDealer
 from station.service.systemd_notify import Notifier
 
@@ -110,6 +111,7 @@ class Station:
         self.stop_reason = ""
         self._last_ping = 0.0
         self._published: tuple[str, str] = ("starting", "")
+        self._record_configuration = False
         self._stopping = threading.Event()
 
     # --- start-up --------------------------------------------------------------------------
@@ -119,8 +121,11 @@ class Station:
         if self.holder is not None:
             urls = {name: section.url for name, section in self.config.devices.configured()}
             self.holder.acquire(urls)
-        self.loop = CoreLoop(self.journal_path, self.options, heartbeat=self._heartbeat)
+        journal = self._open_journal()
+        self.loop = CoreLoop(journal, self.options, heartbeat=self._heartbeat)
         loop = self.loop
+        if self._record_configuration:
+            journal.append(CONFIGURATION_RECORD, configuration_record(self.config))
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
         sim_defaults = {"shuffler": {
@@ -158,6 +163,23 @@ class Station:
         self.notifier.ready(self._status_text())
         log.info("station_ready", seconds=round(self.start_seconds, 3), table=self.config.station.name,
                  simulated=[n for n, s in self.config.devices.configured() if s.url.startswith("sim:")])
+
+    def _open_journal(self) -> Journal:
+        """Open the journal, refusing one written under a different table configuration: its
+        rounds would replay under rules they were not dealt under."""
+        journal = Journal(self.journal_path)
+        recorded = journal.last_of_kind(CONFIGURATION_RECORD)
+        current = configuration_record(self.config)
+        self._record_configuration = recorded is None
+        if recorded is not None and recorded.payload != current:
+            changed = changed_keys(recorded.payload, current)
+            journal.close()
+            raise ConfigError(self.loaded.path, [(key, (
+                f"differs from the configuration {self.journal_path} was written with; "
+                "a journal is replayed under its own configuration, so finish with the old one, or "
+                "move the journal aside (it stays verifiable and recallable) and start a new one"
+            )) for key in changed])
+        return journal
 
     def _table_info(self) -> Any:
         from station.web.snapshot import Limit, TableInfo

@@ -10,10 +10,14 @@ configuration problem.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from station.core.options import CoreOptionError, CoreOptions
 from station.games.table import BaccaratTable, BankerPayout, Chips, RegionCap, TableOptionError, Variant, WarTable
-from station.service.config import ConfigError, StationConfig
+from station.service.config import ConfigError, DealerSection, StationConfig, TableSection
+
+#: Kind of the journal record that holds the configuration a journal is written under.
+CONFIGURATION_RECORD = "Configuration"
 
 _REGION_CAPS = {"none": RegionCap.NONE, "table_total": RegionCap.ALL_PLAYERS, "player_total": RegionCap.EACH_PLAYER}
 #: Field names of the game modules -> dotted keys of the configuration file.
@@ -41,19 +45,68 @@ def _table(config: StationConfig) -> BaccaratTable | WarTable:
     )
 
 
-def core_options(config: StationConfig, path: Path) -> CoreOptions:
+def _round_devices(config: StationConfig) -> list[str]:
+    """Devices whose loss stops a round: those that read cards."""
+    return sorted(name for name, _ in config.devices.configured() if name in ("shoe", "shuffler"))
+
+
+def configuration_record(config: StationConfig) -> dict[str, Any]:
+    """Everything that decides how a journal replays: the table's rules, the button mapping
+    and the devices whose loss stops a round. Journaled at start so that a journal is only
+    ever replayed under the configuration it was written with."""
+    return {
+        "table": config.table.model_dump(mode="json"),
+        "buttons": dict(sorted(config.dealer.buttons.items())),
+        "round_devices": _round_devices(config),
+    }
+
+
+def changed_keys(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ between two configuration records."""
+    keys = []
+    for key in sorted(set(recorded) | set(current)):
+        old, new = recorded.get(key), current.get(key)
+        name = f"{prefix}{key}"
+        if isinstance(old, dict) and isinstance(new, dict):
+            keys += changed_keys(old, new, f"{name}.")
+        elif old != new:
+            keys.append(name)
+    return keys
+
+
+def options_from_record(record: dict[str, Any], path: Path) -> CoreOptions:
+    """The core's options as they were when a journal was written (for replay and recall)."""
+    config = StationConfig(
+        table=TableSection.model_validate(record["table"], strict=False),
+        dealer=DealerSection(buttons=record.get("buttons", {})),
+    )
+    return core_options(config, path, round_devices=record.get("round_devices"))
+
+
+def core_options(config: StationConfig, path: Path, round_devices: list[str] | None = None) -> CoreOptions:
     """The core's options for this configuration; rule violations name the config key."""
     t = config.table
     try:
         table = _table(config)
     except TableOptionError as exc:
         raise ConfigError(path, [(f"table.{_KEYS.get(exc.field, exc.field)}", str(exc))]) from None
-    round_devices = frozenset(name for name, _ in config.devices.configured() if name in ("shoe", "shuffler"))
+    devices = frozenset(_round_devices(config) if round_devices is None else round_devices)
     try:
         return CoreOptions(
             game=t.game, equipment=t.equipment, dealing_style=t.dealing_style, decks=t.decks,
             rounds_after_cut=t.rounds_after_cut, set_colours=(t.set_colours[0], t.set_colours[1]),
-            table=table, round_devices=round_devices, buttons=dict(config.dealer.buttons),
+            table=table, round_devices=devices, buttons=dict(config.dealer.buttons),
         )
     except CoreOptionError as exc:
         raise ConfigError(path, [("table", str(exc))]) from None
+
+
+def journal_options(journal: Path, config_path: Path) -> CoreOptions | None:
+    """The options recorded in an existing journal, or None when it holds no configuration."""
+    from station.journal.store import JournalReader
+
+    if not Path(journal).exists():
+        return None
+    with JournalReader(journal) as reader:
+        record = reader.last_of_kind(CONFIGURATION_RECORD)
+    return None if record is None else options_from_record(record.payload, config_path)

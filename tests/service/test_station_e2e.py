@@ -166,3 +166,23 @@ def test_station_run_refuses_a_bad_configuration(tmp_path: Any) -> None:
                          timeout=60)
     assert run.returncode == 2
     assert f"{bad}: table.dealing_style: Dealing Style D is not allowed with a continuous shuffler" in run.stderr
+
+
+def test_journal_written_under_another_configuration_is_refused(tmp_path: Any) -> None:
+    """A journal replays under the configuration it was written with: starting it with other
+    rules is refused, naming the keys that changed; recall uses the journal's own rules."""
+    config = tmp_path / "station.toml"
+    journal = tmp_path / "journal.sqlite3"
+    base = f'[station]\njournal = "{journal}"\n[dealer]\nsimulated = true\n'
+    config.write_text(base)
+    demo = subprocess.run([sys.executable, "-m", "station", "demo", "-c", str(config), "--rounds", "3", "--fast",
+                           "--journal", str(journal)], capture_output=True, text=True, timeout=120)
+    assert demo.returncode == 0, demo.stderr[-2000:]
+    config.write_text(base + "[table]\ntie_pays = 9\n")
+    run = subprocess.run([sys.executable, "-m", "station", "run", "-c", str(config)], capture_output=True, text=True,
+                         timeout=60, env={**__import__("os").environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")})
+    assert run.returncode == 2
+    assert "table.tie_pays: differs from the configuration" in run.stderr
+    recalled = subprocess.run([sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--config",
+                               str(config)], capture_output=True, text=True, timeout=60)
+    assert recalled.returncode == 0 and len(json.loads(recalled.stdout)) >= 3

@@ -142,6 +142,9 @@ def _run(args: argparse.Namespace) -> int:
         try:
             station.start()
             station.run()
+        except ConfigError as exc:
+            print(exc, file=sys.stderr)
+            return 2
         finally:
             station.close()
         dealer_error = station.dealer.error if station.dealer is not None else "no simulated dealer"

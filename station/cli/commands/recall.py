@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from station.journal import JournalError
     from station.journal.location import journal_path
     from station.service.config import ConfigError, load_config
-    from station.service.setup import core_options
+    from station.service.setup import core_options, journal_options
 
     try:
         loaded = load_config(args.config)
@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     path = journal_path(args.journal, loaded.config.station.journal or None)
     try:
+        # The journal says which configuration its rounds were dealt under; use that.
+        options = journal_options(path, loaded.path) or options
         rounds = recall_rounds(path, options)
     except JournalError as exc:
         raise CliError(str(exc)) from None

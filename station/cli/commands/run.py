@@ -33,6 +33,10 @@ def _run(args: argparse.Namespace) -> int:
     except DeviceBusy as exc:
         station.close()
         raise CliError(str(exc), status=1) from None
+    except ConfigError as exc:
+        station.close()
+        print(exc, file=sys.stderr)
+        return 2
     except BaseException:
         station.close()
         raise

@@ -16,7 +16,6 @@ whose fsync you want to measure: the append figures are dominated by the fsync o
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random

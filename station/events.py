@@ -159,23 +159,24 @@ class Actor:
 # --- serialisation ------------------------------------------------------------------------
 
 
-def _encode(value: Any) -> Any:
+def to_plain(value: Any) -> Any:
+    """JSON-ready form of events, outputs and their parts: cards as codes, enums as values."""
     if isinstance(value, Card):
         return value.code
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
-        return [_encode(v) for v in value]
+        return [to_plain(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _encode(v) for k, v in value.items()}
+        return {str(k): to_plain(v) for k, v in value.items()}
     return value
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
     """A JSON-ready dict with ``type`` naming the event kind."""
-    body = _encode(event)
+    body = to_plain(event)
     assert isinstance(body, dict)
     return {"type": event.kind, **body}
 

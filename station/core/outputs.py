@@ -14,12 +14,11 @@ dealer's ``reveal``.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any, ClassVar
 
 from station.cards import Card
+from station.events import to_plain
 
 
 @dataclass(frozen=True)
@@ -34,23 +33,9 @@ class Output:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (cards as codes) for the control socket and the web scoreboard."""
-        body = _plain(self)
+        body = to_plain(self)
         assert isinstance(body, dict)
         return {"type": self.kind, **body}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Card):
-        return value.code
-    if isinstance(value, Enum):
-        return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value
 
 
 @dataclass(frozen=True)

@@ -210,6 +210,22 @@ def read_and_verify(settings: Settings) -> None:
     report("verify", f"verify {count} records: {statistics.median(runs) * 1000:.0f} ms (median of 3), intact")
 
 
+@measurement("replay", "replay a --rounds journal through the core loop, as after a crash")
+def replay_through_the_machine(settings: Settings) -> None:
+    """The issue's second figure: the time to rebuild the table's state from a 1,000-round
+    journal. The session generator and timing live in bench/replay.py, which measures more."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from replay import time_replay, write_journal  # bench/replay.py
+
+    from station.core.sessions import generate
+
+    path = _fresh(settings.directory, "bench-replay.sqlite3")
+    write_journal(path, generate(seed=2026, rounds=settings.rounds))
+    times, count = time_replay(path, 3)
+    report("replay", f"{settings.rounds} rounds = {count} events replayed on open: median "
+                     f"{statistics.median(times):.3f} s, best {min(times):.3f} s (target < 1 s)")
+
+
 def machine() -> str:
     cpu = ""
     try:

@@ -94,6 +94,10 @@ class Publisher:
         self.last_round = False
         self.fault = ""
         self.display_failures = 0
+        self._roads_dirty = False
+        self._web_dirty = False
+        self._expected: str | None = None
+        self._expected_shown: str | None = None
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
 
@@ -120,20 +124,51 @@ class Publisher:
     # --- worker ----------------------------------------------------------------------------
 
     def _work(self) -> None:
+        """Take everything queued, then show the outcome once.
+
+        Results, clears and messages go to the board in order; the roads, the expectation
+        line and the web snapshot are sent once per batch with their latest content. At a
+        dealer's pace a batch is one output; when outputs come faster than the board can
+        acknowledge them, the board skips intermediate expectation lines instead of falling
+        behind the table."""
         while True:
-            item = self._queue.get()
-            if item is _STOP:
-                return
-            kind, value = item  # type: ignore[misc]
+            batch = [self._queue.get()]
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            for item in batch:
+                if item is _STOP:
+                    self._flush()
+                    return
+                kind, value = item  # type: ignore[misc]
+                try:
+                    if kind == "output":
+                        self._handle(value)
+                    elif kind == "announce":
+                        self._announce()
+                    elif kind == "mark":
+                        self._flush()
+                        value.set()
+                except Exception:  # a display problem must never stop the publishing of the rest
+                    log.exception("publisher_failed", item=kind)
             try:
-                if kind == "output":
-                    self._handle(value)
-                elif kind == "announce":
-                    self._announce()
-                elif kind == "mark":
-                    value.set()
-            except Exception:  # a display problem must never stop the publishing of the rest
-                log.exception("publisher_failed", item=kind)
+                self._flush()
+            except Exception:
+                log.exception("publisher_failed", item="flush")
+
+    def _flush(self) -> None:
+        if self._roads_dirty:
+            self._roads_dirty = False
+            if self.game != "war":
+                self._to_display("show_roads_wire", wire_roads(self.scoreboard.roads()))
+        if self._expected is not None and self._expected != self._expected_shown:
+            self._expected_shown = self._expected
+            self._to_display("show_expected", self._expected)
+        if self._web_dirty:
+            self._web_dirty = False
+            self._publish_web()
 
     def _add_result(self, result: Mapping[str, Any]) -> None:
         if self.game == "war":
@@ -147,12 +182,13 @@ class Publisher:
             self.war_board.reset()
             self.last_round = False
             self._to_display("clear")
-            self._push_roads()
+            self._expected_shown = None  # the board was cleared: show the line again
+            self._roads_dirty = True
         elif isinstance(output, out.RoundResult):
             self._on_result(output)
         elif isinstance(output, out.ExpectationChanged):
             self.last_round = "last round" in output.text
-            self._to_display("show_expected", output.text)
+            self._expected = output.text
         elif isinstance(output, out.StateChanged):
             self.state = output.state
             if output.state != st.IRREGULARITY:
@@ -169,7 +205,7 @@ class Publisher:
             self.state = "shoe end"
         else:
             return
-        self._publish_web()
+        self._web_dirty = True
 
     def _on_result(self, output: out.RoundResult) -> None:
         hands = dict(output.hands)
@@ -193,17 +229,13 @@ class Publisher:
             self.last_result = None
         if self.last_result is not None:
             self._to_display("show_round", self.last_result)
-        self._push_roads()
-
-    def _push_roads(self) -> None:
-        if self.game != "war":
-            self._to_display("show_roads_wire", wire_roads(self.scoreboard.roads()))
+        self._roads_dirty = True
 
     def _announce(self) -> None:
         if self.limits is not None:
             self._to_display("show_limits", *self.limits)
-        self._push_roads()
-        self._publish_web()
+        self._roads_dirty = True
+        self._web_dirty = True
 
     def _to_display(self, command: str, *args: Any) -> None:
         if self.display is None:

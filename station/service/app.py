@@ -231,7 +231,10 @@ class Station:
             shuffler=shuffler_sim.device if shuffler_sim is not None else None, pool=pool,
         )
         self.loop.subscribe(self.dealer.on_output)
-        self.dealer.start(self.loop.state, self.loop.expectation)
+        shoe = self.loop.machine.shoe
+        remaining = shoe.composition if self.options.equipment != "continuous" else None
+        cut_out = bool(shoe.progress is not None and shoe.progress.cut_card_out)
+        self.dealer.start(self.loop.state, self.loop.expectation, remaining, cut_out)
         threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
 
     def _watch_dealer(self) -> None:

@@ -14,6 +14,7 @@ reports instead, which is what ``station demo`` turns into an error.
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,7 +24,7 @@ import structlog
 
 from drivers.simulators import CUT_CARD, shuffled_shoe
 from drivers.simulators.pool import CardPool, ShoeItem
-from station.cards import Card, parse_card
+from station.cards import Card, ShoeComposition, parse_card
 from station.core import outputs as out
 from station.core import states as st
 from station.core.options import CoreOptions
@@ -129,9 +130,25 @@ class SimulatedDealer:
 
     # --- lifecycle ---------------------------------------------------------------------------
 
-    def start(self, state: str, expectation: str) -> None:
+    def start(self, state: str, expectation: str, remaining: ShoeComposition | None = None,
+              cut_card_out: bool = False) -> None:
+        """Start dealing from where the station stands. After a restart in the middle of a
+        shoe, ``remaining`` (the cards the station knows are still in the shoe) refills the
+        simulated shoe: a real shoe keeps its cards when the PC restarts; a simulated one
+        has to be given them back."""
         self.state, self.expectation = state, expectation
+        if remaining is not None and len(remaining) and state not in (st.SHUFFLING, st.CUTTING):
+            self._refill(remaining, cut_card_out)
         self._thread.start()
+
+    def _refill(self, remaining: ShoeComposition, cut_card_out: bool) -> None:
+        cards: list[ShoeItem] = [card for card, count in remaining for _ in range(count)]
+        random.Random(self.script.seed * 7919 + len(cards)).shuffle(cards)
+        if not cut_card_out:
+            cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
+        self.shoes_loaded = max(self.shoes_loaded, 1)
+        self.shoe.load(cards)  # type: ignore[attr-defined]
+        log.info("simulated_shoe_refilled", cards=len(remaining), cut_card_out=cut_card_out)
 
     def stop(self) -> None:
         self._stop.set()

@@ -186,3 +186,47 @@ def test_journal_written_under_another_configuration_is_refused(tmp_path: Any) -
     recalled = subprocess.run([sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--config",
                                str(config)], capture_output=True, text=True, timeout=60)
     assert recalled.returncode == 0 and len(json.loads(recalled.stdout)) >= 3
+
+
+def test_simulated_table_resumes_after_a_restart_mid_shoe(tmp_path: Any) -> None:
+    """The README's first command: stopped mid-shoe and started again, the simulated table
+    goes on with the same shoe (the simulated shoe is refilled with exactly the cards the
+    journal says are still in it) and never trips over an impossible card."""
+    import os
+    import signal
+    import time
+
+    config = tmp_path / "station.toml"
+    config.write_text(
+        f'[station]\njournal = "{tmp_path / "journal.sqlite3"}"\n'
+        '[devices.shoe]\nurl = "sim:"\n[devices.pedals]\nurl = "sim:"\n'
+        "[dealer]\nsimulated = true\npace_ms = 5\nbets = { banker = 2000 }\n"
+    )
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+
+    def run_for(seconds: float) -> None:
+        proc = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(seconds)
+        assert proc.poll() is None, "the station stopped by itself"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+
+    def rounds() -> list[dict[str, Any]]:
+        out = subprocess.run([sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--config",
+                              str(config)], capture_output=True, text=True, timeout=60, check=True)
+        return [r for r in json.loads(out.stdout) if r.get("result")]
+
+    run_for(4)
+    before = len(rounds())
+    assert before >= 3
+    run_for(4)
+    after = rounds()
+    assert len(after) > before + 2
+    export = subprocess.run([sys.executable, "-m", "station", "journal", "export", "--format", "jsonl",
+                             "--journal", str(tmp_path / "journal.sqlite3")], capture_output=True, text=True,
+                            timeout=60, check=True).stdout
+    assert '"SupervisorDecision"' not in export and '"DeviceFault"' not in export
+    ids = [r["round_id"] for r in after]
+    assert len(ids) == len(set(ids))
+

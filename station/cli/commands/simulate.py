@@ -76,7 +76,7 @@ def _shuffler_options(p: argparse.ArgumentParser) -> None:
 
 
 def _display_options(p: argparse.ArgumentParser) -> None:
-    pass
+    """The display board simulator takes only the common options: it records what it is sent."""
 
 
 def _buttonbox_options(p: argparse.ArgumentParser) -> None:

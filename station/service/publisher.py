@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -34,6 +35,8 @@ log = structlog.get_logger(__name__)
 _WIRE_OUTCOME = {"B": WireOutcome.BANKER, "P": WireOutcome.PLAYER, "T": WireOutcome.TIE}
 _WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
 _STOP = object()
+#: Least time between two whole-roads updates of the board and of the web page.
+ROADS_INTERVAL_S = 0.05
 
 
 def record_of(result: Mapping[str, Any]) -> ResultRecord:
@@ -96,6 +99,7 @@ class Publisher:
         self.display_failures = 0
         self._roads_dirty = False
         self._web_dirty = False
+        self._last_roads = 0.0
         self._expected: str | None = None
         self._expected_shown: str | None = None
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
@@ -132,7 +136,11 @@ class Publisher:
         acknowledge them, the board skips intermediate expectation lines instead of falling
         behind the table."""
         while True:
-            batch = [self._queue.get()]
+            try:
+                batch = [self._queue.get(timeout=self._until_due())]
+            except queue.Empty:
+                self._flush()
+                continue
             while True:
                 try:
                     batch.append(self._queue.get_nowait())
@@ -140,7 +148,7 @@ class Publisher:
                     break
             for item in batch:
                 if item is _STOP:
-                    self._flush()
+                    self._flush(force=True)
                     return
                 kind, value = item  # type: ignore[misc]
                 try:
@@ -149,7 +157,7 @@ class Publisher:
                     elif kind == "announce":
                         self._announce()
                     elif kind == "mark":
-                        self._flush()
+                        self._flush(force=True)
                         value.set()
                 except Exception:  # a display problem must never stop the publishing of the rest
                     log.exception("publisher_failed", item=kind)
@@ -158,17 +166,29 @@ class Publisher:
             except Exception:
                 log.exception("publisher_failed", item="flush")
 
-    def _flush(self) -> None:
-        if self._roads_dirty:
-            self._roads_dirty = False
-            if self.game != "war":
-                self._to_display("show_roads_wire", wire_roads(self.scoreboard.roads()))
+    def _until_due(self) -> float | None:
+        """How long the worker may sleep: until a held-back roads or web update is due."""
+        if not (self._roads_dirty or self._web_dirty):
+            return None
+        return max(0.0, self._last_roads + ROADS_INTERVAL_S - time.monotonic())
+
+    def _flush(self, force: bool = False) -> None:
+        """Send what changed. Roads and web snapshots are whole pictures, costly to encode and
+        to draw; at most one goes out per ``ROADS_INTERVAL_S`` (a person cannot read faster),
+        and the latest is always sent once the interval has passed."""
+        roads_due = force or time.monotonic() - self._last_roads >= ROADS_INTERVAL_S
+        if roads_due and (self._roads_dirty or self._web_dirty):
+            self._last_roads = time.monotonic()
+            if self._roads_dirty:
+                self._roads_dirty = False
+                if self.game != "war":
+                    self._to_display("show_roads_wire", wire_roads(self.scoreboard.roads()))
+            if self._web_dirty:
+                self._web_dirty = False
+                self._publish_web()
         if self._expected is not None and self._expected != self._expected_shown:
             self._expected_shown = self._expected
             self._to_display("show_expected", self._expected)
-        if self._web_dirty:
-            self._web_dirty = False
-            self._publish_web()
 
     def _add_result(self, result: Mapping[str, Any]) -> None:
         if self.game == "war":

@@ -124,6 +124,7 @@ class SimulatedDealer:
         self._last_outcome = ""
         self._drawn: list[ShoeItem] = []  # cards out of the shoe, not yet back in a shuffler
         self._round_cards: list[Card] = []  # cards dealt to the hands in the round in play
+        self._burst_pending = False  # a whole round was handed to the station at once
         self._war_boxes: tuple[str, ...] = ()
         self.error: str | None = None
         self.stopped = threading.Event()
@@ -226,6 +227,12 @@ class SimulatedDealer:
         self._pause()
         if self._stop.is_set():
             return
+        if self._burst_pending:
+            # A whole round was handed over at once: wait for it to come back to paying.
+            if state not in (st.BETTING, st.DEALING, st.REVEALING):
+                self._burst_pending = False
+            else:
+                return
         if state == st.SHUFFLING:
             self._shuffle()
         elif state == st.CUTTING:
@@ -243,7 +250,10 @@ class SimulatedDealer:
                 self._post(DealerAction("war", box=box))
             self._war_boxes = ()
         elif state == st.PAYING:
-            self._action("next_round")
+            if self._can_deal_ahead() and "shoe finished" not in self.expectation:
+                self._whole_round()
+            else:
+                self._action("next_round")
 
     # --- dealer actions ----------------------------------------------------------------------
 
@@ -311,7 +321,7 @@ class SimulatedDealer:
             raise DealerStopped(f"cannot draw a card: {exc}") from None
         assert isinstance(item, Card)
         self._drawn.append(item)
-        if self.state == st.DEALING:
+        if self.state == st.DEALING or self._burst_pending:
             self._round_cards.append(item)
         return item
 
@@ -332,7 +342,20 @@ class SimulatedDealer:
         while (hand := next_hand(player, banker)) is not None:
             (player if hand is Hand.PLAYER else banker).append(self._draw())
 
-    def _bet_and_close(self) -> None:
+    def _whole_round(self) -> None:
+        """Full speed: clear the layout, take the next round's bets, close them and deal the
+        round, all in one go, as a dealer does who does not look up at the screen between
+        steps. The actions go through the dealer's screen rather than the pedals so that they
+        reach the station's queue in the order they were made (a pedal press travels through
+        its own USB thread); the cards follow over the shoe's serial line. The station journals
+        and checks every one of them exactly as at human pace, and stops the round on any card
+        the rules did not call for."""
+        self._post(DealerAction("next_round"))
+        self._bet_and_close(screen=True)
+        self._burst_pending = True
+        self._deal_rest_of_round()
+
+    def _bet_and_close(self, screen: bool = False) -> None:
         """Place the script's bets, then call no more bets.
 
         After a Tie the Banker and Player bets stay on the layout for the next round (5.16),
@@ -346,4 +369,7 @@ class SimulatedDealer:
         for region, amount in self.script.bets.items():
             if region not in carried:
                 self._post(BetPlaced(self.script.box, self.script.player, region, amount))
-        self._action("no_more_bets")
+        if screen:
+            self._post(DealerAction("no_more_bets"))
+        else:
+            self._action("no_more_bets")

@@ -111,6 +111,7 @@ class Station:
         self._last_ping = 0.0
         self._published: tuple[str, str] = ("starting", "")
         self._record_configuration = False
+        self._signalled = ""  # name of a stop signal received, acted on by the loop
         self._stopping = threading.Event()
 
     # --- start-up --------------------------------------------------------------------------
@@ -231,11 +232,27 @@ class Station:
             shuffler=shuffler_sim.device if shuffler_sim is not None else None, pool=pool,
         )
         self.loop.subscribe(self.dealer.on_output)
+        if pool is not None and self.loop.machine.shoe.number:
+            self._resume_continuous(pool)
         shoe = self.loop.machine.shoe
         remaining = shoe.composition if self.options.equipment != "continuous" else None
         cut_out = bool(shoe.progress is not None and shoe.progress.cut_card_out)
         self.dealer.start(self.loop.state, self.loop.expectation, remaining, cut_out)
         threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
+
+    def _resume_continuous(self, pool: Any) -> None:
+        """After a restart, the simulated continuous shuffler starts full; the cards the
+        journal says are out of it (dealt in the open round, or cleared and not yet returned)
+        come out of its pool and go back to the simulated dealer, who returns them in turn."""
+        assert self.loop is not None and self.dealer is not None
+        machine = self.loop.machine
+        out_cards = list(machine.shoe.awaiting_return)
+        if machine.round is not None:
+            out_cards += [card for _, card in machine.round.dealt]
+        for card in out_cards:
+            pool.remove(card)
+        self.dealer.hand_back(out_cards)
+        self.dealer.shoe.attach_pool(pool)  # type: ignore[attr-defined]
 
     def _watch_dealer(self) -> None:
         assert self.dealer is not None
@@ -309,6 +326,8 @@ class Station:
 
     def _heartbeat(self) -> None:
         """Called by the core loop on its own thread after every pass (at least every 0.2 s)."""
+        if self._signalled and not self._stopping.is_set():
+            self.request_stop(self._signalled)
         if self._stopping.is_set():
             # A stop asked for before the loop started running would otherwise be lost.
             assert self.loop is not None
@@ -352,7 +371,9 @@ class Station:
     def run(self) -> None:
         """Run the core loop on this thread until :meth:`request_stop`."""
         assert self.loop is not None
-        if self._stopping.is_set():  # SIGTERM during start-up: do not start serving
+        if self._signalled:  # SIGTERM during start-up: do not start serving
+            self.request_stop(self._signalled)
+        if self._stopping.is_set():
             return
         self.loop.run(poll_seconds=0.2)
 
@@ -367,7 +388,10 @@ class Station:
 
     def install_signal_handlers(self) -> None:
         def handler(signum: int, _frame: object) -> None:
-            self.request_stop(signal.Signals(signum).name)
+            # Only note it: a handler runs between two bytecodes of the main thread, which may
+            # be half-way through writing a log line under the logger's lock, so logging (or
+            # taking any lock) here could deadlock. The loop's heartbeat acts on it.
+            self._signalled = signal.Signals(signum).name
 
         signal.signal(signal.SIGTERM, handler)
         signal.signal(signal.SIGINT, handler)

@@ -26,8 +26,7 @@ _KEYS = {"table_differential": "differential", "tie_after_tie_bonus": "war.tie_a
          "max_boxes_per_player": "war.max_boxes_per_player"}
 
 
-def _table(config: StationConfig) -> BaccaratTable | WarTable:
-    t = config.table
+def _table(t: TableSection) -> BaccaratTable | WarTable:
     chips = Chips(tuple(sorted(t.chips)))
     if t.game == "war":
         return WarTable(
@@ -76,26 +75,26 @@ def changed_keys(recorded: dict[str, Any], current: dict[str, Any], prefix: str 
 
 def options_from_record(record: dict[str, Any], path: Path) -> CoreOptions:
     """The core's options as they were when a journal was written (for replay and recall)."""
-    config = StationConfig(
-        table=TableSection.model_validate(record["table"], strict=False),
-        dealer=DealerSection(buttons=record.get("buttons", {})),
-    )
-    return core_options(config, path, round_devices=record.get("round_devices"))
+    table = TableSection.model_validate(record["table"], strict=False)
+    buttons = DealerSection(buttons=record.get("buttons", {})).buttons
+    return _options(table, dict(buttons), list(record.get("round_devices", [])), path)
 
 
-def core_options(config: StationConfig, path: Path, round_devices: list[str] | None = None) -> CoreOptions:
+def core_options(config: StationConfig, path: Path) -> CoreOptions:
     """The core's options for this configuration; rule violations name the config key."""
-    t = config.table
+    return _options(config.table, dict(config.dealer.buttons), _round_devices(config), path)
+
+
+def _options(t: TableSection, buttons: dict[str, str], round_devices: list[str], path: Path) -> CoreOptions:
     try:
-        table = _table(config)
+        table = _table(t)
     except TableOptionError as exc:
         raise ConfigError(path, [(f"table.{_KEYS.get(exc.field, exc.field)}", str(exc))]) from None
-    devices = frozenset(_round_devices(config) if round_devices is None else round_devices)
     try:
         return CoreOptions(
             game=t.game, equipment=t.equipment, dealing_style=t.dealing_style, decks=t.decks,
             rounds_after_cut=t.rounds_after_cut, set_colours=(t.set_colours[0], t.set_colours[1]),
-            table=table, round_devices=devices, buttons=dict(config.dealer.buttons),
+            table=table, round_devices=frozenset(round_devices), buttons=buttons,
         )
     except CoreOptionError as exc:
         raise ConfigError(path, [("table", str(exc))]) from None

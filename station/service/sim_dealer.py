@@ -142,6 +142,12 @@ class SimulatedDealer:
             self._refill(remaining, cut_card_out)
         self._thread.start()
 
+    def hand_back(self, cards: list[Card]) -> None:
+        """Cards already out of a continuous shuffler when the dealer takes over (a restart):
+        they go back with the next return."""
+        self._drawn = list(cards)
+        self.shoes_loaded = max(self.shoes_loaded, 1)
+
     def _refill(self, remaining: ShoeComposition, cut_card_out: bool) -> None:
         cards: list[ShoeItem] = [card for card, count in remaining for _ in range(count)]
         random.Random(self.script.seed * 7919 + len(cards)).shuffle(cards)

@@ -189,7 +189,8 @@ def test_journal_written_under_another_configuration_is_refused(tmp_path: Any) -
     assert recalled.returncode == 0 and len(json.loads(recalled.stdout)) >= 3
 
 
-def test_simulated_table_resumes_after_a_restart_mid_shoe(tmp_path: Any) -> None:
+@pytest.mark.parametrize("equipment", ["manual", "continuous"])
+def test_simulated_table_resumes_after_a_restart_mid_shoe(tmp_path: Any, equipment: str) -> None:
     """The README's first command: stopped mid-shoe and started again, the simulated table
     goes on with the same shoe (the simulated shoe is refilled with exactly the cards the
     journal says are still in it) and never trips over an impossible card."""
@@ -200,8 +201,10 @@ def test_simulated_table_resumes_after_a_restart_mid_shoe(tmp_path: Any) -> None
     config = tmp_path / "station.toml"
     config.write_text(
         f'[station]\njournal = "{tmp_path / "journal.sqlite3"}"\n'
+        f'[table]\nequipment = "{equipment}"\n'
         '[devices.shoe]\nurl = "sim:"\n[devices.pedals]\nurl = "sim:"\n'
-        "[dealer]\nsimulated = true\npace_ms = 5\nbets = { banker = 2000 }\n"
+        + ('[devices.shuffler]\nurl = "sim:"\n' if equipment == "continuous" else "")
+        + "[dealer]\nsimulated = true\npace_ms = 5\nbets = { banker = 2000 }\n"
     )
     env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")}
 

@@ -288,11 +288,11 @@ def _monitor(args: argparse.Namespace) -> int:
     try:
         with open_session(target, sink, wait=args.wait, before_start=attach) as session:
             monitor = holder["monitor"]
-            if not args.json:
-                bound = [f"{args.count} frames" if args.count else "", f"{args.seconds:g} s" if args.seconds else ""]
-                until = " or ".join(b for b in bound if b) or "Ctrl-C"
-                _out(f"monitoring {session.where()} until {until}")
-            try:
+            try:  # from the header on: Ctrl-C right after it must still end with the summary
+                if not args.json:
+                    bound = [f"{args.count} frames" if args.count else "", f"{args.seconds:g} s" if args.seconds else ""]
+                    until = " or ".join(b for b in bound if b) or "Ctrl-C"
+                    _out(f"monitoring {session.where()} until {until}")
                 run_monitor(monitor, emit_line, count=args.count, seconds=args.seconds)
             except KeyboardInterrupt:
                 interrupted = True
@@ -408,12 +408,12 @@ def _pedals(args: argparse.Namespace) -> int:
         with open_session(target, sink, wait=args.wait, before_start=watch_frames) as session:
             driver: Any = session.driver
             buttons = tuple(driver.buttons.values()) if isinstance(driver.buttons, dict) else tuple(driver.buttons)
-            if not args.json:
-                _out(f"press test on {session.where()}")
-                _out(f"press each button, short and long: {', '.join(buttons)}; "
-                     f"ending in {args.seconds:g} s{' or when all are pressed' if args.until_all else ''} (Ctrl-C ends it)")
             tally = PressTally(buttons)
-            try:
+            try:  # from the header on: Ctrl-C right after it must still end with the summary
+                if not args.json:
+                    _out(f"press test on {session.where()}")
+                    _out(f"press each button, short and long: {', '.join(buttons)}; "
+                         f"ending in {args.seconds:g} s{' or when all are pressed' if args.until_all else ''} (Ctrl-C ends it)")
                 run_press_test(
                     sink.queue, tally, seconds=args.seconds, until_all=args.until_all,
                     on_press=None if args.json else (lambda t, press: _out(format_press(t, press, actions))),

@@ -35,8 +35,13 @@ def parse_sim_url(url: str) -> dict[str, Any]:
     return {key.replace("-", "_"): _value(value) for key, value in parse_qsl(query, strict_parsing=bool(query))}
 
 
-def create_driver(kind: str, name: str, url: str, emit: Emit, **options: Any) -> SerialDeviceDriver:
-    """The driver for ``kind`` ("shoe", "shuffler", "display", "buttonbox") on ``url``."""
+def create_driver(
+    kind: str, name: str, url: str, emit: Emit, *, sim_options: dict[str, Any] | None = None, **options: Any
+) -> SerialDeviceDriver:
+    """The driver for ``kind`` ("shoe", "shuffler", "display", "buttonbox") on ``url``.
+
+    ``sim_options`` are given to the simulator a ``sim:`` URL starts (the options in the URL's
+    query win over them); they are ignored for a real device."""
     try:
         cls = DRIVERS[kind]
     except KeyError:
@@ -45,7 +50,7 @@ def create_driver(kind: str, name: str, url: str, emit: Emit, **options: Any) ->
         return cls(name, url, emit, **options)
     from drivers.simulators import start_simulator
 
-    running = start_simulator(kind, **parse_sim_url(url))
+    running = start_simulator(kind, **{**(sim_options or {}), **parse_sim_url(url)})
     try:
         driver = cls(name, running.url, emit, **options)
     except Exception:

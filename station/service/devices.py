@@ -14,8 +14,8 @@ from typing import Any
 
 import structlog
 
-from drivers.devices import DRIVERS, DeviceError, SerialDeviceDriver
-from drivers.simulators import RunningSimulator, start_simulator
+from drivers.devices import DeviceError, SerialDeviceDriver
+from drivers.factory import create_driver
 from drivers.usb.driver import PedalDriver
 from drivers.usb.locator import simulated_locator
 from drivers.usb.simbackend import SimulatedBackend
@@ -80,22 +80,15 @@ class DeviceSet:
                 driver.stop()
             except Exception:  # stopping must go on for the others
                 log.exception("device_stop_failed", device=name)
-        for sim in self.simulators.values():
-            try:
-                sim.stop()
-            except Exception:
-                log.exception("simulator_stop_failed")
+        # Serial simulators stop with their drivers; the pedals' simulation owns no thread.
 
 
 class _PedalSimulation:
-    """An in-process simulated pedal unit on its own simulated USB bus."""
+    """An in-process simulated pedal unit on its own simulated USB bus (no threads to stop)."""
 
     def __init__(self) -> None:
         self.device = SimulatedPedal(serial="PED-SIM-0001")
         self.backend = SimulatedBackend([self.device])
-
-    def stop(self) -> None:
-        return None
 
 
 def build_devices(
@@ -120,12 +113,10 @@ def build_devices(
                 built.urls[name] = section.url
             built.drivers[name] = PedalDriver(name, locator, emit)
             continue
-        url = section.url
-        if url == SIM:
-            options = {**(sim_defaults or {}).get(name, {}), **section.options}
-            running: RunningSimulator = start_simulator(name, name=name, **options)
-            built.simulators[name] = running
-            url = running.url
-        built.urls[name] = url
-        built.drivers[name] = DRIVERS[name](name, url, emit, baudrate=section.baudrate)
+        sim_options = {"name": name, **(sim_defaults or {}).get(name, {}), **section.options}
+        driver = create_driver(name, name, section.url, emit, sim_options=sim_options, baudrate=section.baudrate)
+        if driver.simulator is not None:
+            built.simulators[name] = driver.simulator  # stopped by the driver's stop()
+        built.urls[name] = driver.url if driver.simulator is None else driver.simulator.url
+        built.drivers[name] = driver
     return built

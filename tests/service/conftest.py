@@ -134,7 +134,14 @@ token_sha256 = "{hash_token(SUPERVISOR_TOKEN)}"
     def stop_station(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
         assert self.process is not None
         self.process.send_signal(sig)
-        code = self.process.wait(timeout)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGUSR1)  # the station dumps its threads' stacks
+            time.sleep(1)
+            self.process.kill()
+            self.process.wait(10)
+            raise AssertionError(f"station did not stop:\n{self.log.read_text()[-6000:]}") from None
         self.process = None
         return code
 

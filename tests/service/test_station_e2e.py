@@ -127,7 +127,10 @@ def test_shoe_unplugged_mid_round_waits_for_recovery_and_a_decision(external_tab
     table.shoe.device.replug()
     table.wait_for(lambda s: "recovered" in s["expecting"], timeout=20)
     table.ctl("decide", {"decision": "resume"}, token="supervisor-token-for-tests")
-    table.wait_for(lambda s: s["state"] == "dealing")
+    # The card drawn just before the unplug may not have been acknowledged: the shoe sends it
+    # again after the replug, and the dealer goes on only once the station has it (the next
+    # card is the Banker's first).
+    table.wait_for(lambda s: s["state"] == "dealing" and s["expecting"] == "deal Banker first card")
     table.play_until(lambda s: s["round"] == "1-3")
     kinds = [r["kind"] for r in table.journal_records()]
     assert "DeviceFault" in kinds and "DeviceRecovered" in kinds and "SupervisorDecision" in kinds

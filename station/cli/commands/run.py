@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
+import signal
 import sys
 
 from station.cli.main import CliError
@@ -27,6 +29,9 @@ def _run(args: argparse.Namespace) -> int:
               f"{loaded.config.table.decks} decks, journal {station.journal_path})")
         return 0
     configure_logging(loaded.config.station.log_format, loaded.config.station.log_level)
+    # `kill -USR1 <pid>` prints every thread's stack to stderr (the journal under systemd):
+    # how a technician sees where a stuck station is stuck without stopping it.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     station.install_signal_handlers()
     try:
         station.start()

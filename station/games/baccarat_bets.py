@@ -392,7 +392,7 @@ def reduce_for_differential(bets: Sequence[Bet], table: BaccaratTable) -> Differ
             i,
             bet,
             new[i],
-            f"{summary}: {side} bets scaled by {ratio} and {how} a multiple of "
+            f"{summary}: {side} bets {f'scaled by {ratio} and ' if ratio != 1 else ''}{how} a multiple of "
             f"{steps[i]}: {bet.player}'s {side} bet on {bet.place} {bet.amount} -> {new[i]}",
         )
         for i, bet in victims

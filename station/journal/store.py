@@ -20,6 +20,7 @@ recall; it never creates a file and never changes one.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -68,9 +69,31 @@ _SCHEMA_V1: tuple[str, ...] = (
 )
 
 # Statements migrating version N-1 to N, run in order inside the opening transaction (one
-# statement at a time: ``executescript`` would commit the transaction). Empty while there is
-# only one layout; a future layout adds ``2: ("ALTER TABLE ...",)`` here.
+# statement at a time: ``executescript`` would commit the transaction). A new journal is
+# created at version 1 and migrated like any other, so every migration runs on every new file.
+# Empty while there is only one layout; a future layout adds ``2: ("ALTER TABLE ...",)`` here.
 _MIGRATIONS: dict[int, tuple[str, ...]] = {}
+
+_HEAD_MISMATCH = "the journal head does not match the records"
+
+# The writer's own triggers, TEMP so they live in its connection only and are not part of the
+# file: with them a group commit is one INSERT statement. That matters because every call into
+# SQLite releases and re-takes Python's interpreter lock, and in a busy station each of those
+# hand-overs costs more than the work. A record may only go right after the last record, on
+# the head's hash (a journal whose tail was cut, or that was extended behind the head's back,
+# refuses the append, as the writer's own check did); the head then follows each record. Any
+# other connection inserting a record moves no head, so such a record stays evident. (The
+# UPDATE names the head unqualified: SQLite allows no schema name there; temp has no head.)
+_WRITER_TRIGGERS: tuple[str, ...] = (
+    f"""CREATE TEMP TRIGGER records_extend_the_head BEFORE INSERT ON main.records
+       WHEN NEW.seq IS NOT (SELECT last_seq + 1 FROM main.head WHERE id = 1)
+         OR NEW.prev_hash IS NOT (SELECT last_hash FROM main.head WHERE id = 1)
+         OR EXISTS (SELECT 1 FROM main.records WHERE seq >= NEW.seq)
+         OR (NEW.seq > 1 AND NOT EXISTS (SELECT 1 FROM main.records WHERE seq = NEW.seq - 1 AND hash = NEW.prev_hash))
+       BEGIN SELECT RAISE(ABORT, '{_HEAD_MISMATCH}'); END""",
+    """CREATE TEMP TRIGGER records_move_the_head AFTER INSERT ON main.records
+       BEGIN UPDATE head SET last_seq = NEW.seq, last_hash = NEW.hash WHERE id = 1; END""",
+)
 
 Clock = Callable[[], datetime]
 
@@ -85,6 +108,10 @@ class NotAJournalError(JournalError):
 
 class JournalMissingError(JournalError):
     """There is no journal at the given path (only readers complain; the writer creates one)."""
+
+
+class _HeadMoved(Exception):
+    """The head is not where this writer left it: re-read the tip and try once more."""
 
 
 class RecordError(JournalError, ValueError):
@@ -182,6 +209,13 @@ def _prepare(kind: Any, payload: Any) -> tuple[str, str]:
 # --- shared reading ------------------------------------------------------------------------
 
 _COLUMNS = "seq, time, kind, payload, prev_hash, hash"
+
+
+@functools.lru_cache(maxsize=128)
+def _insert_statement(rows: int) -> str:
+    """One multi-row INSERT for a group of ``rows`` records (6 parameters each, well inside
+    SQLite's limit for the loop's groups of at most a few dozen)."""
+    return f"INSERT INTO records ({_COLUMNS}) VALUES " + ",".join(["(?, ?, ?, ?, ?, ?)"] * rows)
 
 
 def _record_from_row(row: tuple[Any, ...]) -> JournalRecord:
@@ -312,6 +346,8 @@ class Journal(_Access):
         self._clock: Clock = clock or utc_now
         self._lock = threading.RLock()
         self._conn = None
+        self._tip_cache: tuple[int, str] | None = None  # (seq, hash) after this writer's last append
+        self._checked_tip: tuple[int, str] | None = None  # the last tip read and checked from the file
         if self.path.exists() and not self.path.is_file():
             raise NotAJournalError(f"{self.path} is not a journal: it is not a regular file")
         try:
@@ -334,6 +370,8 @@ class Journal(_Access):
             if level != 2:
                 raise JournalError(f"journal {self.path}: synchronous=FULL did not take effect (got {level!r})")
             self._initialise(conn)
+            for statement in _WRITER_TRIGGERS:
+                conn.execute(statement)
         except sqlite3.Error as exc:
             conn.close()
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
@@ -353,24 +391,24 @@ class Journal(_Access):
             if not _identify(conn, self.path):
                 for statement in _SCHEMA_V1:
                     conn.execute(statement)
-                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                conn.execute("INSERT INTO schema_version (version) VALUES (1)")
                 conn.execute("INSERT INTO head (id, last_seq, last_hash) VALUES (1, 0, ?)", (GENESIS_HASH,))
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            else:
-                version = _schema_version(conn, self.path)
-                if version > SCHEMA_VERSION:
-                    raise JournalError(
-                        f"journal {self.path} has schema version {version}, newer than this station "
-                        f"understands ({SCHEMA_VERSION}); upgrade the station software"
-                    )
-                while version < SCHEMA_VERSION:
-                    statements = _MIGRATIONS.get(version + 1)
-                    if statements is None:
-                        raise JournalError(f"journal {self.path}: no migration from schema version {version}")
-                    for statement in statements:
-                        conn.execute(statement)
-                    version += 1
-                    conn.execute("UPDATE schema_version SET version = ?", (version,))
+            # A new file is at version 1 now: every migration runs on it too.
+            version = _schema_version(conn, self.path)
+            if version > SCHEMA_VERSION:
+                raise JournalError(
+                    f"journal {self.path} has schema version {version}, newer than this station "
+                    f"understands ({SCHEMA_VERSION}); upgrade the station software"
+                )
+            while version < SCHEMA_VERSION:
+                statements = _MIGRATIONS.get(version + 1)
+                if statements is None:
+                    raise JournalError(f"journal {self.path}: no migration from schema version {version}")
+                for statement in statements:
+                    conn.execute(statement)
+                version += 1
+                conn.execute("UPDATE schema_version SET version = ?", (version,))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -390,7 +428,12 @@ class Journal(_Access):
         """Append several records in one transaction with one fsync (group commit).
 
         All or nothing: after a crash either every record of the group is there or none is.
-        Every item is validated before the transaction starts.
+        Every item is validated before anything is written. The records of one group carry
+        one time, the moment the group was written.
+
+        The group is a single INSERT statement, committed on its own (SQLite's autocommit is
+        a full transaction, fsynced under ``synchronous=FULL``); the writer's triggers check
+        that it extends the chain at the head and move the head (see ``_WRITER_TRIGGERS``).
         """
         prepared = [_prepare(*_pair(item)) for item in items]
         if not prepared:
@@ -398,33 +441,42 @@ class Journal(_Access):
         with self._lock:
             conn = self._require_open()
             try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
+                return self._insert(conn, prepared, self._tip_cache or self._tip(conn))
+            except _HeadMoved:
+                # Another writer appended since this one last did (tools and tests may open a
+                # second writer): start again from the journal's own tip, which checks it.
+                return self._insert(conn, prepared, self._tip(conn))
+
+    def _insert(self, conn: sqlite3.Connection, prepared: list[tuple[str, str]], tip: tuple[int, str]) -> list[JournalRecord]:
+        seq, prev = tip
+        time = format_time(self._clock())
+        values: list[int | str] = []
+        written: list[JournalRecord] = []
+        for kind, payload_json in prepared:
+            seq += 1
+            digest = record_hash(seq, time, kind, payload_json, prev)
+            values += (seq, time, kind, payload_json, prev, digest)
+            written.append(JournalRecord(seq, time, kind, json.loads(payload_json), prev, digest))
+            prev = digest
+        self._tip_cache = None  # until the insert is known to be on disk
+        try:
+            conn.execute(_insert_statement(len(prepared)), values)
+        except sqlite3.Error as exc:
+            if _HEAD_MISMATCH in str(exc):
+                if tip is not self._checked_tip:
+                    raise _HeadMoved from None
+                raise JournalError(
+                    f"journal {self.path}: the last record does not match the journal head; "
+                    "refusing to append; run 'station journal verify'"
+                ) from None
+            if getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED"):
                 raise JournalError(f"journal {self.path}: cannot start a write: {exc}") from None
-            try:
-                seq, prev = self._tip(conn)
-                written: list[JournalRecord] = []
-                rows: list[tuple[int, str, str, str, str, str]] = []
-                for kind, payload_json in prepared:
-                    seq += 1
-                    time = format_time(self._clock())
-                    digest = record_hash(seq, time, kind, payload_json, prev)
-                    rows.append((seq, time, kind, payload_json, prev, digest))
-                    written.append(JournalRecord(seq, time, kind, json.loads(payload_json), prev, digest))
-                    prev = digest
-                conn.executemany(f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", rows)
-                conn.execute("UPDATE head SET last_seq = ?, last_hash = ? WHERE id = 1", (seq, prev))
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise JournalError(f"journal {self.path}: append failed, nothing written: {exc}") from None
-                raise
+            raise JournalError(f"journal {self.path}: append failed, nothing written: {exc}") from None
+        self._tip_cache = (seq, prev)
         return written
 
     def _tip(self, conn: sqlite3.Connection) -> tuple[int, str]:
-        """The last seq and hash, read inside the write transaction and cross-checked with head.
+        """The last seq and hash as the journal has them, cross-checked with head.
 
         Extending a journal whose head and records disagree would overwrite the evidence of
         a cut-off tail, so the writer refuses instead.
@@ -438,6 +490,7 @@ class Journal(_Access):
                 f"(records end at {tip[0]}, head says {None if head is None else head[0]}); "
                 "refusing to append; run 'station journal verify'"
             )
+        self._checked_tip = tip
         return tip
 
     def __enter__(self) -> Journal:

@@ -216,6 +216,7 @@ class Station:
             decks=self.options.decks, seed=self.run_options.seed, pace_s=pace,
             stacked_shoe=self.run_options.stacked_shoe,
             bets=self.run_options.bets if self.run_options.bets is not None else dict(self.config.dealer.bets),
+            rounds=self.run_options.stop_after_rounds,
         )
         pedal_sim = self.devices.simulators.get("pedals")
 

@@ -29,7 +29,7 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.options import CoreOptions
 from station.events import BetPlaced, DealerAction, Event
-from station.games.baccarat import Hand, next_hand
+from station.games.baccarat import Hand, next_hand, result_of
 
 log = structlog.get_logger(__name__)
 
@@ -78,6 +78,9 @@ class DealerScript:
     bets: Mapping[str, int] = field(default_factory=dict)
     box: str = "1"
     player: str = "P1"
+    rounds: int = 0
+    """The session ends after this many rounds (0: no limit): a dealer who knows it never
+    starts a round beyond it, even when dealing ahead."""
 
     def shoe(self, number: int) -> list[ShoeItem]:
         if self.stacked_shoe is not None:
@@ -125,6 +128,10 @@ class SimulatedDealer:
         self._drawn: list[ShoeItem] = []  # cards out of the shoe, not yet back in a shuffler
         self._round_cards: list[Card] = []  # cards dealt to the hands in the round in play
         self._burst_pending = False  # a whole round was handed to the station at once
+        self._rounds_closed = 0  # RoundSettled and RoundVoided seen from the station
+        self._rounds_settled = 0  # RoundSettled alone: what a session's round limit counts
+        self._hands: tuple[list[Card], list[Card]] = ([], [])  # of the round last dealt in one go
+        self._cut_card_out = False  # in the shoe being dealt
         self._war_boxes: tuple[str, ...] = ()
         self.error: str | None = None
         self.stopped = threading.Event()
@@ -154,6 +161,7 @@ class SimulatedDealer:
         if not cut_card_out:
             cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
         self.shoes_loaded = max(self.shoes_loaded, 1)
+        self._cut_card_out = cut_card_out
         self.shoe.load(cards)  # type: ignore[attr-defined]
         log.info("simulated_shoe_refilled", cards=len(remaining), cut_card_out=cut_card_out)
 
@@ -176,7 +184,8 @@ class SimulatedDealer:
 
     def _run(self) -> None:
         try:
-            self._act()
+            while self._act() and not self._stop.is_set():
+                pass  # dealt ahead and the station caught up: act on where it stands now
             while not self._stop.is_set():
                 changed = self._wait_for_change()
                 if self._stop.is_set():
@@ -186,7 +195,8 @@ class SimulatedDealer:
                         f"the station has not moved for {self.stall_s:.0f} s (state {self.state!r}, "
                         f"expecting {self.expectation!r})"
                     )
-                self._act()
+                while self._act() and not self._stop.is_set():
+                    pass
         except DealerStopped as exc:
             self.error = str(exc)
             log.error("simulated_dealer_stopped", reason=self.error)
@@ -208,37 +218,74 @@ class SimulatedDealer:
                 return changed
             if item is None:
                 return changed
-            if isinstance(item, tuple):
-                changed = changed or item != (self.state, self.expectation)
-                self.state, self.expectation = item
-            elif isinstance(item, out.RoundSettled):
-                self._last_outcome = item.outcome
-            elif isinstance(item, out.RoundVoided):
-                self._last_outcome = "void"
-            elif isinstance(item, out.WarDecisionNeeded):
-                self._war_boxes = item.boxes
-            elif isinstance(item, out.IrregularityRaised):
-                raise DealerStopped(f"irregularity: {item.detail} (a supervisor must decide: {', '.join(item.decisions)})")
+            changed = self._take(item) or changed
+
+    def _take(self, item: out.Output | tuple[str, str]) -> bool:
+        """Note one thing the station said; True when its state or expectation changed."""
+        if isinstance(item, tuple):
+            changed = item != (self.state, self.expectation)
+            self.state, self.expectation = item
+            return changed
+        if isinstance(item, out.RoundSettled):
+            self._last_outcome = item.outcome
+            self._rounds_closed += 1
+            self._rounds_settled += 1
+        elif isinstance(item, out.RoundVoided):
+            self._last_outcome = "void"
+            self._rounds_closed += 1
+        elif isinstance(item, out.WarDecisionNeeded):
+            self._war_boxes = item.boxes
+        elif isinstance(item, out.IrregularityRaised):
+            raise DealerStopped(f"irregularity: {item.detail} (a supervisor must decide: {', '.join(item.decisions)})")
+        return False
+
+    def _wait_for_rounds_closed(self, count: int) -> None:
+        """Take outputs until the station has closed ``count`` rounds in all; then take what
+        else is already there, so the state noted is the station's latest."""
+        deadline = time.monotonic() + self.stall_s
+        while self._rounds_closed < count:
+            if self._stop.is_set():
+                return
+            try:
+                item = self._outputs.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise DealerStopped(
+                    f"the station has not settled the rounds dealt ahead for {self.stall_s:.0f} s "
+                    f"(state {self.state!r}, expecting {self.expectation!r})"
+                ) from None
+            if item is None:
+                return
+            self._take(item)
+        while True:
+            try:
+                item = self._outputs.get_nowait()
+            except queue.Empty:
+                return
+            if item is None:
+                return
+            self._take(item)
 
     def _pause(self) -> None:
         if self.script.pace_s:
             self._stop.wait(self.script.pace_s)
 
-    def _act(self) -> None:
+    def _act(self) -> bool:
+        """Do the one thing the station's state calls for. True when the station is already
+        where the dealer must act again (after dealing ahead), so no change is to be waited for."""
         state = self.state
         if state == st.IRREGULARITY:
             raise DealerStopped(f"the station is waiting for a supervisor: {self.expectation}")
         if state == st.PAUSED:
-            return
+            return False
         self._pause()
         if self._stop.is_set():
-            return
+            return False
         if self._burst_pending:
             # A whole round was handed over at once: wait for it to come back to paying.
             if state not in (st.BETTING, st.DEALING, st.REVEALING):
                 self._burst_pending = False
             else:
-                return
+                return False
         if state == st.SHUFFLING:
             self._shuffle()
         elif state == st.CUTTING:
@@ -256,10 +303,16 @@ class SimulatedDealer:
                 self._post(DealerAction("war", box=box))
             self._war_boxes = ()
         elif state == st.PAYING:
+            if self.script.rounds and self._rounds_settled >= self.script.rounds:
+                return False  # the session is over: the station is stopping
             if self._can_deal_ahead() and "shoe finished" not in self.expectation:
                 self._whole_round()
+                if self._may_run_ahead(in_flight=1):
+                    self._run_ahead()
+                    return True
             else:
                 self._action("next_round")
+        return False
 
     # --- dealer actions ----------------------------------------------------------------------
 
@@ -275,6 +328,7 @@ class SimulatedDealer:
         if equipment == "manual":
             self.shoes_loaded += 1
             self.shoe.load(self.script.shoe(self.shoes_loaded))  # type: ignore[attr-defined]
+            self._cut_card_out = False
             self._drawn = []
             self._action("shuffle_done")
         elif equipment == "batch":
@@ -298,6 +352,7 @@ class SimulatedDealer:
         # the shuffled set into the shoe with the cut card.
         cards: list[ShoeItem] = list(shuffler.take_set())  # type: ignore[attr-defined]
         cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
+        self._cut_card_out = False
         self.shoe.load(cards)  # type: ignore[attr-defined]
 
     def _continuous_ready(self) -> None:
@@ -321,6 +376,7 @@ class SimulatedDealer:
         try:
             item = self.shoe.draw()  # type: ignore[attr-defined]
             if item is CUT_CARD:
+                self._cut_card_out = True
                 self._pause()
                 item = self.shoe.draw()  # type: ignore[attr-defined]
         except Exception as exc:
@@ -340,6 +396,7 @@ class SimulatedDealer:
     def _deal_rest_of_round(self) -> None:
         player: list[Card] = []
         banker: list[Card] = []
+        self._hands = (player, banker)
         for card in self._round_cards:  # cards already out in this round go where the rules sent them
             hand = next_hand(player, banker)
             if hand is None:
@@ -347,6 +404,58 @@ class SimulatedDealer:
             (player if hand is Hand.PLAYER else banker).append(card)
         while (hand := next_hand(player, banker)) is not None:
             (player if hand is Hand.PLAYER else banker).append(self._draw())
+
+    # --- dealing ahead ----------------------------------------------------------------------
+
+    #: Cards a round can take at most: below this many left in the shoe, the dealer watches.
+    ROUND_CARDS = 6
+
+    def _may_run_ahead(self, in_flight: int) -> bool:
+        """Whether to deal the next round before the station has settled the one in flight.
+
+        Only at full speed in a shoe of styles A and C (what :meth:`_can_deal_ahead` allows),
+        never once the cut card is out (the end of the shoe is the station's call, so the
+        dealer watches the screen again), never near the bottom of the shoe, and never past
+        the session's round limit."""
+        if not self._can_deal_ahead() or self.options.equipment == "continuous" or self._cut_card_out:
+            return False
+        if self.script.rounds and self._rounds_settled + in_flight + 1 > self.script.rounds:
+            return False
+        return self.shoe.remaining() >= 2 * self.ROUND_CARDS  # type: ignore[attr-defined]
+
+    def _run_ahead(self) -> None:
+        """Full speed: deal round after round, one round ahead of the station at most.
+
+        A dealer who trusts the table deals the next round while the station is still
+        settling the last one: once the shoe has handed the last round's cards over (its
+        ACKs: they are in the station's queue, ahead of anything the dealer does next), the
+        next round's actions can only reach the station after them. The dealer reads the
+        result off its own cards (it needs it for the bets a Tie leaves on the layout) and
+        never starts a round while the station has more than one round unsettled. Any
+        irregularity the station raises stops the dealer as at human pace. When dealing
+        ahead ends (the cut card came out, say), the dealer waits until the station has
+        settled every round dealt and carries on from where the station stands."""
+        closed_at_start = self._rounds_closed
+        dealt = 1  # the round :meth:`_whole_round` just dealt
+        while not self._stop.is_set():
+            if not self.shoe.wait_idle(self.stall_s):  # type: ignore[attr-defined]
+                raise DealerStopped("the simulated shoe did not hand its cards over to the station")
+            # The station may lag behind by the round just dealt, no more.
+            self._wait_for_rounds_closed(closed_at_start + dealt - 1)
+            unsettled = closed_at_start + dealt - self._rounds_closed
+            if not self._may_run_ahead(in_flight=unsettled):
+                break
+            self._last_outcome = self._own_outcome()
+            log.info("dealt_ahead", unsettled=unsettled, last_outcome=self._last_outcome)
+            self._whole_round()
+            dealt += 1
+        self._wait_for_rounds_closed(closed_at_start + dealt)
+        self._burst_pending = False
+
+    def _own_outcome(self) -> str:
+        """The result of the round just dealt, as the dealer reads it off the cards."""
+        player, banker = self._hands
+        return result_of(player, banker).outcome.value
 
     def _whole_round(self) -> None:
         """Full speed: clear the layout, take the next round's bets, close them and deal the

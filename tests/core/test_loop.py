@@ -124,3 +124,49 @@ def test_heartbeat_is_called_from_the_loop(tmp_path: Path) -> None:
         time.sleep(0.05)
     loop.close()
     assert beats and set(beats) == {"core-loop"}
+
+
+class _CountingJournal(Journal):
+    """A real journal that notes the size of every group it is asked to write."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.groups: list[int] = []
+
+    def append_many(self, items: Any) -> Any:
+        self.groups.append(len(items))
+        return super().append_many(items)
+
+
+def test_a_busy_table_gathers_events_arriving_within_the_commit_window(tmp_path: Path) -> None:
+    """Right after a write, the loop waits for the window for more events to share the next
+    fsync; the batch is written as soon as it is full (so this test never waits the window)."""
+    journal = _CountingJournal(tmp_path / "j.sqlite3")
+    loop = CoreLoop(journal, CoreOptions(), batch_limit=2, commit_window=30.0)
+    loop.post(DealerAction("shuffle_done"))
+    assert loop.run_pending() == 1  # the first event: nothing was written just before it
+    loop.post(DealerAction("confirm_cut"))
+    late = threading.Timer(0.05, lambda: loop.post(CardDrawn("shoe", parse_card("2S"))))
+    late.start()
+    assert loop.run_pending() == 2  # the card posted 50 ms later joined the cut's batch
+    late.join()
+    assert journal.groups == [1, 2]
+    assert [r.kind for r in journal.records()] == ["DealerAction", "DealerAction", "CardDrawn"]
+    loop.close()
+
+
+def test_an_event_after_a_quiet_spell_is_written_at_once(tmp_path: Path) -> None:
+    """At a dealer's pace the last write is long past: nothing waits for the window."""
+    journal = _CountingJournal(tmp_path / "j.sqlite3")
+    loop = CoreLoop(journal, CoreOptions(), commit_window=30.0)
+    loop.post(DealerAction("shuffle_done"))
+    started = time.monotonic()
+    assert loop.run_pending() == 1
+    assert time.monotonic() - started < 10  # not the 30 s window
+    loop._last_write -= 31.0  # a quiet spell longer than the window, without sleeping through it
+    loop.post(DealerAction("confirm_cut"))
+    started = time.monotonic()
+    assert loop.run_pending() == 1
+    assert time.monotonic() - started < 10
+    assert journal.groups == [1, 1]
+    loop.close()

@@ -26,6 +26,7 @@ from station.journal import (
     record_hash,
 )
 from station.journal.store import APPLICATION_ID, JournalMissingError
+from station.journal.verify import verify
 
 
 class StepClock:
@@ -234,13 +235,31 @@ def test_append_many_refuses_items_that_are_not_pairs(path: Path) -> None:
         assert journal.count() == 0
 
 
-def test_a_failure_inside_the_transaction_rolls_the_group_back(path: Path) -> None:
+def test_a_failure_inside_the_group_writes_none_of_it(path: Path) -> None:
+    """SQLite fails on the third record of four (a trigger stands in for a disk error in the
+    middle of the statement): the first two are not left behind, and the head stays."""
+    with Journal(path) as journal:
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("CREATE TRIGGER fail_third BEFORE INSERT ON records WHEN NEW.seq = 3 "
+                          "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END")
+            with pytest.raises(JournalError, match="append failed, nothing written: disk trouble"):
+                journal.append_many([("E", {"n": n}) for n in range(4)])
+            assert journal.count() == 0
+            assert journal.head() == (0, GENESIS_HASH)
+            other.execute("DROP TRIGGER fail_third")
+        finally:
+            other.close()
+        assert journal.append("E", {"n": 9}).seq == 1
+
+
+def test_a_failing_clock_writes_nothing(path: Path) -> None:
     calls = 0
 
     def failing_clock() -> datetime:
         nonlocal calls
         calls += 1
-        if calls == 3:
+        if calls == 1:
             raise RuntimeError("clock failed")
         return datetime.now(timezone.utc)
 
@@ -248,8 +267,33 @@ def test_a_failure_inside_the_transaction_rolls_the_group_back(path: Path) -> No
         with pytest.raises(RuntimeError, match="clock failed"):
             journal.append_many([("E", {"n": n}) for n in range(4)])
         assert journal.count() == 0
-        assert journal.head() == (0, GENESIS_HASH)
         assert journal.append("E", {"n": 9}).seq == 1
+
+
+def test_the_records_of_one_group_share_the_moment_it_was_written(path: Path) -> None:
+    with Journal(path) as journal:
+        records = journal.append_many([("E", {"n": n}) for n in range(3)])
+        later = journal.append("E", {"n": 3})
+    assert len({r.time for r in records}) == 1
+    assert later.time >= records[0].time
+
+
+def test_the_writers_triggers_are_its_own_and_not_in_the_file(path: Path) -> None:
+    """The chain check and the head's move live in the writer's connection (TEMP triggers):
+    the file's schema is unchanged and another connection's insert moves no head."""
+    with Journal(path) as journal:
+        journal.append_many([("E", {"n": n}) for n in range(2)])
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")} == {
+                "records_are_append_only_update", "records_are_append_only_delete"}
+            prev = conn.execute("SELECT hash FROM records WHERE seq = 2").fetchone()[0]
+            conn.execute("INSERT INTO records VALUES (3, 't', 'E', '{}', ?, 'x')", (prev,))
+            assert conn.execute("SELECT last_seq FROM head").fetchone()[0] == 2
+        finally:
+            conn.close()
+        with pytest.raises(JournalError, match="does not match the journal head"):
+            journal.append("E", {})
 
 
 @pytest.mark.parametrize(

@@ -65,6 +65,25 @@ def test_stacked_shoe_and_bets(tmp_path: Path) -> None:
     assert lines[-2] == {"type": "shoe_end", "shoe": 1, "rounds": 3}
 
 
+def test_dealing_ahead_reads_a_tie_off_the_cards_and_leaves_the_carried_bets(tmp_path: Path) -> None:
+    """At --fast the dealer deals round 3 without waiting for the station to settle round 2,
+    so it reads the Tie off its own cards: the Banker bet the Tie left on the layout is not
+    placed a second time."""
+    # Exposed 3C: burn 3. Round 1: P 9H 2D, B KS 8C (Banker 8 v 1). Round 2: P 4C 5H, B 5C 4D
+    # (a natural tie, 9 v 9). The cut card comes out first in round 3, the last round:
+    # P 4H 4S, B 5D 2C (Player 8 v 7).
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("3C AS 2S 3S\n9H KS 2D 8C\n4C 5C 5H 4D\nCUT\n4H 5D 4S 2C\n" + "KH " * 20)
+    run = demo("--shoe-file", str(shoe), "--fast", "--json", "--bet", "banker=2000", "--bet", "tie=1000", "-v")
+    assert run.returncode == 0, run.stderr[-2000:]
+    rounds = [r for r in records(run.stdout) if r["type"] == "round"]
+    assert [r["outcome"] for r in rounds] == ["banker", "tie", "player"]
+    assert sorted((b["region"], b["stake"], b["net"]) for b in rounds[1]["bets"]) == [("banker", 2000, 0), ("tie", 1000, 8000)]
+    assert sorted((b["region"], b["stake"], b["net"]) for b in rounds[2]["bets"]) == [("banker", 2000, -2000), ("tie", 1000, -1000)]
+    assert not [r for r in records(run.stdout) if r["type"] == "refused"]
+    assert '"dealt_ahead"' in run.stderr and '"last_outcome": "tie"' in run.stderr  # read off the cards
+
+
 def test_refused_bets_are_reported() -> None:
     # 1000 on Banker cannot be paid exactly in chips of 100 at 0.95 (5.12); 500 is below the minimum.
     run = demo("--rounds", "1", "--fast", "--json", "--bet", "banker=1000", "--bet", "tie=500")

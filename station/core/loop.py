@@ -137,7 +137,7 @@ class CoreLoop:
 
     @property
     def expectation(self) -> str:
-        return self.machine.expectation
+        return self.machine.announced_expectation
 
     def snapshot(self) -> dict[str, Any]:
         return self.machine.snapshot()

@@ -112,6 +112,13 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
                 self._last_expectation = expectation
                 self._emit(out.ExpectationChanged(expectation))
 
+    @property
+    def announced_expectation(self) -> str:
+        """The expectation as of the last event applied live: what the last
+        :class:`~station.core.outputs.ExpectationChanged` said. Wording it afresh is the
+        dearest part of reading the table's state, and the subscribers of every output ask."""
+        return self._last_expectation if self.live else self.expectation
+
     def go_live(self) -> None:
         """Replay is over: from now on outputs are collected for the subscribers."""
         self.live = True

@@ -156,7 +156,8 @@ def format_time(moment: datetime) -> str:
     """ISO 8601 in UTC with microseconds and a ``Z``; naive datetimes are refused as ambiguous."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise JournalError("the journal clock returned a naive datetime; it must carry a time zone")
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat, not strftime: the same text, at a fraction of the cost
+    return moment.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 # --- validation ----------------------------------------------------------------------------
@@ -195,15 +196,29 @@ def _pair(item: Any) -> tuple[Any, Any]:
     return item[0], item[1]
 
 
-def _prepare(kind: Any, payload: Any) -> tuple[str, str]:
-    """Validate one item and return (kind, canonical payload JSON)."""
+def _prepare(kind: Any, payload: Any) -> tuple[str, str, dict[str, Any]]:
+    """Validate one item and return (kind, canonical payload JSON, the payload as read back).
+
+    The quick test is the definition itself: the payload must come back from its JSON as the
+    same value. Only a payload that fails it is walked by :func:`_check_json`, which names
+    the offending part (and lets tuples through: they come back as lists).
+    """
     if not isinstance(kind, str) or not kind.strip():
         raise RecordError(f"a record kind must be non-empty text, got {kind!r}")
     _check_json(kind, "kind")
     if not isinstance(payload, dict):
         raise RecordError(f"{kind}: the payload must be a JSON object (dict), got {type(payload).__name__}")
+    try:
+        text = canonical_json(payload)
+        text.encode("utf-8")  # a lone surrogate cannot be stored or hashed
+        back = json.loads(text)
+        if back == payload:
+            return kind, text, back
+    except (TypeError, ValueError):
+        pass
     _check_json(payload, f"{kind} payload")
-    return kind, canonical_json(payload)
+    text = canonical_json(payload)
+    return kind, text, json.loads(text)
 
 
 # --- shared reading ------------------------------------------------------------------------
@@ -447,16 +462,17 @@ class Journal(_Access):
                 # second writer): start again from the journal's own tip, which checks it.
                 return self._insert(conn, prepared, self._tip(conn))
 
-    def _insert(self, conn: sqlite3.Connection, prepared: list[tuple[str, str]], tip: tuple[int, str]) -> list[JournalRecord]:
+    def _insert(self, conn: sqlite3.Connection, prepared: list[tuple[str, str, dict[str, Any]]],
+                tip: tuple[int, str]) -> list[JournalRecord]:
         seq, prev = tip
         time = format_time(self._clock())
         values: list[int | str] = []
         written: list[JournalRecord] = []
-        for kind, payload_json in prepared:
+        for kind, payload_json, payload in prepared:
             seq += 1
             digest = record_hash(seq, time, kind, payload_json, prev)
             values += (seq, time, kind, payload_json, prev, digest)
-            written.append(JournalRecord(seq, time, kind, json.loads(payload_json), prev, digest))
+            written.append(JournalRecord(seq, time, kind, payload, prev, digest))
             prev = digest
         self._tip_cache = None  # until the insert is known to be on disk
         try:

@@ -26,6 +26,8 @@ from typing import Any
 
 import structlog
 
+from drivers.factory import parse_sim_url
+from drivers.usb.protocol import DEFAULT_BUTTONS as PEDAL_BUTTONS
 from station.core import outputs as out
 from station.core import states as st
 from station.core.loop import CoreLoop
@@ -35,6 +37,7 @@ from station.events import (
     BetPlaced,
     DealerAction,
     DeviceFault,
+    Event,
     LateBetOverride,
     PauseRequested,
     PayoutOptionChanged,
@@ -45,13 +48,14 @@ from station.journal import Journal
 from station.journal.location import journal_path
 from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, Command, ControlError, ControlServer, Credential
-from station.service.devices import DeviceSet, build_devices
+from station.service.devices import SIM, DeviceSet, build_devices
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
 from station.service.publisher import Publisher
 from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, core_options
-from station.service.sim_dealer import DealerScript, SimulatedDealer
+from station.service.sim_dealer import DealerScript
+from station.service.sim_table import Resume, SimulatedTable, TableSpec
 from station.service.systemd_notify import Notifier
 
 log = structlog.get_logger("station.service")
@@ -101,7 +105,7 @@ class Station:
         self.loop: CoreLoop | None = None
         self.devices: DeviceSet | None = None
         self.publisher: Publisher | None = None
-        self.dealer: SimulatedDealer | None = None
+        self.table: SimulatedTable | None = None
         self.control: ControlServer | None = None
         self.web: Any = None
         self.shoes_ended = 0
@@ -118,6 +122,15 @@ class Station:
 
     def start(self) -> None:
         started = time.perf_counter()
+        self._log = log.bind()  # logging is configured by now
+        self._bound_ids: tuple[int | None, str | None] = (None, None)
+        sim_defaults = {"shuffler": {
+            "mode": "continuous" if self.options.equipment == "continuous" else "batch",
+            "decks": self.options.decks, "set_colour": self.options.set_colours[0], "load": False,
+            "seed": self.run_options.seed,
+        }}
+        # First, before any thread or file of the station's: the simulated table is forked.
+        table_ports = self._start_table(sim_defaults) if self._dealer_wanted() else {}
         if self.holder is not None:
             urls = {name: section.url for name, section in self.config.devices.configured()}
             self.holder.acquire(urls)
@@ -128,12 +141,7 @@ class Station:
             journal.append(CONFIGURATION_RECORD, configuration_record(self.config))
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
-        sim_defaults = {"shuffler": {
-            "mode": "continuous" if self.options.equipment == "continuous" else "batch",
-            "decks": self.options.decks, "set_colour": self.options.set_colours[0], "load": False,
-            "seed": self.run_options.seed,
-        }}
-        self.devices = build_devices(self.config.devices, loop.post, sim_defaults)
+        self.devices = build_devices(self.config.devices, loop.post, sim_defaults, simulated_elsewhere=table_ports)
         self.devices.start()
         for outcome in self.devices.self_tests():
             if outcome.passed:
@@ -198,19 +206,23 @@ class Station:
         self.web = ScoreboardServer(self.config.web.host, port).start()
         log.info("web_scoreboard", url=self.web.url)
 
-    def _start_dealer(self) -> None:
+    def _dealer_wanted(self) -> bool:
         simulated = self.config.dealer.simulated if self.run_options.simulated_dealer is None else self.run_options.simulated_dealer
-        if not simulated:
-            return
-        assert self.loop is not None and self.devices is not None
-        shoe_sim = self.devices.simulators.get("shoe")
-        if shoe_sim is None:
+        shoe = self.config.devices.shoe
+        if simulated and shoe is not None and shoe.url.startswith(SIM):
+            return True
+        if simulated:
             log.warning("simulated_dealer_needs_simulated_shoe")
-            return
-        shuffler_sim = self.devices.simulators.get("shuffler")
-        pool = None
-        if self.options.equipment == "continuous" and shuffler_sim is not None:
-            pool = getattr(shuffler_sim.device, "pool", None)
+        return False
+
+    def _start_table(self, sim_defaults: dict[str, dict[str, Any]]) -> dict[str, str]:
+        """Start the simulated table (its own process: see :mod:`station.service.sim_table`)
+        with every ``sim:`` serial device; returns their ports, for the drivers."""
+        devices = {}
+        for name, section in self.config.devices.configured():
+            if name != "pedals" and section.url.startswith(SIM):
+                options = {"name": name, **sim_defaults.get(name, {}), **section.options, **parse_sim_url(section.url)}
+                devices[name] = (name, options)
         pace = self.run_options.pace_s if self.run_options.pace_s is not None else self.config.dealer.pace_ms / 1000
         script = DealerScript(
             decks=self.options.decks, seed=self.run_options.seed, pace_s=pace,
@@ -218,48 +230,50 @@ class Station:
             bets=self.run_options.bets if self.run_options.bets is not None else dict(self.config.dealer.bets),
             rounds=self.run_options.stop_after_rounds,
         )
-        pedal_sim = self.devices.simulators.get("pedals")
+        pedals = self.config.devices.pedals
+        buttons = frozenset(PEDAL_BUTTONS) if pedals is not None and pedals.url == SIM else frozenset()
+        spec = TableSpec(devices, self.options, script, buttons)
+        self.table = SimulatedTable(spec, post=self._post_from_table, press=self._press_pedal)
+        return self.table.start()
 
-        def press(button: str) -> bool:
-            if pedal_sim is None or button not in pedal_sim.device.buttons:
-                return False
+    def _post_from_table(self, event: Event) -> None:
+        assert self.loop is not None
+        self.loop.post(event)
+
+    def _press_pedal(self, button: str) -> None:
+        """The simulated dealer's foot on the simulated pedals (in this process, on pyusb)."""
+        pedal_sim = self.devices.simulators.get("pedals") if self.devices is not None else None
+        if pedal_sim is not None and button in pedal_sim.device.buttons:
             pedal_sim.device.press(button)
             pedal_sim.device.release(button)
-            return True
 
-        self.dealer = SimulatedDealer(
-            self.loop.post, self.options, script, shoe=shoe_sim.device, press=press,
-            observe=lambda: (self.loop.state, self.loop.expectation),  # type: ignore[union-attr]
-            shuffler=shuffler_sim.device if shuffler_sim is not None else None, pool=pool,
-        )
-        self.loop.subscribe(self.dealer.on_output)
-        if pool is not None and self.loop.machine.shoe.number:
-            self._resume_continuous(pool)
-        shoe = self.loop.machine.shoe
-        remaining = shoe.composition if self.options.equipment != "continuous" else None
-        cut_out = bool(shoe.progress is not None and shoe.progress.cut_card_out)
-        self.dealer.start(self.loop.state, self.loop.expectation, remaining, cut_out)
-        threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
-
-    def _resume_continuous(self, pool: Any) -> None:
-        """After a restart, the simulated continuous shuffler starts full; the cards the
-        journal says are out of it (dealt in the open round, or cleared and not yet returned)
-        come out of its pool and go back to the simulated dealer, who returns them in turn."""
-        assert self.loop is not None and self.dealer is not None
+    def _start_dealer(self) -> None:
+        if self.table is None:
+            return
+        assert self.loop is not None
         machine = self.loop.machine
-        out_cards = list(machine.shoe.awaiting_return)
+        shoe = machine.shoe
+        continuous = self.options.equipment == "continuous"
+        out_cards = list(shoe.awaiting_return)
         if machine.round is not None:
             out_cards += [card for _, card in machine.round.dealt]
-        for card in out_cards:
-            pool.remove(card)
-        self.dealer.hand_back(out_cards)
-        self.dealer.shoe.attach_pool(pool)  # type: ignore[attr-defined]
+        resume = Resume(
+            self.loop.state, self.loop.expectation,
+            remaining=None if continuous else shoe.composition,
+            cut_card_out=bool(shoe.progress is not None and shoe.progress.cut_card_out),
+            shoe_in_progress=bool(shoe.number), out_cards=out_cards if continuous else [],
+        )
+        table = self.table
+        loop = self.loop
+        self.loop.subscribe(lambda output: table.on_output(output, (loop.state, loop.expectation)))
+        table.begin(resume)
+        threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
 
     def _watch_dealer(self) -> None:
-        assert self.dealer is not None
-        self.dealer.stopped.wait()
-        if self.dealer.error and not self._stopping.is_set():
-            self.request_stop(f"simulated dealer stopped: {self.dealer.error}")
+        assert self.table is not None
+        self.table.stopped.wait()
+        if self.table.error and not self._stopping.is_set():
+            self.request_stop(f"simulated dealer stopped: {self.table.error}")
 
     # --- control socket ----------------------------------------------------------------------
 
@@ -341,6 +355,7 @@ class Station:
             self.notifier.watchdog()
 
     def _on_output(self, output: out.Output) -> None:
+        log = self._log  # bound once: a module logger is rebuilt on every call
         if isinstance(output, (out.StateChanged, out.ExpectationChanged)):
             assert self.loop is not None
             # One tuple replaced at once: the control threads read it without a lock.
@@ -349,7 +364,10 @@ class Station:
             # Every log line of the core loop from here on carries the shoe and round ids.
             machine = self.loop.machine  # type: ignore[union-attr]
             current = machine.round
-            bind_table_context(shoe=machine.shoe.number or None, round=current.round_id if current else None)
+            ids = (machine.shoe.number or None, current.round_id if current else None)
+            if ids != self._bound_ids:
+                self._bound_ids = ids
+                bind_table_context(shoe=ids[0], round=ids[1])
             if self.holder is not None:
                 self.holder.update(round_live=output.state in ROUND_LIVE, state=output.state)
         elif isinstance(output, out.ExpectationChanged):
@@ -401,8 +419,8 @@ class Station:
         """Orderly shutdown: dealer, control, display, devices, then the journal."""
         self._stopping.set()
         self.notifier.stopping()
-        if self.dealer is not None:
-            self.dealer.stop()
+        if self.table is not None:
+            self.table.halt_dealer()
         if self.control is not None:
             self.control.stop()
         if self.loop is not None:
@@ -412,6 +430,8 @@ class Station:
             self.publisher.stop()
         if self.devices is not None:
             self.devices.stop()
+        if self.table is not None:
+            self.table.stop()  # its simulators, now that no driver talks to them
         if self.web is not None:
             self.web.stop()
         if self.loop is not None:

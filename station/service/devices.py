@@ -95,11 +95,14 @@ def build_devices(
     devices: DevicesSection,
     emit: Callable[[Event], None],
     sim_defaults: dict[str, dict[str, Any]] | None = None,
+    simulated_elsewhere: dict[str, str] | None = None,
 ) -> DeviceSet:
     """Create (not start) a driver for every configured device, simulators included.
 
     ``sim_defaults`` gives a simulator the table's facts (a continuous shuffler, 6 decks);
-    a device's own ``options`` in the configuration override them."""
+    a device's own ``options`` in the configuration override them. ``simulated_elsewhere``
+    names ``sim:`` devices whose simulator already runs in another process (the simulated
+    table), with the port to open instead: their drivers are built as for real devices."""
     built = DeviceSet()
     for name, section in devices.configured():
         if name == "pedals":
@@ -113,8 +116,9 @@ def build_devices(
                 built.urls[name] = section.url
             built.drivers[name] = PedalDriver(name, locator, emit)
             continue
+        url = (simulated_elsewhere or {}).get(name, section.url)
         sim_options = {"name": name, **(sim_defaults or {}).get(name, {}), **section.options}
-        driver = create_driver(name, name, section.url, emit, sim_options=sim_options, baudrate=section.baudrate)
+        driver = create_driver(name, name, url, emit, sim_options=sim_options, baudrate=section.baudrate)
         if driver.simulator is not None:
             built.simulators[name] = driver.simulator  # stopped by the driver's stop()
         built.urls[name] = driver.url if driver.simulator is None else driver.simulator.url

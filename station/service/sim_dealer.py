@@ -104,7 +104,7 @@ class SimulatedDealer:
         *,
         shoe: object,
         press: Callable[[str], bool],
-        observe: Callable[[], tuple[str, str]],
+        observe: Callable[[], tuple[str, str]] | None = None,
         shuffler: object | None = None,
         pool: CardPool | None = None,
         stall_s: float = 15.0,
@@ -172,13 +172,19 @@ class SimulatedDealer:
             self._thread.join(5)
 
     def on_output(self, output: out.Output) -> None:
-        """Called on the core loop's thread, after the machine has applied the event: the
-        state and expectation read here are final for that event, so the dealer never acts
-        on half of a change (a new state whose expectation has not arrived yet)."""
+        """Called after the machine has applied the event. With ``observe`` (on the core
+        loop's thread) a change of state or expectation is read there, final for that event,
+        so the dealer never acts on half of a change (a new state whose expectation has not
+        arrived yet); without it the caller reports changes with :meth:`observed`."""
         if isinstance(output, (out.StateChanged, out.ExpectationChanged)):
-            self._outputs.put(self._observe())
+            if self._observe is not None:
+                self._outputs.put(self._observe())
         else:
             self._outputs.put(output)
+
+    def observed(self, state: str, expectation: str) -> None:
+        """The station's state and expectation after an event (from any thread)."""
+        self._outputs.put((state, expectation))
 
     # --- the dealer's loop ------------------------------------------------------------------
 

@@ -124,3 +124,25 @@ def test_a_broken_command_module_does_not_break_the_others(tmp_path: Path, monke
     assert main(["roads", "BPT"]) == 0
     assert main(["zz_broken_for_test"]) == 1
     assert "ModuleNotFoundError" in capsys.readouterr().err
+
+
+def test_the_simulated_table_runs_in_a_process_of_its_own_and_ends_with_the_station() -> None:
+    """The simulators and the dealer are a child process, reached over pseudo-terminals as
+    real devices are; the station reaps it when it stops."""
+    proc = subprocess.Popen([sys.executable, "-m", "station", "demo", "--rounds", "3", "--fast", "--json", "-v"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-2000:]
+    started = next(json.loads(line) for line in err.splitlines() if '"simulated_table_started"' in line)
+    assert started["pid"] != proc.pid and started["method"] == "fork"
+    assert set(started["ports"]) == {"shoe", "display"}  # the configured serial sim: devices
+    assert not Path(f"/proc/{started['pid']}").exists()
+    assert len([r for r in records(out) if r["type"] == "round"]) == 3
+
+
+def test_a_dealer_who_cannot_go_on_stops_the_demo_with_the_reason(tmp_path: Path) -> None:
+    shoe = tmp_path / "short.txt"
+    shoe.write_text("3C AS 2S 3S 9H KS 2D\n")  # the burn, then three cards: round 1 needs four
+    run = demo("--shoe-file", str(shoe), "--fast")
+    assert run.returncode == 1
+    assert "stopped early" in run.stderr and "the shoe is empty" in run.stderr

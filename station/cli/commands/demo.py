@@ -147,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         finally:
             station.close()
-        dealer_error = station.dealer.error if station.dealer is not None else "no simulated dealer"
+        dealer_error = station.table.error if station.table is not None else "no simulated dealer"
     summary = report.summary()
     if args.json:
         print(json.dumps(summary))

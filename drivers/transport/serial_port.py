@@ -4,10 +4,19 @@ Everything pyserial's ``serial_for_url`` accepts works: ``/dev/ttyUSB0``,
 ``/dev/serial/by-id/...`` symlinks, pseudo-terminal paths (the simulators), ``socket://``
 and ``loop://``. The transport does not reconnect by itself: it reports loss as a
 :class:`TransportError` and the device link above it decides when to reopen.
+
+On a posix port (a real UART, a USB serial adapter, a pseudo-terminal) pyserial opens and
+configures the port, and the bytes then move on its file descriptor directly: one ``select``
+and one ``read`` for whatever has arrived, one ``write`` for a frame. pyserial's own calls take
+two of each per frame (its read blocks for one byte, then reads the rest; its write waits for
+the port to be writable again after writing), and in a busy station every such call hands
+Python's interpreter lock to another thread and has to wait to get it back.
 """
 
 from __future__ import annotations
 
+import os
+import select
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,6 +45,19 @@ class Transport(Protocol):
         ...
 
     def write(self, data: bytes) -> None: ...
+
+
+READ_CHUNK = 4096
+"""Bytes taken from the port at most per read: more than a frame, less than a burst of them."""
+
+
+def _posix_fd(port: serial.SerialBase) -> int | None:
+    """The open file descriptor of a posix serial port; None for URL handlers (socket://,
+    loop://), whose data path stays pyserial's."""
+    if not isinstance(port, serial.serialposix.Serial):
+        return None
+    fd = getattr(port, "fd", None)
+    return fd if isinstance(fd, int) else None
 
 
 class SerialTransport:
@@ -90,20 +112,45 @@ class SerialTransport:
         port = self._port
         if port is None:
             raise TransportError(f"{self.url} is not open")
+        fd = _posix_fd(port)
         try:
-            waiting = port.in_waiting
-            return bytes(port.read(waiting or 1))
-        except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
-            # TypeError/AttributeError: pyserial's fd was closed under the read by close()
+            if fd is None:
+                waiting = port.in_waiting
+                return bytes(port.read(waiting or 1))
+            ready, _, _ = select.select([fd], [], [], self.read_timeout)
+            if not ready:
+                return b""
+            data = os.read(fd, READ_CHUNK)
+        except (serial.SerialException, OSError, TypeError, AttributeError, ValueError) as exc:
+            # TypeError/AttributeError/ValueError: the port was closed under the read by close()
             raise TransportError(f"{self.url} lost: {exc}") from exc
+        if not data:  # readable, yet nothing: the far end hung up (as pyserial reports it)
+            raise TransportError(f"{self.url} lost: device reports readiness to read but returned no data")
+        return data
 
     def write(self, data: bytes) -> None:
         port = self._port
         if port is None:
             raise TransportError(f"{self.url} is not open")
+        fd = _posix_fd(port)
         try:
-            port.write(data)
-        except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+            if fd is None:
+                port.write(data)
+                return
+            view = memoryview(data)
+            while view:
+                try:
+                    written = os.write(fd, view)
+                except BlockingIOError:
+                    written = 0
+                view = view[written:]
+                if view:  # the port's buffer is full: wait for room, no longer than the timeout
+                    _, ready, _ = select.select([], [fd], [], self.write_timeout)
+                    if not ready:
+                        raise TransportError(f"{self.url} write timed out after {self.write_timeout} s")
+        except (serial.SerialException, OSError, TypeError, AttributeError, ValueError) as exc:
+            if isinstance(exc, TransportError):
+                raise
             raise TransportError(f"{self.url} write failed: {exc}") from exc
 
 

@@ -7,7 +7,8 @@ journal always give the same state.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 from types import MappingProxyType
 
 from station.cards import check_deck_count
@@ -85,6 +86,13 @@ class CoreOptions:
             raise CoreOptionError(f"a {self.game} table needs {expected.__name__} options, got {type(self.table).__name__}")
         object.__setattr__(self, "buttons", MappingProxyType(dict(self.buttons)))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its buttons as a plain dict (a read-only mapping view does not pickle),
+        for a simulated table started in a fresh interpreter."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["buttons"] = dict(self.buttons)
+        return (_rebuild_options, (values,))
+
     @property
     def hidden_cards(self) -> bool:
         """Cards are known when they leave the shoe but shown only on the dealer's reveal."""
@@ -94,3 +102,7 @@ class CoreOptions:
     def squeeze(self) -> bool:
         """Styles B and D: each stage (first four cards, each third card) is squeezed and revealed."""
         return self.game == "baccarat" and self.dealing_style in ("B", "D")
+
+
+def _rebuild_options(values: dict[str, Any]) -> CoreOptions:
+    return CoreOptions(**values)

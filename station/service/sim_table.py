@@ -104,9 +104,12 @@ class SimulatedTable:
         method = "fork" if threading.active_count() == 1 else "spawn"
         context = multiprocessing.get_context(method)
         parent, child = context.Pipe()
-        self._process = context.Process(target=_child_main, args=(child, self.spec), name="station-sim-table", daemon=True)
-        self._process.start()
-        child.close()
+        process = context.Process(target=_child_main, args=(child, self.spec), name="station-sim-table", daemon=True)
+        try:
+            process.start()
+        finally:
+            child.close()
+        self._process = process
         self._conn = parent
         if not parent.poll(START_TIMEOUT_S):
             self.stop()

@@ -146,3 +146,15 @@ def test_a_dealer_who_cannot_go_on_stops_the_demo_with_the_reason(tmp_path: Path
     run = demo("--shoe-file", str(shoe), "--fast")
     assert run.returncode == 1
     assert "stopped early" in run.stderr and "the shoe is empty" in run.stderr
+
+
+def test_a_station_with_threads_already_running_starts_its_table_in_a_fresh_interpreter() -> None:
+    """Forking a process with threads is unsafe; the table then starts by spawning instead."""
+    code = ("import sys, threading, time\n"
+            "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+            "from station.cli.main import main\n"
+            "sys.exit(main(['demo', '--rounds', '2', '--fast', '--json', '-v']))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert '"method": "spawn"' in run.stderr
+    assert len([r for r in records(run.stdout) if r["type"] == "round"]) == 2

@@ -3,7 +3,9 @@
 A simulator speaks exactly the protocol a real device would: it answers commands
 (caching the last answer so a retransmitted command is not executed twice), sends its
 events one at a time and retransmits each until the host ACKs it, and numbers its
-frames. Fault injection works on that real path: garbage bytes on the line, frames with
+frames. Like a device's firmware, it sends the next queued event as soon as the ACK of the
+last one is in (from the receiving thread, without waking the sending one); the sending
+thread sends a first event after a quiet spell and every retransmission. Fault injection works on that real path: garbage bytes on the line, frames with
 a broken CRC, lost ACKs, lost or slow replies, unplugging and replugging the cable.
 """
 
@@ -58,6 +60,7 @@ class _Outgoing:
     seq: int | None = None
     acked: threading.Event = field(default_factory=threading.Event)
     on_sent: Callable[[int], None] | None = None  # perf_counter_ns of the first write (latency bench)
+    sent_at: float = 0.0  # monotonic time of the last transmission
 
 
 class SimulatedDevice:
@@ -299,6 +302,30 @@ class SimulatedDevice:
             self._outbox.popleft()
             head.acked.set()
             self._outbox_changed.notify_all()
+            following = self._outbox[0] if self._outbox and self._may_send() else None
+            frame = self._first_transmission(following) if following is not None and following.seq is None else None
+        if following is not None and frame is not None:
+            self._transmit(following, frame, first=True)
+
+    def _may_send(self) -> bool:
+        return self._plugged.is_set() and not self._mute and not self._stop.is_set()
+
+    def _first_transmission(self, item: _Outgoing) -> bytes:
+        """Number ``item`` and frame it (under the outbox lock)."""
+        self._tx_seq = self._tx_seq % 255 + 1
+        item.seq = self._tx_seq
+        item.sent_at = time.monotonic()
+        return self._frame(item.message, item.seq)
+
+    def _transmit(self, item: _Outgoing, frame: bytes, *, first: bool) -> None:
+        if first:
+            self.stats.events_sent += 1
+        else:
+            self.stats.retransmissions += 1
+        written_at = time.perf_counter_ns()  # taken just before the single write of the frame
+        self._write(frame)
+        if item.on_sent is not None and first:
+            item.on_sent(written_at)
 
     def _rx_loop(self) -> None:
         while not self._stop.is_set():
@@ -327,24 +354,24 @@ class SimulatedDevice:
     def _tx_loop(self) -> None:
         while not self._stop.is_set():
             with self._outbox_changed:
-                while not self._stop.is_set() and (not self._outbox or not self._plugged.is_set() or self._mute):
+                while not self._stop.is_set() and (not self._outbox or not self._may_send()):
                     self._outbox_changed.wait(0.1)
                 if self._stop.is_set():
                     return
                 head = self._outbox[0]
                 if head.seq is None:
-                    self._tx_seq = self._tx_seq % 255 + 1
-                    head.seq = self._tx_seq
-                    first = True
+                    frame, first = self._first_transmission(head), True
                 else:
-                    first = False
-                frame = self._frame(head.message, head.seq)
-            if first:
-                self.stats.events_sent += 1
-            else:
-                self.stats.retransmissions += 1
-            written_at = time.perf_counter_ns()  # taken just before the single write of the frame
-            self._write(frame)
-            if head.on_sent is not None and first:
-                head.on_sent(written_at)
+                    # Sent already (by the receiving thread, or by this one): retransmit only
+                    # once the ACK is overdue.
+                    overdue = head.sent_at + self.ack_timeout - time.monotonic()
+                    if overdue > 0:
+                        frame = None
+                    else:
+                        head.sent_at = time.monotonic()
+                        frame, first = self._frame(head.message, head.seq), False
+            if frame is None:
+                head.acked.wait(overdue)
+                continue
+            self._transmit(head, frame, first=first)
             head.acked.wait(self.ack_timeout)

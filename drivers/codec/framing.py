@@ -20,6 +20,7 @@ the good frames and a :class:`FrameError` for every frame it had to discard.
 from __future__ import annotations
 
 import binascii
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -28,6 +29,7 @@ ETX = 0x03
 DLE = 0x10
 ESCAPE_XOR = 0x20
 _SPECIAL = frozenset((STX, ETX, DLE))
+_NEXT_SPECIAL = re.compile(b"[" + re.escape(bytes((STX, ETX, DLE))) + b"]")
 
 #: Largest unescaped body (SEQ + TYPE + PAYLOAD + CRC) a receiver accepts.
 MAX_BODY = 4096
@@ -136,39 +138,61 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[Frame | FrameError]:
         out: list[Frame | FrameError] = []
-        for byte in data:
-            if byte == STX:
-                if self._in_frame:
-                    self._fault(out, FrameFault.TRUNCATED)
-                elif self._raw:
-                    self._noise(out)
-                self._start()
-                self._raw.append(byte)
-                continue
-            if not self._in_frame:
-                self._raw.append(byte)
-                if len(self._raw) >= self._raw_cap:
-                    self._noise(out)  # report long noise in pieces: memory stays bounded
-                continue
-            if len(self._raw) < self._raw_cap:
-                self._raw.append(byte)  # an overlong frame keeps only its first bytes for the report
-            if byte == ETX:
-                self._finish(out)
-            elif self._overflow:
-                continue
-            elif self._escaped:
-                self._escaped = False
-                value = byte ^ ESCAPE_XOR
-                if value not in _SPECIAL:
-                    self._bad_escape = True  # swallow the rest of this frame, then report it
-                    self._overflow = True
+        position, end = 0, len(data)
+        while position < end:
+            if self._in_frame and not self._escaped and not self._overflow:
+                # The plain run of body bytes up to the next STX, ETX or DLE goes in at once:
+                # the same as byte by byte below, at a fraction of the cost.
+                match = _NEXT_SPECIAL.search(data, position)
+                stop = match.start() if match else end
+                if stop > position:
+                    self._take_run(data[position:stop])
+                    position = stop
                     continue
-                self._append(value)
-            elif byte == DLE:
-                self._escaped = True
-            else:
-                self._append(byte)
+            self._feed_byte(data[position], out)
+            position += 1
         return out
+
+    def _take_run(self, run: bytes) -> None:
+        room = self._raw_cap - len(self._raw)
+        self._raw += run[:room]  # an overlong frame keeps only its first bytes for the report
+        space = self.max_body - len(self._body)
+        self._body += run[:space]
+        if len(run) > space:
+            self._overflow = True
+
+    def _feed_byte(self, byte: int, out: list[Frame | FrameError]) -> None:
+        if byte == STX:
+            if self._in_frame:
+                self._fault(out, FrameFault.TRUNCATED)
+            elif self._raw:
+                self._noise(out)
+            self._start()
+            self._raw.append(byte)
+            return
+        if not self._in_frame:
+            self._raw.append(byte)
+            if len(self._raw) >= self._raw_cap:
+                self._noise(out)  # report long noise in pieces: memory stays bounded
+            return
+        if len(self._raw) < self._raw_cap:
+            self._raw.append(byte)  # an overlong frame keeps only its first bytes for the report
+        if byte == ETX:
+            self._finish(out)
+        elif self._overflow:
+            return
+        elif self._escaped:
+            self._escaped = False
+            value = byte ^ ESCAPE_XOR
+            if value not in _SPECIAL:
+                self._bad_escape = True  # swallow the rest of this frame, then report it
+                self._overflow = True
+                return
+            self._append(value)
+        elif byte == DLE:
+            self._escaped = True
+        else:
+            self._append(byte)
 
     def flush_noise(self) -> list[FrameError]:
         """Report pending out-of-frame bytes now (e.g. when the link goes quiet)."""

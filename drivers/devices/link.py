@@ -108,6 +108,14 @@ class _Waiter:
     lost: bool = False
 
 
+def _describe(decoded: Message | CodecError | None) -> str:
+    if isinstance(decoded, Message):
+        return decoded.describe()
+    if isinstance(decoded, CodecError):
+        return f"<{decoded.fault}{': ' + decoded.detail if decoded.detail else ''}>"
+    return ""
+
+
 class DeviceLink:
     """Reliable message exchange with one device over a reopenable transport."""
 
@@ -134,7 +142,9 @@ class DeviceLink:
         self._on_up = on_up
         self._on_undecodable = on_undecodable
         self._taps: list[Tap] = []
-        self._ring: deque[tuple[float, str, str, str]] = deque(maxlen=self.settings.ring_size)
+        # Frames are kept as they came and worded only when someone reads the ring (a fault
+        # report, diagnostics): describing every frame as it passes cost more than handling it.
+        self._ring: deque[tuple[float, str, bytes, Message | CodecError | None]] = deque(maxlen=self.settings.ring_size)
         self._write_lock = threading.Lock()
         self._command_lock = threading.Lock()
         self._state_lock = threading.Lock()
@@ -192,7 +202,7 @@ class DeviceLink:
 
     def recent_frames(self) -> list[tuple[float, str, str, str]]:
         """The last frames (monotonic time, direction, hex, description) on this link."""
-        return list(self._ring)
+        return [(at, direction, raw.hex(" "), _describe(decoded)) for at, direction, raw, decoded in list(self._ring)]
 
     def request(self, message: Message, *, timeout: float | None = None, retries: int | None = None) -> Message:
         """Send a command and wait for its answer; raise a :class:`DeviceError` subclass on failure."""
@@ -244,13 +254,9 @@ class DeviceLink:
         self._record("tx", frame, message)
 
     def _record(self, direction: str, raw: bytes, decoded: Message | CodecError | None) -> None:
-        if isinstance(decoded, Message):
-            text = decoded.describe()
-        elif isinstance(decoded, CodecError):
-            text = f"<{decoded.fault}{': ' + decoded.detail if decoded.detail else ''}>"
-        else:
-            text = ""
-        self._ring.append((time.monotonic(), direction, raw.hex(" "), text))
+        self._ring.append((time.monotonic(), direction, raw, decoded))
+        if not self._taps:
+            return
         for tap in list(self._taps):
             try:
                 tap(direction, raw, decoded)
@@ -453,6 +459,6 @@ class DeviceLink:
             url=self.transport.url,
             reason=reason,
             code=code,
-            recent_frames=[f"{d} {h} {t}" for _, d, h, t in self._ring],
+            recent_frames=[f"{d} {h} {t}" for _, d, h, t in self.recent_frames()],
         )
         self._on_down(reason, code)

@@ -37,6 +37,10 @@ _WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
 _STOP = object()
 #: Least time between two whole-roads updates of the board and of the web page.
 ROADS_INTERVAL_S = 0.05
+#: Least time between two expectation lines on the board. A dealer reads a line in a second;
+#: lines that would each stand for a few milliseconds (a dealer at full speed, a shoe emptying
+#: its buffer) are skipped, and the latest always shows within this interval.
+EXPECTED_INTERVAL_S = 0.05
 
 
 def record_of(result: Mapping[str, Any]) -> ResultRecord:
@@ -102,6 +106,7 @@ class Publisher:
         self._last_roads = 0.0
         self._expected: str | None = None
         self._expected_shown: str | None = None
+        self._last_expected = float("-inf")
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
 
@@ -167,10 +172,15 @@ class Publisher:
                 log.exception("publisher_failed", item="flush")
 
     def _until_due(self) -> float | None:
-        """How long the worker may sleep: until a held-back roads or web update is due."""
-        if not (self._roads_dirty or self._web_dirty):
+        """How long the worker may sleep: until a held-back roads, web or expectation update is due."""
+        due: list[float] = []
+        if self._roads_dirty or self._web_dirty:
+            due.append(self._last_roads + ROADS_INTERVAL_S)
+        if self._expected is not None and self._expected != self._expected_shown:
+            due.append(self._last_expected + EXPECTED_INTERVAL_S)
+        if not due:
             return None
-        return max(0.0, self._last_roads + ROADS_INTERVAL_S - time.monotonic())
+        return max(0.0, min(due) - time.monotonic())
 
     def _flush(self, force: bool = False) -> None:
         """Send what changed. Roads and web snapshots are whole pictures, costly to encode and
@@ -186,8 +196,10 @@ class Publisher:
             if self._web_dirty:
                 self._web_dirty = False
                 self._publish_web()
-        if self._expected is not None and self._expected != self._expected_shown:
+        expected_due = force or time.monotonic() - self._last_expected >= EXPECTED_INTERVAL_S
+        if expected_due and self._expected is not None and self._expected != self._expected_shown:
             self._expected_shown = self._expected
+            self._last_expected = time.monotonic()
             self._to_display("show_expected", self._expected)
 
     def _add_result(self, result: Mapping[str, Any]) -> None:

@@ -202,18 +202,22 @@ class SimulatedTable:
     def _receive(self) -> None:
         conn = self._conn
         assert conn is not None
+        unconfirmed = 0  # the last action posted and not yet confirmed to the dealer
         try:
             while True:
                 kind, payload = conn.recv()
                 if kind == "post":
-                    number, event = payload
+                    unconfirmed, event = payload
                     self._post(event)
-                    self._send(("posted", number))
                 elif kind == "press":
                     self._press(payload)
                 elif kind == "stopped":
                     self.error = payload
                     self.stopped.set()
+                if unconfirmed and not conn.poll():
+                    # One confirmation for a burst of actions: the last number covers them all.
+                    self._send(("posted", unconfirmed))
+                    unconfirmed = 0
         except (EOFError, OSError, ValueError, TypeError) as exc:  # TypeError: closed under the read
             if not self._stopping:
                 self.error = f"the simulated table went away: {exc or type(exc).__name__}"
@@ -262,7 +266,8 @@ class _ShoeAfterScreen:
         self._screen = screen
 
     def draw(self) -> Any:
-        self._screen.wait_posted()
+        if not self._screen.wait_posted():
+            raise RuntimeError("the station has not confirmed the dealer's last actions")
         return self._shoe.draw()
 
     def __getattr__(self, name: str) -> Any:

@@ -96,6 +96,7 @@ class LinkStats:
     stale_responses: int = 0
     reconnections: int = 0
     faults: int = 0
+    events_delivered: int = 0  # device events handed over (each once: resends are not counted)
     errors_by_kind: dict[str, int] = field(default_factory=dict)
 
 
@@ -142,6 +143,9 @@ class DeviceLink:
         self._on_up = on_up
         self._on_undecodable = on_undecodable
         self._taps: list[Tap] = []
+        #: Called on the reader thread with the running count after each device event is handed
+        #: over, before it is acknowledged (the simulated table orders the dealer's screen by it).
+        self.on_delivered: Callable[[int], None] | None = None
         # Frames are kept as they came and worded only when someone reads the ring (a fault
         # report, diagnostics): describing every frame as it passes cost more than handling it.
         self._ring: deque[tuple[float, str, bytes, Message | CodecError | None]] = deque(maxlen=self.settings.ring_size)
@@ -331,6 +335,9 @@ class DeviceLink:
                 return
             self._last_rx_seq = packet.seq
             self._last_rx_boot = is_boot
+            self.stats.events_delivered += 1
+            if self.on_delivered is not None:
+                self.on_delivered(self.stats.events_delivered)
             self._ack(packet.seq)
             return
         if kind is Kind.RESPONSE or isinstance(message, (Ack, Nak)):

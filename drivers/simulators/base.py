@@ -91,6 +91,9 @@ class SimulatedDevice:
         else:
             raise ValueError(f"transport must be 'pty' or 'socket', not {transport!r}")
         self.stats = SimStats()
+        #: Events ever queued (each reaches the host once, unless power-cycled away): a host that
+        #: has handed over this many has them all.
+        self.events_queued = 0
         #: Every command executed, decoded, in order (retransmitted duplicates are not repeated).
         self.received: list[Message] = []
         self._codec = StreamCodec(self.protocol)
@@ -122,6 +125,7 @@ class SimulatedDevice:
         self._stop.clear()
         with self._outbox_changed:  # Boot is the first event, before anything scripted earlier
             self._outbox.appendleft(_Outgoing(Boot("power on")))
+            self.events_queued += 1
         for target, label in ((self._rx_loop, "rx"), (self._tx_loop, "tx")):
             thread = threading.Thread(target=target, name=f"sim-{self.name}-{label}", daemon=True)
             thread.start()
@@ -150,6 +154,7 @@ class SimulatedDevice:
         item = _Outgoing(message, on_sent=on_sent)
         with self._outbox_changed:
             self._outbox.append(item)
+            self.events_queued += 1
             self._outbox_changed.notify_all()
         return item.acked
 

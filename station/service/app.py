@@ -142,6 +142,8 @@ class Station:
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
         self.devices = build_devices(self.config.devices, loop.post, sim_defaults, simulated_elsewhere=table_ports)
+        if self.table is not None:
+            self.table.follow_shoe(self.devices.drivers["shoe"].link)  # type: ignore[union-attr]
         self.devices.start()
         for outcome in self.devices.self_tests():
             if outcome.passed:

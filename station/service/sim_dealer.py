@@ -433,9 +433,9 @@ class SimulatedDealer:
         """Full speed: deal round after round, one round ahead of the station at most.
 
         A dealer who trusts the table deals the next round while the station is still
-        settling the last one: once the shoe has handed the last round's cards over (its
-        ACKs: they are in the station's queue, ahead of anything the dealer does next), the
-        next round's actions can only reach the station after them. The dealer reads the
+        settling the last one. The next round's actions reach the station after the last
+        round's cards, and its cards after those actions, because the simulated table keeps
+        the dealer's screen and the shoe in order (:mod:`station.service.sim_table`). The dealer reads the
         result off its own cards (it needs it for the bets a Tie leaves on the layout) and
         never starts a round while the station has more than one round unsettled. Any
         irregularity the station raises stops the dealer as at human pace. When dealing
@@ -444,8 +444,6 @@ class SimulatedDealer:
         closed_at_start = self._rounds_closed
         dealt = 1  # the round :meth:`_whole_round` just dealt
         while not self._stop.is_set():
-            if not self.shoe.wait_idle(self.stall_s):  # type: ignore[attr-defined]
-                raise DealerStopped("the simulated shoe did not hand its cards over to the station")
             # The station may lag behind by the round just dealt, no more.
             self._wait_for_rounds_closed(closed_at_start + dealt - 1)
             unsettled = closed_at_start + dealt - self._rounds_closed

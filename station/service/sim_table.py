@@ -11,9 +11,13 @@ dealer does goes over one pipe:
 
 - station to table: what the dealer sees (the state and expectation after each event, and the
   outputs it acts on: settlements, voids, war decisions, irregularities);
-- table to station: the dealer's screen (actions and bets, posted in order, each confirmed
-  once it is in the core loop's queue) and its presses of the USB pedals, which stay in the
-  station's process behind their simulated pyusb backend.
+- table to station: the dealer's screen (actions and bets) and its presses of the USB pedals,
+  which stay in the station's process behind their simulated pyusb backend.
+
+The screen and the shoe are two paths, and the station must see their inputs in the order the
+dealer made them. Each action carries the number of events the simulated shoe had set off
+before it, and the station posts it only once the shoe's driver has handed over that many; a
+card leaves the shoe only once the actions made before it are confirmed in the loop's queue.
 
 The child is forked before the station starts any thread or opens its journal, so it starts
 in milliseconds and inherits nothing it could disturb; it ignores SIGINT and SIGTERM (the
@@ -46,6 +50,7 @@ log = structlog.get_logger(__name__)
 #: What the dealer acts on besides the state and the expectation (see ``SimulatedDealer._take``).
 DEALER_OUTPUTS = (out.RoundSettled, out.RoundVoided, out.WarDecisionNeeded, out.IrregularityRaised)
 START_TIMEOUT_S = 15.0
+ORDER_TIMEOUT_S = 5.0
 
 
 class SimulatedTableError(RuntimeError):
@@ -94,6 +99,8 @@ class SimulatedTable:
         self.error: str | None = None
         self.stopped = threading.Event()
         self._stopping = False
+        self._shoe_delivered = 0  # events the shoe's link has handed over to the core loop
+        self._delivery = threading.Condition()
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -124,6 +131,30 @@ class SimulatedTable:
             raise SimulatedTableError(f"the simulated table could not start: {payload}")
         log.info("simulated_table_started", pid=self._process.pid, method=method, ports=payload)
         return dict(payload)
+
+    def follow_shoe(self, link: Any) -> None:
+        """Count the events the shoe's driver hands over: the dealer's actions wait for the
+        cards it slid out before making them (see :meth:`_post_in_order`)."""
+        link.on_delivered = self._on_shoe_delivered
+
+    def _on_shoe_delivered(self, count: int) -> None:
+        with self._delivery:
+            self._shoe_delivered = count
+            self._delivery.notify_all()
+
+    def _post_in_order(self, after: int, event: Event) -> None:
+        """Post a screen action once the core loop has every shoe event the dealer had set off
+        before making it (``after``: the simulated shoe's count of events queued then).
+
+        The action travels over this pipe and the cards over the shoe's serial line; a dealer
+        who clears the layout right after sliding the last card must not have the clearing
+        reach the station before that card. The count only runs short if the shoe lost events
+        (it was switched off): after ``ORDER_TIMEOUT_S`` the action goes in with a warning."""
+        with self._delivery:
+            if not self._delivery.wait_for(lambda: self._shoe_delivered >= after, ORDER_TIMEOUT_S):
+                log.warning("dealer_action_ahead_of_cards", action=event.kind, waited_for=after,
+                            delivered=self._shoe_delivered)
+        self._post(event)
 
     def begin(self, resume: Resume) -> None:
         """Let the dealer play from where the station stands."""
@@ -207,8 +238,8 @@ class SimulatedTable:
             while True:
                 kind, payload = conn.recv()
                 if kind == "post":
-                    unconfirmed, event = payload
-                    self._post(event)
+                    unconfirmed, after, event = payload
+                    self._post_in_order(after, event)
                 elif kind == "press":
                     self._press(payload)
                 elif kind == "stopped":
@@ -235,17 +266,20 @@ class _Screen:
     a card is drawn, every action posted before it must be in the station's queue, or the
     station could see the card first. :meth:`wait_posted` is that barrier."""
 
-    def __init__(self, conn: Connection, lock: threading.Lock) -> None:
+    def __init__(self, conn: Connection, lock: threading.Lock, shoe: Any) -> None:
         self._conn = conn
         self._lock = lock
+        self._shoe = shoe
         self._posted = threading.Condition()
         self._sent = 0
         self._confirmed = 0
 
     def post(self, event: Event) -> None:
+        """Send an action, marked with the shoe events set off before it: the station posts
+        it only after those (the other half of the ordering, see ``_post_in_order``)."""
         with self._lock:
             self._sent += 1
-            self._conn.send(("post", (self._sent, event)))
+            self._conn.send(("post", (self._sent, self._shoe.events_queued, event)))
 
     def confirmed(self, number: int) -> None:
         with self._posted:
@@ -289,7 +323,7 @@ def _child_main(conn: Connection, spec: TableSpec) -> None:
         return
     conn.send(("ready", {name: sim.url for name, sim in running.items()}))
     dealer: SimulatedDealer | None = None
-    screen = _Screen(conn, lock)
+    screen = _Screen(conn, lock, running["shoe"].device)
     try:
         while True:
             try:

@@ -356,3 +356,18 @@ def test_reconnection_backs_off_exponentially_up_to_the_cap_and_logs_each_attemp
     faults = [e for e in logs if e["event"] == "device_link_fault"]
     assert len(faults) == 1 and faults[0]["recent_frames"]  # the fault log carries the last frames
     assert len(rec.of(ev.DeviceFault)) == 1
+
+
+def test_the_link_counts_each_device_event_handed_over_once(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+    """What the simulated table orders the dealer's screen by: after the host has handed over
+    every event the device queued, the two counts agree, resends not counted twice."""
+    counts: list[int] = []
+    shoe.link.on_delivered = counts.append
+    sim.load(parse_cards("AS 9H TD KC"))
+    sim.ignore_acks(1)  # the first card is resent: handed over once all the same
+    for _ in range(4):
+        sim.draw()
+    assert sim.wait_idle(WAIT)
+    assert shoe.link.stats.events_delivered == sim.events_queued  # Boot, CardsPresent, 4 cards, ShoeEmpty
+    assert counts == list(range(counts[0], sim.events_queued + 1))
+    assert cards_of(rec) == ["AS", "9H", "TD", "KC"]

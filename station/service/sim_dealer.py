@@ -415,6 +415,10 @@ class SimulatedDealer:
 
     #: Cards a round can take at most: below this many left in the shoe, the dealer watches.
     ROUND_CARDS = 6
+    #: Rounds dealt and not yet settled by the station, at most, when the dealer starts another.
+    #: The station settles a round a few milliseconds after its last card (one journal commit
+    #: later); two rounds in hand keep the shoe busy meanwhile.
+    MAX_UNSETTLED = 2
 
     def _may_run_ahead(self, in_flight: int) -> bool:
         """Whether to deal the next round before the station has settled the one in flight.
@@ -430,22 +434,22 @@ class SimulatedDealer:
         return self.shoe.remaining() >= 2 * self.ROUND_CARDS  # type: ignore[attr-defined]
 
     def _run_ahead(self) -> None:
-        """Full speed: deal round after round, one round ahead of the station at most.
+        """Full speed: deal round after round, a little ahead of the station.
 
         A dealer who trusts the table deals the next round while the station is still
         settling the last one. The next round's actions reach the station after the last
         round's cards, and its cards after those actions, because the simulated table keeps
         the dealer's screen and the shoe in order (:mod:`station.service.sim_table`). The dealer reads the
         result off its own cards (it needs it for the bets a Tie leaves on the layout) and
-        never starts a round while the station has more than one round unsettled. Any
+        never starts a round while the station has ``MAX_UNSETTLED`` rounds unsettled. Any
         irregularity the station raises stops the dealer as at human pace. When dealing
         ahead ends (the cut card came out, say), the dealer waits until the station has
         settled every round dealt and carries on from where the station stands."""
         closed_at_start = self._rounds_closed
         dealt = 1  # the round :meth:`_whole_round` just dealt
         while not self._stop.is_set():
-            # The station may lag behind by the round just dealt, no more.
-            self._wait_for_rounds_closed(closed_at_start + dealt - 1)
+            # The station may lag behind, but not by more than MAX_UNSETTLED rounds.
+            self._wait_for_rounds_closed(closed_at_start + dealt - self.MAX_UNSETTLED + 1)
             unsettled = closed_at_start + dealt - self._rounds_closed
             if not self._may_run_ahead(in_flight=unsettled):
                 break

@@ -3,9 +3,9 @@
 A simulator speaks exactly the protocol a real device would: it answers commands
 (caching the last answer so a retransmitted command is not executed twice), sends its
 events one at a time and retransmits each until the host ACKs it, and numbers its
-frames. Like a device's firmware, it sends the next queued event as soon as the ACK of the
-last one is in (from the receiving thread, without waking the sending one); the sending
-thread sends a first event after a quiet spell and every retransmission. Fault injection works on that real path: garbage bytes on the line, frames with
+frames. Like a device's firmware, it sends an event at once when nothing is in flight, and
+the next queued event as soon as the ACK of the last one is in (from the receiving thread,
+without waking the sending one); the sending thread makes the retransmissions. Fault injection works on that real path: garbage bytes on the line, frames with
 a broken CRC, lost ACKs, lost or slow replies, unplugging and replugging the cable.
 """
 
@@ -155,7 +155,12 @@ class SimulatedDevice:
         with self._outbox_changed:
             self._outbox.append(item)
             self.events_queued += 1
+            # Nothing in flight: the event goes out now, from this thread (the sending thread
+            # would only be woken to do the same).
+            frame = self._first_transmission(item) if len(self._outbox) == 1 and self._may_send() else None
             self._outbox_changed.notify_all()
+        if frame is not None:
+            self._transmit(item, frame, first=True)
         return item.acked
 
     def pending_events(self) -> int:

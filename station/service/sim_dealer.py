@@ -416,9 +416,10 @@ class SimulatedDealer:
     #: Cards a round can take at most: below this many left in the shoe, the dealer watches.
     ROUND_CARDS = 6
     #: Rounds dealt and not yet settled by the station, at most, when the dealer starts another.
-    #: The station settles a round a few milliseconds after its last card (one journal commit
-    #: later); two rounds in hand keep the shoe busy meanwhile.
-    MAX_UNSETTLED = 2
+    #: The station settles a round a few milliseconds after its last card (a journal commit
+    #: later, and the news takes the pipe back to the dealer); with fewer rounds in hand the
+    #: shoe idled meanwhile (measured: three halve that wait against two).
+    MAX_UNSETTLED = 3
 
     def _may_run_ahead(self, in_flight: int) -> bool:
         """Whether to deal the next round before the station has settled the one in flight.

@@ -4,7 +4,7 @@ devices, and the simulated dealer who plays them.
 Real devices are other machines, and the station reaches them over serial lines. Simulators
 run inside the station's process would instead share Python's interpreter lock with the core
 loop: every frame they read or write, and every move of the dealer, would queue behind the
-loop's work, and the loop behind theirs (at full speed this halved the rounds per second). So
+loop's work, and the loop behind theirs, all on one core of the table PC. So
 a station with a simulated dealer starts them in a child process: the station opens each
 simulator's pseudo-terminal exactly as it opens a real device's port, and everything else the
 dealer does goes over one pipe:
@@ -109,7 +109,7 @@ class SimulatedTable:
         # Fork while the station has no other thread (its start-up has not begun); a process
         # with threads gets a fresh interpreter instead, which is slower but safe.
         method = "fork" if threading.active_count() == 1 else "spawn"
-        context = multiprocessing.get_context(method)
+        context: Any = multiprocessing.get_context(method)
         parent, child = context.Pipe()
         process = context.Process(target=_child_main, args=(child, self.spec), name="station-sim-table", daemon=True)
         try:

@@ -80,7 +80,9 @@ class CoreLoop:
         self._commit_window = max(0.0, commit_window)
         self._last_write = float("-inf")  # perf_counter when the last batch was written
         self._heartbeat = heartbeat
-        self._queue: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        # queue.Queue, not SimpleQueue: CPython 3.11's SimpleQueue.get(timeout) waits forever when
+        # a signal handler runs past its deadline, and then SIGTERM is never acted on.
+        self._queue: queue.Queue[Event] = queue.Queue()
         self._subscribers: list[Subscriber] = []
         self._lock = threading.Lock()
         self._timer: tuple[str, float] | None = None  # (name, due on the clock)

@@ -107,7 +107,7 @@ class Publisher:
         self._expected: str | None = None
         self._expected_shown: str | None = None
         self._last_expected = float("-inf")
-        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._queue: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see CoreLoop._queue
         self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
 
     # --- lifecycle -------------------------------------------------------------------------

@@ -118,7 +118,7 @@ class SimulatedDealer:
         self._press = press
         self._observe = observe
         self.stall_s = stall_s
-        self._outputs: queue.SimpleQueue[out.Output | tuple[str, str] | None] = queue.SimpleQueue()
+        self._outputs: queue.Queue[out.Output | tuple[str, str] | None] = queue.Queue()  # see CoreLoop._queue
         self._thread = threading.Thread(target=self._run, name="sim-dealer", daemon=True)
         self._stop = threading.Event()
         self.state = ""

@@ -94,7 +94,7 @@ class SimulatedTable:
         self._process: Any = None
         self._receiver: threading.Thread | None = None
         self._send_lock = threading.Lock()
-        self._seen: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._seen: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see CoreLoop._queue
         self._last_view: tuple[str, str] | None = None
         self.error: str | None = None
         self.stopped = threading.Event()

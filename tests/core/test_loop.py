@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -170,3 +172,28 @@ def test_an_event_after_a_quiet_spell_is_written_at_once(tmp_path: Path) -> None
     assert time.monotonic() - started < 10
     assert journal.groups == [1, 1]
     loop.close()
+
+
+_SIGNAL_DURING_WAIT = """
+import signal, sys, tempfile, threading, time
+from station.core.loop import CoreLoop
+from station.core.options import CoreOptions
+
+loop = CoreLoop(tempfile.mkdtemp() + "/j.sqlite3", CoreOptions())
+# A signal handler that runs past the end of the loop's wait for events (as the station's
+# own SIGTERM handler can, on a busy machine).
+signal.signal(signal.SIGUSR1, lambda *_: time.sleep(0.4))
+main = threading.main_thread().ident
+threading.Timer(0.1, lambda: signal.pthread_kill(main, signal.SIGUSR1)).start()
+threading.Timer(1.0, loop.stop).start()
+loop.run(poll_seconds=0.2)
+print("stopped")
+"""
+
+
+def test_a_signal_during_the_loops_wait_does_not_hang_it() -> None:
+    """CPython 3.11's ``SimpleQueue.get(timeout)`` waits forever when a signal handler runs past
+    its deadline (it turns the negative time left into "no timeout"); a station then never
+    acted on SIGTERM. The loop's queue must give up on time all the same."""
+    run = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_WAIT], capture_output=True, text=True, timeout=15)
+    assert run.returncode == 0 and run.stdout.strip().endswith("stopped"), run.stderr[-2000:]

@@ -26,7 +26,6 @@ from typing import Any
 
 import structlog
 
-from drivers.factory import parse_sim_url
 from drivers.usb.protocol import DEFAULT_BUTTONS as PEDAL_BUTTONS
 from station.core import outputs as out
 from station.core import states as st
@@ -48,7 +47,7 @@ from station.journal import Journal
 from station.journal.location import journal_path
 from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, Command, ControlError, ControlServer, Credential
-from station.service.devices import SIM, DeviceSet, build_devices
+from station.service.devices import SIM, DeviceSet, build_devices, simulator_options
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
@@ -223,8 +222,7 @@ class Station:
         devices = {}
         for name, section in self.config.devices.configured():
             if name != "pedals" and section.url.startswith(SIM):
-                options = {"name": name, **sim_defaults.get(name, {}), **section.options, **parse_sim_url(section.url)}
-                devices[name] = (name, options)
+                devices[name] = (name, simulator_options(name, section, sim_defaults))
         pace = self.run_options.pace_s if self.run_options.pace_s is not None else self.config.dealer.pace_ms / 1000
         script = DealerScript(
             decks=self.options.decks, seed=self.run_options.seed, pace_s=pace,

@@ -15,7 +15,7 @@ from typing import Any
 import structlog
 
 from drivers.devices import DeviceError, SerialDeviceDriver
-from drivers.factory import create_driver
+from drivers.factory import create_driver, parse_sim_url
 from drivers.usb.driver import PedalDriver
 from drivers.usb.locator import simulated_locator
 from drivers.usb.simbackend import SimulatedBackend
@@ -91,6 +91,12 @@ class _PedalSimulation:
         self.backend = SimulatedBackend([self.device])
 
 
+def simulator_options(name: str, section: Any, sim_defaults: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    """What the simulator behind a ``sim:`` device is started with: the table's facts, then
+    the device's ``options`` in the configuration, then the options in its URL."""
+    return {"name": name, **(sim_defaults or {}).get(name, {}), **section.options, **parse_sim_url(section.url)}
+
+
 def build_devices(
     devices: DevicesSection,
     emit: Callable[[Event], None],
@@ -117,7 +123,7 @@ def build_devices(
             built.drivers[name] = PedalDriver(name, locator, emit)
             continue
         url = (simulated_elsewhere or {}).get(name, section.url)
-        sim_options = {"name": name, **(sim_defaults or {}).get(name, {}), **section.options}
+        sim_options = simulator_options(name, section, sim_defaults) if url.startswith(SIM) else None
         driver = create_driver(name, name, url, emit, sim_options=sim_options, baudrate=section.baudrate)
         if driver.simulator is not None:
             built.simulators[name] = driver.simulator  # stopped by the driver's stop()

@@ -94,7 +94,9 @@ class DealerStopped(RuntimeError):
 
 
 class SimulatedDealer:
-    """Plays rounds from the station's outputs. Feed it with :meth:`on_output`."""
+    """Plays rounds from what the station says: feed it the outputs it acts on with
+    :meth:`on_output` and the state and expectation after each event with :meth:`observed`
+    (the simulated table does both, from the station's side of its pipe)."""
 
     def __init__(
         self,
@@ -104,7 +106,6 @@ class SimulatedDealer:
         *,
         shoe: object,
         press: Callable[[str], bool],
-        observe: Callable[[], tuple[str, str]] | None = None,
         shuffler: object | None = None,
         pool: CardPool | None = None,
         stall_s: float = 15.0,
@@ -116,7 +117,6 @@ class SimulatedDealer:
         self.shuffler = shuffler
         self.pool = pool
         self._press = press
-        self._observe = observe
         self.stall_s = stall_s
         self._outputs: queue.Queue[out.Output | tuple[str, str] | None] = queue.Queue()  # see CoreLoop._queue
         self._thread = threading.Thread(target=self._run, name="sim-dealer", daemon=True)
@@ -172,18 +172,13 @@ class SimulatedDealer:
             self._thread.join(5)
 
     def on_output(self, output: out.Output) -> None:
-        """Called after the machine has applied the event. With ``observe`` (on the core
-        loop's thread) a change of state or expectation is read there, final for that event,
-        so the dealer never acts on half of a change (a new state whose expectation has not
-        arrived yet); without it the caller reports changes with :meth:`observed`."""
-        if isinstance(output, (out.StateChanged, out.ExpectationChanged)):
-            if self._observe is not None:
-                self._outputs.put(self._observe())
-        else:
-            self._outputs.put(output)
+        """An output the dealer acts on (a settlement, a void, a war decision, an irregularity)."""
+        self._outputs.put(output)
 
     def observed(self, state: str, expectation: str) -> None:
-        """The station's state and expectation after an event (from any thread)."""
+        """The station's state and expectation once an event is applied (from any thread).
+        Read after the event, never between its outputs, so the dealer never acts on half of
+        a change (a new state whose expectation has not arrived yet)."""
         self._outputs.put((state, expectation))
 
     # --- the dealer's loop ------------------------------------------------------------------

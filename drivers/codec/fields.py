@@ -21,9 +21,22 @@ class PayloadError(ValueError):
 
 
 class WireType:
-    """How one field is laid out; subclasses implement pack/unpack and describe themselves."""
+    """How one field is laid out; subclasses implement pack/unpack and describe themselves.
+
+    A field of one fixed size also has a ``code`` (its :mod:`struct` format character) with
+    ``to_raw``/``from_raw`` (the checked conversion to and from that number). Records and
+    lists made only of such fields use them to go through :mod:`struct` in one call instead
+    of field by field: a whole road of cells on the display board is hundreds of fields.
+    """
 
     doc: str = ""
+    code: str | None = None
+
+    def to_raw(self, value: Any) -> int:
+        raise NotImplementedError
+
+    def from_raw(self, raw: int) -> Any:
+        raise NotImplementedError
 
     def pack(self, value: Any, out: bytearray) -> None:
         raise NotImplementedError
@@ -47,14 +60,21 @@ class UInt(WireType):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "doc", f"u{self.size * 8}")
-        object.__setattr__(self, "_fmt", {1: ">B", 2: ">H", 4: ">I"}[self.size])
+        object.__setattr__(self, "code", {1: "B", 2: "H", 4: "I"}[self.size])
+        object.__setattr__(self, "_fmt", ">" + self.code)  # type: ignore[operator]
 
-    def pack(self, value: Any, out: bytearray) -> None:
+    def to_raw(self, value: Any) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"expected a whole number, got {value!r}")
         if not 0 <= value < 1 << (8 * self.size):
             raise ValueError(f"{value} does not fit in {self.doc}")
-        out += struct.pack(self._fmt, value)  # type: ignore[attr-defined]
+        return value
+
+    def from_raw(self, raw: int) -> Any:
+        return raw
+
+    def pack(self, value: Any, out: bytearray) -> None:
+        out += struct.pack(self._fmt, self.to_raw(value))  # type: ignore[attr-defined]
 
     def unpack(self, buf: bytes, pos: int) -> tuple[Any, int]:
         _need(buf, pos, self.size, self.doc)
@@ -71,15 +91,22 @@ U32 = UInt(4)
 
 class _Bool(WireType):
     doc = "bool (u8 0/1)"
+    code = "B"
+
+    def to_raw(self, value: Any) -> int:
+        return 1 if value else 0
+
+    def from_raw(self, raw: int) -> Any:
+        if raw not in (0, 1):
+            raise PayloadError(f"bool byte must be 0 or 1, got {raw:#04x}")
+        return raw == 1
 
     def pack(self, value: Any, out: bytearray) -> None:
-        out.append(1 if value else 0)
+        out.append(self.to_raw(value))
 
     def unpack(self, buf: bytes, pos: int) -> tuple[Any, int]:
         _need(buf, pos, 1, "bool")
-        if buf[pos] not in (0, 1):
-            raise PayloadError(f"bool byte must be 0 or 1, got {buf[pos]:#04x}")
-        return buf[pos] == 1, pos + 1
+        return self.from_raw(buf[pos]), pos + 1
 
     def show(self, value: Any) -> str:
         return "1" if value else "0"
@@ -121,19 +148,25 @@ _SUITS = {v: k for k, v in _SUIT_CODES.items()}
 
 class _CardType(WireType):
     doc = "card (u8 = 16·rank + suit)"
+    code = "B"
 
-    def pack(self, value: Any, out: bytearray) -> None:
+    def to_raw(self, value: Any) -> int:
         if not isinstance(value, Card):
             raise TypeError(f"expected a Card, got {value!r}")
-        out.append(_RANK_CODES[value.rank] << 4 | _SUIT_CODES[value.suit])
+        return _RANK_CODES[value.rank] << 4 | _SUIT_CODES[value.suit]
+
+    def from_raw(self, raw: int) -> Any:
+        rank, suit = _RANKS.get(raw >> 4), _SUITS.get(raw & 0x0F)
+        if rank is None or suit is None:
+            raise PayloadError(f"{raw:#04x} is not a card")
+        return Card(rank, suit)
+
+    def pack(self, value: Any, out: bytearray) -> None:
+        out.append(self.to_raw(value))
 
     def unpack(self, buf: bytes, pos: int) -> tuple[Any, int]:
         _need(buf, pos, 1, "card")
-        byte = buf[pos]
-        rank, suit = _RANKS.get(byte >> 4), _SUITS.get(byte & 0x0F)
-        if rank is None or suit is None:
-            raise PayloadError(f"{byte:#04x} is not a card")
-        return Card(rank, suit), pos + 1
+        return self.from_raw(buf[pos]), pos + 1
 
     def show(self, value: Any) -> str:
         return value.code
@@ -156,16 +189,26 @@ class EnumU8(WireType):
     def __post_init__(self) -> None:
         names = ", ".join(f"{m.value}={m.name.lower()}" for m in self.enum)
         object.__setattr__(self, "doc", f"u8 enum ({names})")
+        object.__setattr__(self, "code", "B")
+        object.__setattr__(self, "_members", {m.value: m for m in self.enum})
+
+    def to_raw(self, value: Any) -> int:
+        if isinstance(value, self.enum):
+            return value  # an IntEnum member is its number
+        return self.enum(value).value
+
+    def from_raw(self, raw: int) -> Any:
+        member = self._members.get(raw)  # type: ignore[attr-defined]
+        if member is None:
+            raise PayloadError(f"{raw} is not a valid {self.enum.__name__}")
+        return member
 
     def pack(self, value: Any, out: bytearray) -> None:
-        out.append(self.enum(value).value)
+        out.append(self.to_raw(value))
 
     def unpack(self, buf: bytes, pos: int) -> tuple[Any, int]:
         _need(buf, pos, 1, self.enum.__name__)
-        try:
-            return self.enum(buf[pos]), pos + 1
-        except ValueError:
-            raise PayloadError(f"{buf[pos]} is not a valid {self.enum.__name__}") from None
+        return self.from_raw(buf[pos]), pos + 1
 
     def show(self, value: Any) -> str:
         return self.enum(value).name.lower()
@@ -194,6 +237,12 @@ class ListOf(WireType):
         n, pos = self.count.unpack(buf, pos)
         if n > self.max_items:
             raise PayloadError(f"list of {n} items is longer than {self.max_items}")
+        size = _fixed_size(self.item)
+        if size is not None and pos + n * size <= len(buf):
+            try:
+                return _unpack_many(self.item, buf[pos : pos + n * size]), pos + n * size
+            except PayloadError:
+                pass  # item by item below, which says which item is wrong and how
         items = []
         for _ in range(n):
             item, pos = self.item.unpack(buf, pos)
@@ -214,16 +263,61 @@ class Record(WireType):
     def __post_init__(self) -> None:
         inner = ", ".join(f"{name}: {wt.doc}" for name, wt in self.fields)
         object.__setattr__(self, "doc", f"{self.cls.__name__} {{{inner}}}")
+        codes = [wt.code for _, wt in self.fields]
+        layout = struct.Struct(">" + "".join(codes)) if all(codes) else None  # type: ignore[arg-type]
+        object.__setattr__(self, "layout", layout)
+        # Decoded records by their raw numbers. The records are frozen values, so one object
+        # can stand for every equal cell; a road repeats a few dozen kinds of cell.
+        object.__setattr__(self, "_decoded", {})
 
     def pack(self, value: Any, out: bytearray) -> None:
+        if self.layout is not None:  # type: ignore[attr-defined]
+            out += self.layout.pack(*[wt.to_raw(getattr(value, name)) for name, wt in self.fields])  # type: ignore[attr-defined]
+            return
         for name, wt in self.fields:
             wt.pack(getattr(value, name), out)
 
     def unpack(self, buf: bytes, pos: int) -> tuple[Any, int]:
+        if self.layout is not None:  # type: ignore[attr-defined]
+            _need(buf, pos, self.layout.size, self.cls.__name__)  # type: ignore[attr-defined]
+            return self.from_raws(self.layout.unpack_from(buf, pos)), pos + self.layout.size  # type: ignore[attr-defined]
         values = {}
         for name, wt in self.fields:
             values[name], pos = wt.unpack(buf, pos)
         return self.cls(**values), pos
 
+    def from_raws(self, raws: tuple[int, ...]) -> Any:
+        """The record from the raw numbers of its fields (a fixed-size record only)."""
+        decoded: dict[tuple[int, ...], Any] = self._decoded  # type: ignore[attr-defined]
+        record = decoded.get(raws)
+        if record is None:
+            record = self.cls(**{name: wt.from_raw(raw) for (name, wt), raw in zip(self.fields, raws, strict=True)})
+            if len(decoded) >= _DECODED_LIMIT:
+                decoded.clear()
+            decoded[raws] = record
+        return record
+
     def show(self, value: Any) -> str:
         return "(" + ",".join(wt.show(getattr(value, name)) for name, wt in self.fields) + ")"
+
+
+#: Decoded records a fixed-size :class:`Record` keeps for reuse, at most.
+_DECODED_LIMIT = 4096
+
+
+def _fixed_size(wire: WireType) -> int | None:
+    """Bytes of one item when ``wire`` has one fixed size that struct can read, else None."""
+    if isinstance(wire, Record):
+        return wire.layout.size if wire.layout is not None else None  # type: ignore[attr-defined]
+    if wire.code is not None:
+        return struct.calcsize(">" + wire.code)
+    return None
+
+
+def _unpack_many(wire: WireType, data: bytes) -> tuple[Any, ...]:
+    """Items of fixed size ``_fixed_size(wire)`` filling ``data``, decoded in one pass."""
+    if isinstance(wire, Record):
+        return tuple(map(wire.from_raws, wire.layout.iter_unpack(data)))  # type: ignore[attr-defined]
+    if wire.code == "B":
+        return tuple(map(wire.from_raw, data))
+    return tuple(wire.from_raw(raw) for (raw,) in struct.iter_unpack(">" + wire.code, data))  # type: ignore[operator]

@@ -158,7 +158,8 @@ class SimulatedDevice:
             # Nothing in flight: the event goes out now, from this thread (the sending thread
             # would only be woken to do the same).
             frame = self._first_transmission(item) if len(self._outbox) == 1 and self._may_send() else None
-            self._outbox_changed.notify_all()
+            if frame is None and len(self._outbox) == 1:
+                self._outbox_changed.notify_all()  # nothing in flight and not sent here: the sending thread's turn
         if frame is not None:
             self._transmit(item, frame, first=True)
         return item.acked
@@ -311,7 +312,8 @@ class SimulatedDevice:
             self.stats.acks += 1
             self._outbox.popleft()
             head.acked.set()
-            self._outbox_changed.notify_all()
+            if not self._outbox:
+                self._outbox_changed.notify_all()  # for wait_idle; the sending thread need not wake
             following = self._outbox[0] if self._outbox and self._may_send() else None
             frame = self._first_transmission(following) if following is not None and following.seq is None else None
         if following is not None and frame is not None:
@@ -362,6 +364,10 @@ class SimulatedDevice:
                     self._answer(item)
 
     def _tx_loop(self) -> None:
+        """Send what the caller could not, and resend an event whose ACK is overdue.
+
+        An ACK does not wake this thread: the receiving thread sends the next event itself,
+        so this one only sleeps until the head's resend would be due and looks again."""
         while not self._stop.is_set():
             with self._outbox_changed:
                 while not self._stop.is_set() and (not self._outbox or not self._may_send()):
@@ -372,16 +378,10 @@ class SimulatedDevice:
                 if head.seq is None:
                     frame, first = self._first_transmission(head), True
                 else:
-                    # Sent already (by the receiving thread, or by this one): retransmit only
-                    # once the ACK is overdue.
                     overdue = head.sent_at + self.ack_timeout - time.monotonic()
                     if overdue > 0:
-                        frame = None
-                    else:
-                        head.sent_at = time.monotonic()
-                        frame, first = self._frame(head.message, head.seq), False
-            if frame is None:
-                head.acked.wait(overdue)
-                continue
+                        self._outbox_changed.wait(overdue)
+                        continue
+                    head.sent_at = time.monotonic()
+                    frame, first = self._frame(head.message, head.seq), False
             self._transmit(head, frame, first=first)
-            head.acked.wait(self.ack_timeout)

@@ -213,19 +213,21 @@ class CoreLoop:
         return batch
 
     def _gather(self, batch: list[Event]) -> None:
-        """Busy table: let events arriving within the commit window join this batch."""
+        """Busy table: let events arriving within the commit window join this batch.
+
+        The loop sleeps through the window and then takes what came, rather than waiting on
+        the queue: a wait on the queue wakes this thread for every event posted, and each
+        wake-up takes the interpreter from the thread that posted it (a device's reader,
+        which has yet to acknowledge the event)."""
         now = time.perf_counter()
-        if now - self._last_write >= self._commit_window:
+        if now - self._last_write >= self._commit_window or len(batch) >= self._batch_limit:
             return
-        deadline = now + self._commit_window
-        while len(batch) < self._batch_limit:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                return
-            try:
-                batch.append(self._queue.get(timeout=left))
-            except queue.Empty:
-                return
+        time.sleep(self._commit_window)
+        try:
+            while len(batch) < self._batch_limit:
+                batch.append(self._queue.get_nowait())
+        except queue.Empty:
+            pass
 
     def _process(self, batch: list[Event]) -> None:
         # Journal first: if this raises, nothing of the batch is applied.

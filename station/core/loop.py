@@ -15,12 +15,14 @@ unapplied events. Outputs are not produced while replaying, so a subscriber neve
 output twice and no command reaches a device before replay is complete. Settlement is part of
 the machine's state, so replay never pays twice either.
 
-When the table is busy, the loop gathers a little before it writes: if the last batch was
-written less than ``commit_window`` ago (events are coming back to back), it waits up to that
-long for more events to join the batch. Every fsync costs the same whatever the batch holds, so
-under a burst (a dealer at full speed, a shoe emptying its buffer after a reconnection) fewer,
-fuller batches keep the journal ahead. At a dealer's pace the last write is long past and an
-event is written at once, so a card never waits for a window nobody else will join.
+When the table is busy, the loop gathers a little before it writes: if events arrived while
+it was processing the last batch (a backlog: more are coming back to back), it waits up to
+``commit_window`` for more events to join the next batch. Every fsync costs the same whatever
+the batch holds, so under a burst (a dealer at full speed, a shoe emptying its buffer after a
+reconnection) fewer, fuller batches keep the journal ahead. When the loop has caught up, an
+event is written at once: at a dealer's pace, and whenever someone is waiting for the station's
+answer to what they just did (a burn card, a confirmed cut), nothing waits for a window nobody
+else will join.
 
 Timers live on the loop, not on threads: the machine says which timer it wants
 (:meth:`TableMachine.wanted_timer`), the loop notes its due time on a monotonic clock and, when
@@ -51,6 +53,9 @@ log = structlog.get_logger("station.core")
 
 Subscriber = Callable[[Output], None]
 
+#: How often the loop looks for more events while it gathers a batch (see ``CoreLoop._gather``).
+GATHER_SLICE_S = 0.0005
+
 
 class CoreLoop:
     """The single owner of the table's state machine and of the journal's writing end.
@@ -78,7 +83,7 @@ class CoreLoop:
         self._clock = clock
         self._batch_limit = max(1, batch_limit)
         self._commit_window = max(0.0, commit_window)
-        self._last_write = float("-inf")  # perf_counter when the last batch was written
+        self._backlog = False  # events were waiting when the last batch was done
         self._heartbeat = heartbeat
         # queue.Queue, not SimpleQueue: CPython 3.11's SimpleQueue.get(timeout) waits forever when
         # a signal handler runs past its deadline, and then SIGTERM is never acted on.
@@ -215,28 +220,32 @@ class CoreLoop:
     def _gather(self, batch: list[Event]) -> None:
         """Busy table: let events arriving within the commit window join this batch.
 
-        The loop sleeps through the window and then takes what came, rather than waiting on
-        the queue: a wait on the queue wakes this thread for every event posted, and each
-        wake-up takes the interpreter from the thread that posted it (a device's reader,
-        which has yet to acknowledge the event)."""
-        now = time.perf_counter()
-        if now - self._last_write >= self._commit_window or len(batch) >= self._batch_limit:
+        Only after a backlog (see the module docstring). The loop looks at the queue every
+        ``GATHER_SLICE_S`` rather than waiting on it: a wait on the queue would wake this
+        thread for every event posted, taking the interpreter from the thread that posted it
+        (a device's reader, which has yet to acknowledge the event)."""
+        if not self._backlog:
             return
-        time.sleep(self._commit_window)
-        try:
-            while len(batch) < self._batch_limit:
+        deadline = time.perf_counter() + self._commit_window
+        while len(batch) < self._batch_limit:
+            try:
                 batch.append(self._queue.get_nowait())
-        except queue.Empty:
-            pass
+                continue
+            except queue.Empty:
+                pass
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return
+            time.sleep(min(left, GATHER_SLICE_S))
 
     def _process(self, batch: list[Event]) -> None:
         # Journal first: if this raises, nothing of the batch is applied.
         records = self.journal.append_many([(event.kind, event_to_dict(event)) for event in batch])
-        self._last_write = time.perf_counter()
         for event, record in zip(batch, records, strict=True):
             self._apply(event, seq=record.seq)
             self._deliver(self.machine.take_outputs())
         self._sync_timer()
+        self._backlog = not self._queue.empty()
 
     def _apply(self, event: Event, *, seq: int) -> None:
         if not apply_safely(self.machine, event, seq):

@@ -100,6 +100,7 @@ class SimulatedTable:
         self.stopped = threading.Event()
         self._stopping = False
         self._shoe_delivered = 0  # events the shoe's link has handed over to the core loop
+        self._awaited = 0  # the count an action is waiting for (0: none is)
         self._delivery = threading.Condition()
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -138,9 +139,13 @@ class SimulatedTable:
         link.on_delivered = self._on_shoe_delivered
 
     def _on_shoe_delivered(self, count: int) -> None:
+        # Called by the shoe's reader before it acknowledges the card: wake the waiting action
+        # only when its count is reached, not for every card (each wake-up would take the
+        # interpreter from the reader just as the acknowledgement is due).
         with self._delivery:
             self._shoe_delivered = count
-            self._delivery.notify_all()
+            if self._awaited and count >= self._awaited:
+                self._delivery.notify_all()
 
     def _post_in_order(self, after: int, event: Event) -> None:
         """Post a screen action once the core loop has every shoe event the dealer had set off
@@ -151,9 +156,13 @@ class SimulatedTable:
         reach the station before that card. The count only runs short if the shoe lost events
         (it was switched off): after ``ORDER_TIMEOUT_S`` the action goes in with a warning."""
         with self._delivery:
-            if not self._delivery.wait_for(lambda: self._shoe_delivered >= after, ORDER_TIMEOUT_S):
-                log.warning("dealer_action_ahead_of_cards", action=event.kind, waited_for=after,
-                            delivered=self._shoe_delivered)
+            self._awaited = after
+            try:
+                if not self._delivery.wait_for(lambda: self._shoe_delivered >= after, ORDER_TIMEOUT_S):
+                    log.warning("dealer_action_ahead_of_cards", action=event.kind, waited_for=after,
+                                delivered=self._shoe_delivered)
+            finally:
+                self._awaited = 0
         self._post(event)
 
     def begin(self, resume: Resume) -> None:

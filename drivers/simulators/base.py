@@ -61,6 +61,7 @@ class _Outgoing:
     acked: threading.Event = field(default_factory=threading.Event)
     on_sent: Callable[[int], None] | None = None  # perf_counter_ns of the first write (latency bench)
     sent_at: float = 0.0  # monotonic time of the last transmission
+    number: int = 0  # events_queued once this one was queued
 
 
 class SimulatedDevice:
@@ -99,6 +100,7 @@ class SimulatedDevice:
         self._codec = StreamCodec(self.protocol)
         self._lock = threading.RLock()
         self._outbox: deque[_Outgoing] = deque()
+        self._held_from: int | None = None  # events numbered above this are held (hold_after)
         self._outbox_changed = threading.Condition(self._lock)
         self._tx_seq = 0
         self._last_cmd: tuple[int, Message] | None = None  # (seq, answer) for repeated commands
@@ -124,8 +126,8 @@ class SimulatedDevice:
         self._plugged.set()
         self._stop.clear()
         with self._outbox_changed:  # Boot is the first event, before anything scripted earlier
-            self._outbox.appendleft(_Outgoing(Boot("power on")))
             self.events_queued += 1
+            self._outbox.appendleft(_Outgoing(Boot("power on"), number=self.events_queued))
         for target, label in ((self._rx_loop, "rx"), (self._tx_loop, "tx")):
             thread = threading.Thread(target=target, name=f"sim-{self.name}-{label}", daemon=True)
             thread.start()
@@ -155,14 +157,31 @@ class SimulatedDevice:
         with self._outbox_changed:
             self._outbox.append(item)
             self.events_queued += 1
+            item.number = self.events_queued
             # Nothing in flight: the event goes out now, from this thread (the sending thread
             # would only be woken to do the same).
-            frame = self._first_transmission(item) if len(self._outbox) == 1 and self._may_send() else None
+            frame = self._first_transmission(item) if len(self._outbox) == 1 and self._may_send(item) else None
             if frame is None and len(self._outbox) == 1:
                 self._outbox_changed.notify_all()  # nothing in flight and not sent here: the sending thread's turn
         if frame is not None:
             self._transmit(item, frame, first=True)
         return item.acked
+
+    def hold_after(self, number: int | None) -> None:
+        """Keep events numbered above ``number`` (their place in :attr:`events_queued`) in the
+        outbox; ``None`` holds none. If that frees the head, it goes out from this thread.
+
+        The simulated table uses this to keep a card the dealer slides out from overtaking,
+        on the shoe's line, the screen actions the dealer made before it, which travel
+        another way: cards wait until the station has those actions."""
+        with self._outbox_changed:
+            self._held_from = number
+            head = self._outbox[0] if self._outbox else None
+            frame = self._first_transmission(head) if head is not None and head.seq is None and self._may_send(head) else None
+            if head is not None and frame is None:
+                self._outbox_changed.notify_all()
+        if head is not None and frame is not None:
+            self._transmit(head, frame, first=True)
 
     def pending_events(self) -> int:
         with self._lock:
@@ -314,12 +333,14 @@ class SimulatedDevice:
             head.acked.set()
             if not self._outbox:
                 self._outbox_changed.notify_all()  # for wait_idle; the sending thread need not wake
-            following = self._outbox[0] if self._outbox and self._may_send() else None
+            following = self._outbox[0] if self._outbox and self._may_send(self._outbox[0]) else None
             frame = self._first_transmission(following) if following is not None and following.seq is None else None
         if following is not None and frame is not None:
             self._transmit(following, frame, first=True)
 
-    def _may_send(self) -> bool:
+    def _may_send(self, item: _Outgoing | None = None) -> bool:
+        if item is not None and self._held_from is not None and item.number > self._held_from:
+            return False  # held (hold_after)
         return self._plugged.is_set() and not self._mute and not self._stop.is_set()
 
     def _first_transmission(self, item: _Outgoing) -> bytes:
@@ -370,7 +391,7 @@ class SimulatedDevice:
         so this one only sleeps until the head's resend would be due and looks again."""
         while not self._stop.is_set():
             with self._outbox_changed:
-                while not self._stop.is_set() and (not self._outbox or not self._may_send()):
+                while not self._stop.is_set() and (not self._outbox or not self._may_send(self._outbox[0])):
                     self._outbox_changed.wait(0.1)
                 if self._stop.is_set():
                     return

@@ -17,7 +17,8 @@ dealer does goes over one pipe:
 The screen and the shoe are two paths, and the station must see their inputs in the order the
 dealer made them. Each action carries the number of events the simulated shoe had set off
 before it, and the station posts it only once the shoe's driver has handed over that many; a
-card leaves the shoe only once the actions made before it are confirmed in the loop's queue.
+card drawn after an action is held in the simulated shoe until the station confirms the
+action is in the loop's queue.
 
 The child is forked before the station starts any thread or opens its journal, so it starts
 in milliseconds and inherits nothing it could disturb; it ignores SIGINT and SIGTERM (the
@@ -31,6 +32,8 @@ import os
 import queue
 import signal
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -99,9 +102,7 @@ class SimulatedTable:
         self.error: str | None = None
         self.stopped = threading.Event()
         self._stopping = False
-        self._shoe_delivered = 0  # events the shoe's link has handed over to the core loop
-        self._awaited = 0  # the count an action is waiting for (0: none is)
-        self._delivery = threading.Condition()
+        self._order = ScreenOrder(post, self._confirm)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -135,35 +136,14 @@ class SimulatedTable:
 
     def follow_shoe(self, link: Any) -> None:
         """Count the events the shoe's driver hands over: the dealer's actions wait for the
-        cards it slid out before making them (see :meth:`_post_in_order`)."""
-        link.on_delivered = self._on_shoe_delivered
+        cards it slid out before making them (see :class:`ScreenOrder`)."""
+        link.on_delivered = self._order.delivered
 
-    def _on_shoe_delivered(self, count: int) -> None:
-        # Called by the shoe's reader before it acknowledges the card: wake the waiting action
-        # only when its count is reached, not for every card (each wake-up would take the
-        # interpreter from the reader just as the acknowledgement is due).
-        with self._delivery:
-            self._shoe_delivered = count
-            if self._awaited and count >= self._awaited:
-                self._delivery.notify_all()
-
-    def _post_in_order(self, after: int, event: Event) -> None:
-        """Post a screen action once the core loop has every shoe event the dealer had set off
-        before making it (``after``: the simulated shoe's count of events queued then).
-
-        The action travels over this pipe and the cards over the shoe's serial line; a dealer
-        who clears the layout right after sliding the last card must not have the clearing
-        reach the station before that card. The count only runs short if the shoe lost events
-        (it was switched off): after ``ORDER_TIMEOUT_S`` the action goes in with a warning."""
-        with self._delivery:
-            self._awaited = after
-            try:
-                if not self._delivery.wait_for(lambda: self._shoe_delivered >= after, ORDER_TIMEOUT_S):
-                    log.warning("dealer_action_ahead_of_cards", action=event.kind, waited_for=after,
-                                delivered=self._shoe_delivered)
-            finally:
-                self._awaited = 0
-        self._post(event)
+    def _confirm(self, number: int) -> None:
+        try:
+            self._send(("posted", number))
+        except (OSError, ValueError):
+            pass  # the table is gone; the receiving thread reports it
 
     def begin(self, resume: Resume) -> None:
         """Let the dealer play from where the station stands."""
@@ -242,27 +222,105 @@ class SimulatedTable:
     def _receive(self) -> None:
         conn = self._conn
         assert conn is not None
-        unconfirmed = 0  # the last action posted and not yet confirmed to the dealer
+        order = self._order
         try:
             while True:
+                wait = order.due_in()
+                if wait is not None and not conn.poll(wait):
+                    order.post_overdue()
+                    continue
                 kind, payload = conn.recv()
                 if kind == "post":
-                    unconfirmed, after, event = payload
-                    self._post_in_order(after, event)
+                    order.arrived(*payload)
                 elif kind == "press":
                     self._press(payload)
                 elif kind == "stopped":
                     self.error = payload
                     self.stopped.set()
-                if unconfirmed and not conn.poll():
-                    # One confirmation for a burst of actions: the last number covers them all.
-                    self._send(("posted", unconfirmed))
-                    unconfirmed = 0
+                if not conn.poll():
+                    order.caught_up()  # one confirmation for a burst of actions
         except (EOFError, OSError, ValueError, TypeError) as exc:  # TypeError: closed under the read
             if not self._stopping:
                 self.error = f"the simulated table went away: {exc or type(exc).__name__}"
         finally:
             self.stopped.set()
+
+
+class ScreenOrder:
+    """Posts the dealer's screen actions in order with the cards, on the station's side.
+
+    An action travels over the pipe and the cards over the shoe's serial line; a dealer who
+    clears the layout right after sliding the last card must not have the clearing reach the
+    station before that card. Each action comes with ``after``, the number of events the
+    simulated shoe had queued when it was made, and is posted once the shoe's driver has
+    handed over that many. One that must wait is parked; the shoe's reader posts it itself
+    when it hands over the card it waited for (no thread is woken for it, and the reader
+    does this before it acknowledges the card). The count only runs short if the shoe lost
+    events (it was switched off): after ``ORDER_TIMEOUT_S`` the action goes in with a warning.
+
+    Posted actions are confirmed to the dealer's side (``confirm(number)`` covers every action
+    up to ``number``), which holds the cards drawn after them until then. So before an action
+    is parked, the ones posted so far are confirmed: the cards it waits for may be held
+    behind them."""
+
+    def __init__(self, post: Callable[[Event], None], confirm: Callable[[int], None]) -> None:
+        self._post = post
+        self._confirm = confirm
+        self._lock = threading.Lock()
+        self._delivered = 0  # events the shoe's link has handed over to the core loop
+        self._parked: deque[tuple[int, int, Event, float]] = deque()  # (number, after, event, overdue at)
+        self._posted = 0  # the last action posted
+        self._confirmed = 0  # the last action confirmed
+
+    def delivered(self, count: int) -> None:
+        """The shoe's reader, before it acknowledges an event: ``count`` handed over in all."""
+        with self._lock:
+            self._delivered = count
+            if self._parked and self._parked[0][1] <= count:
+                self._post_ready()
+                self._confirm_posted()
+
+    def arrived(self, number: int, after: int, event: Event) -> None:
+        """Action ``number`` from the dealer's screen, made after ``after`` shoe events."""
+        with self._lock:
+            if self._parked or after > self._delivered:
+                self._confirm_posted()
+                self._parked.append((number, after, event, time.monotonic() + ORDER_TIMEOUT_S))
+            else:
+                self._post(event)
+                self._posted = number
+
+    def caught_up(self) -> None:
+        """Nothing more is on its way for now: confirm what has been posted."""
+        with self._lock:
+            self._confirm_posted()
+
+    def due_in(self) -> float | None:
+        """Seconds until the oldest parked action is overdue; None when none is parked."""
+        with self._lock:
+            return max(0.0, self._parked[0][3] - time.monotonic()) if self._parked else None
+
+    def post_overdue(self) -> None:
+        with self._lock:
+            if not self._parked or time.monotonic() < self._parked[0][3]:
+                return
+            number, after, event, _ = self._parked.popleft()
+            log.warning("dealer_action_ahead_of_cards", action=event.kind, waited_for=after, delivered=self._delivered)
+            self._post(event)
+            self._posted = number
+            self._post_ready()
+            self._confirm_posted()
+
+    def _post_ready(self) -> None:
+        while self._parked and self._parked[0][1] <= self._delivered:
+            number, _, event, _ = self._parked.popleft()
+            self._post(event)
+            self._posted = number
+
+    def _confirm_posted(self) -> None:
+        if self._posted > self._confirmed:
+            self._confirmed = self._posted
+            self._confirm(self._posted)
 
 
 # --- the child process -----------------------------------------------------------------------
@@ -271,50 +329,39 @@ class SimulatedTable:
 class _Screen:
     """The dealer's screen, in the child: actions and bets go to the station in order.
 
-    A card slid out of the shoe travels over the shoe's serial line, not this pipe; so before
-    a card is drawn, every action posted before it must be in the station's queue, or the
-    station could see the card first. :meth:`wait_posted` is that barrier."""
+    A card slid out of the shoe travels over the shoe's serial line, not this pipe; so a card
+    drawn after an action must not reach the station before the action is in the station's
+    queue. Each action notes how many events the shoe had queued when it was made, and the
+    shoe holds every event queued after the note of the oldest action the station has not
+    yet confirmed (:meth:`~drivers.simulators.base.SimulatedDevice.hold_after`). The dealer
+    never waits: it goes on drawing (the cards wait in the shoe's outbox), and the first card
+    freed by a confirmation leaves from the thread that reads it."""
 
     def __init__(self, conn: Connection, lock: threading.Lock, shoe: Any) -> None:
         self._conn = conn
         self._lock = lock
         self._shoe = shoe
-        self._posted = threading.Condition()
         self._sent = 0
-        self._confirmed = 0
+        self._unconfirmed: deque[tuple[int, int]] = deque()  # (action number, shoe events before it)
 
     def post(self, event: Event) -> None:
         """Send an action, marked with the shoe events set off before it: the station posts
-        it only after those (the other half of the ordering, see ``_post_in_order``)."""
+        it only after those (the other half of the ordering, see :class:`ScreenOrder`)."""
         with self._lock:
             self._sent += 1
-            self._conn.send(("post", (self._sent, self._shoe.events_queued, event)))
+            before = self._shoe.events_queued
+            self._unconfirmed.append((self._sent, before))
+            if len(self._unconfirmed) == 1:
+                self._shoe.hold_after(before)
+            self._conn.send(("post", (self._sent, before, event)))
 
     def confirmed(self, number: int) -> None:
-        with self._posted:
-            self._confirmed = max(self._confirmed, number)
-            self._posted.notify_all()
-
-    def wait_posted(self, timeout: float = 10.0) -> bool:
-        with self._posted:
-            return self._posted.wait_for(lambda: self._confirmed >= self._sent, timeout)
-
-
-class _ShoeAfterScreen:
-    """The simulated shoe as the dealer handles it: every draw waits until the actions made
-    before it have reached the station (see :class:`_Screen`)."""
-
-    def __init__(self, shoe: Any, screen: _Screen) -> None:
-        self._shoe = shoe
-        self._screen = screen
-
-    def draw(self) -> Any:
-        if not self._screen.wait_posted():
-            raise RuntimeError("the station has not confirmed the dealer's last actions")
-        return self._shoe.draw()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._shoe, name)
+        """The station has posted every action up to ``number``: free the cards drawn before
+        the next action still unconfirmed (all of them when there is none)."""
+        with self._lock:
+            while self._unconfirmed and self._unconfirmed[0][0] <= number:
+                self._unconfirmed.popleft()
+            self._shoe.hold_after(self._unconfirmed[0][1] if self._unconfirmed else None)
 
 
 def _child_main(conn: Connection, spec: TableSpec) -> None:
@@ -375,7 +422,7 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
             conn.send(("press", button))
         return True
 
-    dealer = SimulatedDealer(screen.post, spec.options, spec.script, shoe=_ShoeAfterScreen(shoe, screen),
+    dealer = SimulatedDealer(screen.post, spec.options, spec.script, shoe=shoe,
                              press=press, shuffler=shuffler, pool=pool)
     if pool is not None and resume.shoe_in_progress:
         # After a restart the simulated continuous shuffler starts full: the cards the journal

@@ -371,3 +371,24 @@ def test_the_link_counts_each_device_event_handed_over_once(sim: ShoeSimulator, 
     assert shoe.link.stats.events_delivered == sim.events_queued  # Boot, CardsPresent, 4 cards, ShoeEmpty
     assert counts == list(range(counts[0], sim.events_queued + 1))
     assert cards_of(rec) == ["AS", "9H", "TD", "KC"]
+
+
+def test_held_events_wait_in_order_and_the_ones_before_the_mark_still_go(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+    """What keeps a card behind the dealer's screen actions in the simulated table: events
+    queued after the mark stay in the outbox until released, then go out in order."""
+    sim.load(parse_cards("AS 9H TD KC"))
+    sim.draw()
+    sim.hold_after(sim.events_queued)  # AS is before the mark
+    sim.draw()
+    sim.draw()
+    rec.wait_kind(ev.CardDrawn, 1)
+    assert not sim.wait_idle(0.3)  # 9H and TD are held, however long
+    assert cards_of(rec) == ["AS"]
+    sim.hold_after(sim.events_queued - 1)  # a later mark frees 9H only
+    rec.wait_kind(ev.CardDrawn, 2)
+    assert not sim.wait_idle(0.3)
+    assert cards_of(rec) == ["AS", "9H"]
+    sim.hold_after(None)
+    sim.draw()
+    assert sim.wait_idle(WAIT)
+    assert cards_of(rec) == ["AS", "9H", "TD", "KC"]

@@ -6,48 +6,81 @@ set off before making it. (Whole demos through the real child process are in tes
 
 from __future__ import annotations
 
-import threading
+import time
 from typing import Any
 
-from station.core.options import CoreOptions
 from station.events import DealerAction, Event
 from station.service import sim_table
-from station.service.sim_dealer import DealerScript
-from station.service.sim_table import SimulatedTable, TableSpec
+from station.service.sim_table import ScreenOrder
 
 
-def _table(posted: list[Event]) -> SimulatedTable:
-    return SimulatedTable(TableSpec({}, CoreOptions(), DealerScript()), post=posted.append, press=lambda _: None)
+class _Order:
+    """A ScreenOrder with what it posts and confirms written down."""
+
+    def __init__(self) -> None:
+        self.posted: list[Event] = []
+        self.confirmed: list[int] = []
+        self.order = ScreenOrder(self.posted.append, self.confirmed.append)
 
 
 def test_an_action_waits_for_the_cards_slid_out_before_it() -> None:
-    posted: list[Event] = []
-    table = _table(posted)
-    table._on_shoe_delivered(5)
+    o = _Order()
+    o.order.delivered(5)
     action = DealerAction("next_round")
-    poster = threading.Thread(target=table._post_in_order, args=(7, action))
-    poster.start()
-    poster.join(0.2)
-    assert poster.is_alive() and posted == []  # two shoe events are still on their way
-    table._on_shoe_delivered(6)
-    poster.join(0.2)
-    assert posted == []
-    table._on_shoe_delivered(7)
-    poster.join(10)
-    assert not poster.is_alive() and posted == [action]
+    o.order.arrived(1, 7, action)
+    assert o.posted == []  # two shoe events are still on their way
+    o.order.delivered(6)
+    assert o.posted == []
+    o.order.delivered(7)  # the shoe's reader posts it, and confirms it, itself
+    assert o.posted == [action]
+    assert o.confirmed == [1]
 
 
-def test_an_action_behind_nothing_goes_in_at_once() -> None:
-    posted: list[Event] = []
-    table = _table(posted)
-    table._on_shoe_delivered(3)
-    table._post_in_order(3, DealerAction("no_more_bets"))
-    assert posted == [DealerAction("no_more_bets")]
+def test_an_action_behind_nothing_goes_in_at_once_and_a_burst_is_confirmed_once() -> None:
+    o = _Order()
+    o.order.delivered(3)
+    o.order.arrived(1, 3, DealerAction("next_round"))
+    o.order.arrived(2, 3, DealerAction("no_more_bets"))
+    assert o.posted == [DealerAction("next_round"), DealerAction("no_more_bets")]
+    assert o.confirmed == []
+    o.order.caught_up()
+    assert o.confirmed == [2]
+
+
+def test_an_action_never_overtakes_one_that_waits() -> None:
+    o = _Order()
+    o.order.arrived(1, 2, DealerAction("next_round"))
+    o.order.arrived(2, 0, DealerAction("no_more_bets"))  # needs no card, but comes after the first
+    assert o.posted == []
+    o.order.delivered(2)
+    assert o.posted == [DealerAction("next_round"), DealerAction("no_more_bets")]
+    assert o.confirmed == [2]
+
+
+def test_posted_actions_are_confirmed_before_one_waits_for_cards() -> None:
+    """The dealer's side holds the cards drawn after an unconfirmed action: an action that
+    waits for such cards would wait forever if the ones before it were not confirmed first."""
+    o = _Order()
+    o.order.arrived(1, 0, DealerAction("next_round"))
+    assert o.confirmed == []  # more may be coming in the same burst
+    o.order.arrived(2, 5, DealerAction("next_round"))
+    assert o.posted == [DealerAction("next_round")]
+    assert o.confirmed == [1]
 
 
 def test_a_shoe_that_lost_events_delays_the_action_only_so_long(monkeypatch: Any) -> None:
     monkeypatch.setattr(sim_table, "ORDER_TIMEOUT_S", 0.05)
-    posted: list[Event] = []
-    table = _table(posted)
-    table._post_in_order(1, DealerAction("reveal"))  # no shoe event ever comes
-    assert posted == [DealerAction("reveal")]
+    o = _Order()
+    o.order.arrived(1, 1, DealerAction("reveal"))  # no shoe event ever comes
+    o.order.arrived(2, 0, DealerAction("next_round"))
+    due = o.order.due_in()
+    assert due is not None and due <= 0.05
+    o.order.post_overdue()
+    assert o.posted == []  # not yet due
+    time.sleep(0.06)
+    o.order.post_overdue()
+    assert o.posted == [DealerAction("reveal"), DealerAction("next_round")]
+    assert o.confirmed == [2]
+    assert o.order.due_in() is None
+
+

@@ -411,10 +411,12 @@ class SimulatedDealer:
     #: Cards a round can take at most: below this many left in the shoe, the dealer watches.
     ROUND_CARDS = 6
     #: Rounds dealt and not yet settled by the station, at most, when the dealer starts another.
-    #: The station settles a round a few milliseconds after its last card (a journal commit
-    #: later, and the news takes the pipe back to the dealer); with fewer rounds in hand the
-    #: shoe idled meanwhile (measured: three halve that wait against two).
-    MAX_UNSETTLED = 3
+    #: The station settles a round some milliseconds after its last card (a journal commit
+    #: later, and the news takes the pipe back to the dealer), and while the cards stream in
+    #: it runs two or three rounds behind them; with fewer rounds in hand the shoe idled
+    #: every few rounds waiting for a settlement (measured: with three, a 4-9 ms wait every
+    #: third round; with six, none).
+    MAX_UNSETTLED = 6
 
     def _may_run_ahead(self, in_flight: int) -> bool:
         """Whether to deal the next round before the station has settled the one in flight.

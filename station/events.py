@@ -159,19 +159,37 @@ class Actor:
 # --- serialisation ------------------------------------------------------------------------
 
 
+_SCALARS = frozenset((str, int, bool, type(None)))
+
+
 def to_plain(value: Any) -> Any:
     """JSON-ready form of events, outputs and their parts: cards as codes, enums as values."""
+    kind = type(value)
+    if kind in _SCALARS:  # most fields: answered before any isinstance test
+        return value
+    if kind is Card:
+        return value.code
+    names = _field_names(kind)
+    if names is not None:
+        return {name: to_plain(getattr(value, name)) for name in names}
     if isinstance(value, Card):
         return value.code
     if isinstance(value, Enum):
         return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
         return [to_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
     return value
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """The field names of a dataclass type (None for any other type), looked up once: every
+    event is turned into its journal record this way, and ``dataclasses.fields`` is slow."""
+    if not dataclasses.is_dataclass(kind):
+        return None
+    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

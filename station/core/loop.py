@@ -88,7 +88,8 @@ class CoreLoop:
         # queue.Queue, not SimpleQueue: CPython 3.11's SimpleQueue.get(timeout) waits forever when
         # a signal handler runs past its deadline, and then SIGTERM is never acted on.
         self._queue: queue.Queue[Event] = queue.Queue()
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: list[tuple[Subscriber, tuple[type[Output], ...] | None]] = []
+        self._routes: dict[type[Output], list[Subscriber]] = {}  # replaced whole on (un)subscribe
         self._lock = threading.Lock()
         self._timer: tuple[str, float] | None = None  # (name, due on the clock)
         self._fired = ""  # the last timer posted: never armed again
@@ -112,17 +113,33 @@ class CoreLoop:
             raise TypeError(f"only station events may be posted, not {type(event).__name__}")
         self._queue.put(event)
 
-    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
-        """Hear every output from now on; returns a function that unsubscribes."""
+    def subscribe(self, callback: Subscriber, kinds: tuple[type[Output], ...] | None = None) -> Callable[[], None]:
+        """Hear every output from now on, or only those of ``kinds``; returns a function that
+        unsubscribes. A subscriber that names its kinds is not called for the rest (a table at
+        full speed makes about twenty outputs a round, most of them of interest to one
+        subscriber or none)."""
+        entry = (callback, kinds)
         with self._lock:
-            self._subscribers.append(callback)
+            self._subscribers.append(entry)
+            self._routes = {}
 
         def unsubscribe() -> None:
             with self._lock:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
+                if entry in self._subscribers:
+                    self._subscribers.remove(entry)
+                    self._routes = {}
 
         return unsubscribe
+
+    def _route(self, kind: type[Output]) -> list[Subscriber]:
+        """The subscribers of outputs of type ``kind``, worked out once per type."""
+        routes = self._routes
+        route = routes.get(kind)
+        if route is None:
+            with self._lock:
+                route = [callback for callback, kinds in self._subscribers if kinds is None or issubclass(kind, kinds)]
+            routes[kind] = route
+        return route
 
     def announce(self) -> None:
         """Publish the present state, expectation, devices still faulted and any active
@@ -252,12 +269,8 @@ class CoreLoop:
             self.failures += 1
 
     def _deliver(self, outputs: list[Output]) -> None:
-        if not outputs:
-            return
-        with self._lock:
-            subscribers = list(self._subscribers)
         for output in outputs:
-            for callback in subscribers:
+            for callback in self._route(type(output)):
                 try:
                     callback(output)
                 except Exception:

@@ -51,13 +51,17 @@ from station.service.devices import SIM, DeviceSet, build_devices, simulator_opt
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
-from station.service.publisher import Publisher
+from station.service.publisher import SHOWN_OUTPUTS, Publisher
 from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, core_options
 from station.service.sim_dealer import DealerScript
-from station.service.sim_table import Resume, SimulatedTable, TableSpec
+from station.service.sim_table import TABLE_OUTPUTS, Resume, SimulatedTable, TableSpec
 from station.service.systemd_notify import Notifier
 
 log = structlog.get_logger("station.service")
+
+#: What :meth:`Station._on_output` acts on.
+STATION_OUTPUTS = (out.StateChanged, out.ExpectationChanged, out.RoundSettled, out.ShoeEnded,
+                   out.IrregularityRaised, out.DeviceFaulted)
 
 ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
 ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
@@ -158,11 +162,11 @@ class Station:
             initial_results=list(loop.machine.shoe_results),
             limits=(self.config.table.min_bet, self.config.table.max_bet),
         )
-        loop.subscribe(self.publisher.on_output)
-        loop.subscribe(self._on_output)
+        loop.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
+        loop.subscribe(self._on_output, STATION_OUTPUTS)
         self._published = (loop.state, loop.expectation)
         for subscriber in self.run_options.extra_subscribers:
-            loop.subscribe(subscriber)
+            loop.subscribe(subscriber, getattr(subscriber, "kinds", None))
         self.publisher.start()
         self._start_dealer()
         loop.announce()
@@ -265,7 +269,7 @@ class Station:
         )
         table = self.table
         loop = self.loop
-        self.loop.subscribe(lambda output: table.on_output(output, (loop.state, loop.expectation)))
+        self.loop.subscribe(lambda output: table.on_output(output, (loop.state, loop.expectation)), TABLE_OUTPUTS)
         table.begin(resume)
         threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
 
@@ -355,6 +359,7 @@ class Station:
             self.notifier.watchdog()
 
     def _on_output(self, output: out.Output) -> None:
+        """The service's own bookkeeping (subscribed to ``STATION_OUTPUTS`` only)."""
         log = self._log  # bound once: a module logger is rebuilt on every call
         if isinstance(output, (out.StateChanged, out.ExpectationChanged)):
             assert self.loop is not None

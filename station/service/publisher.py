@@ -43,6 +43,13 @@ ROADS_INTERVAL_S = 0.05
 EXPECTED_INTERVAL_S = 0.05
 
 
+#: The outputs that change what the board or the web page shows (see ``Publisher._handle``).
+SHOWN_OUTPUTS = (
+    out.ShoeStarted, out.RoundResult, out.ExpectationChanged, out.StateChanged, out.IrregularityRaised,
+    out.DeviceFaulted, out.DeviceBack, out.ShoeEnded,
+)
+
+
 def record_of(result: Mapping[str, Any]) -> ResultRecord:
     """A scoreboard record from a round result as the core keeps it (``shoe_results``)."""
     letter = {"banker": "B", "player": "P", "tie": "T"}[result["outcome"]]
@@ -121,7 +128,8 @@ class Publisher:
         self._thread.join(timeout)
 
     def on_output(self, output: out.Output) -> None:
-        """Core-loop side: queue only, never block."""
+        """Core-loop side: queue only, never block. Subscribed for ``SHOWN_OUTPUTS``: other
+        outputs (a card revealed, a bet accepted) change nothing on the board or the page."""
         self._queue.put(("output", output))
 
     def wait_idle(self, timeout: float = 5.0) -> bool:

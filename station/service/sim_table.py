@@ -52,6 +52,8 @@ log = structlog.get_logger(__name__)
 
 #: What the dealer acts on besides the state and the expectation (see ``SimulatedDealer._take``).
 DEALER_OUTPUTS = (out.RoundSettled, out.RoundVoided, out.WarDecisionNeeded, out.IrregularityRaised)
+#: Every output :meth:`SimulatedTable.on_output` relays (the rest it has no use for).
+TABLE_OUTPUTS = (out.StateChanged, out.ExpectationChanged, *DEALER_OUTPUTS)
 START_TIMEOUT_S = 15.0
 ORDER_TIMEOUT_S = 5.0
 

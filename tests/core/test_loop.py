@@ -198,3 +198,22 @@ def test_a_signal_during_the_loops_wait_does_not_hang_it() -> None:
     acted on SIGTERM. The loop's queue must give up on time all the same."""
     run = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_WAIT], capture_output=True, text=True, timeout=15)
     assert run.returncode == 0 and run.stdout.strip().endswith("stopped"), run.stderr[-2000:]
+
+
+def test_a_subscriber_that_names_its_kinds_hears_only_those(tmp_path: Path) -> None:
+    loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
+    every: list[out.Output] = []
+    states: list[out.Output] = []
+    loop.subscribe(every.append)
+    unsubscribe = loop.subscribe(states.append, (out.StateChanged,))
+    loop.post(DealerAction("shuffle_done"))
+    loop.run_pending()
+    assert states and all(isinstance(o, out.StateChanged) for o in states)
+    assert [o for o in every if isinstance(o, out.StateChanged)] == states
+    assert any(not isinstance(o, out.StateChanged) for o in every)  # an expectation, at least
+    unsubscribe()
+    heard = len(states)
+    loop.post(DealerAction("confirm_cut"))
+    loop.run_pending()
+    assert len(states) == heard and len(every) > heard
+    loop.close()

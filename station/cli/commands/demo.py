@@ -43,6 +43,9 @@ def _round_numbers(round_id: str) -> tuple[int, int]:
 class DemoReport:
     """Collects (and with ``--json`` streams) what the demo dealt."""
 
+    #: The outputs it reports (the core loop calls it for these only).
+    kinds = (out.ShoeStarted, out.RoundSettled, out.RoundVoided, out.ShoeEnded, out.Refused)
+
     def __init__(self, stream: TextIO | None) -> None:
         self.stream = stream
         self.rounds = 0

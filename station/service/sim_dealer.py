@@ -109,8 +109,10 @@ class SimulatedDealer:
         shuffler: object | None = None,
         pool: CardPool | None = None,
         stall_s: float = 15.0,
+        post_burst: Callable[[Sequence[Event]], None] | None = None,
     ) -> None:
         self._post = post
+        self._burst_sink = post_burst
         self.options = options
         self.script = script
         self.shoe = shoe
@@ -471,13 +473,28 @@ class SimulatedDealer:
         its own USB thread); the cards follow over the shoe's serial line. The station journals
         and checks every one of them exactly as at human pace, and stops the round on any card
         the rules did not call for."""
-        self._post(DealerAction("next_round"))
-        self._bet_and_close(screen=True)
+        self._post_burst([DealerAction("next_round"), *self._bets_for_round()])
         self._burst_pending = True
         self._deal_rest_of_round()
 
-    def _bet_and_close(self, screen: bool = False) -> None:
-        """Place the script's bets, then call no more bets.
+    def _post_burst(self, events: Sequence[Event]) -> None:
+        """Several screen actions made in one go (one message to the station when the screen
+        can carry them together)."""
+        if self._burst_sink is not None:
+            self._burst_sink(events)
+        else:
+            for event in events:
+                self._post(event)
+
+    def _bet_and_close(self) -> None:
+        """Place the script's bets, then call no more bets (a pedal when one is mapped)."""
+        bets = self._bets_for_round()
+        for bet in bets[:-1]:
+            self._post(bet)
+        self._action("no_more_bets")
+
+    def _bets_for_round(self) -> list[Event]:
+        """The script's bets for the next round, then no more bets on the dealer's screen.
 
         After a Tie the Banker and Player bets stay on the layout for the next round (5.16),
         so only the regions that were cleared are bet again."""
@@ -487,10 +504,6 @@ class SimulatedDealer:
             self._return_cards()
         self._round_cards = []
         carried = ("banker", "player") if self._last_outcome == "tie" and self.options.game == "baccarat" else ()
-        for region, amount in self.script.bets.items():
-            if region not in carried:
-                self._post(BetPlaced(self.script.box, self.script.player, region, amount))
-        if screen:
-            self._post(DealerAction("no_more_bets"))
-        else:
-            self._action("no_more_bets")
+        events: list[Event] = [BetPlaced(self.script.box, self.script.player, region, amount)
+                               for region, amount in self.script.bets.items() if region not in carried]
+        return [*events, DealerAction("no_more_bets")]

@@ -34,7 +34,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -233,7 +233,8 @@ class SimulatedTable:
                     continue
                 kind, payload = conn.recv()
                 if kind == "post":
-                    order.arrived(*payload)
+                    for number, after, event in payload:
+                        order.arrived(number, after, event)
                 elif kind == "press":
                     self._press(payload)
                 elif kind == "stopped":
@@ -349,13 +350,20 @@ class _Screen:
     def post(self, event: Event) -> None:
         """Send an action, marked with the shoe events set off before it: the station posts
         it only after those (the other half of the ordering, see :class:`ScreenOrder`)."""
+        self.post_burst((event,))
+
+    def post_burst(self, events: Sequence[Event]) -> None:
+        """Send actions made in one go, in one message."""
         with self._lock:
-            self._sent += 1
             before = self._shoe.events_queued
-            self._unconfirmed.append((self._sent, before))
-            if len(self._unconfirmed) == 1:
+            numbered = []
+            for event in events:
+                self._sent += 1
+                self._unconfirmed.append((self._sent, before))
+                numbered.append((self._sent, before, event))
+            if len(self._unconfirmed) == len(numbered):
                 self._shoe.hold_after(before)
-            self._conn.send(("post", (self._sent, before, event)))
+            self._conn.send(("post", numbered))
 
     def confirmed(self, number: int) -> None:
         """The station has posted every action up to ``number``: free the cards drawn before
@@ -424,7 +432,7 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
             conn.send(("press", button))
         return True
 
-    dealer = SimulatedDealer(screen.post, spec.options, spec.script, shoe=shoe,
+    dealer = SimulatedDealer(screen.post, spec.options, spec.script, shoe=shoe, post_burst=screen.post_burst,
                              press=press, shuffler=shuffler, pool=pool)
     if pool is not None and resume.shoe_in_progress:
         # After a restart the simulated continuous shuffler starts full: the cards the journal

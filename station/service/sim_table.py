@@ -27,6 +27,7 @@ station stops it) and ends when the pipe closes, so it never outlives the statio
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import queue
@@ -46,6 +47,7 @@ from station.cards import Card, ShoeComposition
 from station.core import outputs as out
 from station.core.options import CoreOptions
 from station.events import Event
+from station.service.cpus import allowed_cpus, pin_process, split_for_table
 from station.service.sim_dealer import DealerScript, SimulatedDealer
 
 log = structlog.get_logger(__name__)
@@ -72,6 +74,8 @@ class TableSpec:
     script: DealerScript
     pedal_buttons: frozenset[str] = field(default_factory=frozenset)
     """Buttons of the (in-station) simulated pedals; the dealer presses them through the pipe."""
+    cpu: int | None = None
+    """The CPU the table keeps to (see :mod:`station.service.cpus`); None: any."""
 
 
 @dataclass
@@ -101,6 +105,7 @@ class SimulatedTable:
         self._send_lock = threading.Lock()
         self._seen: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see CoreLoop._queue
         self._last_view: tuple[str, str] | None = None
+        self._station_cpus: set[int] | None = None  # the station's own CPUs before the table took one
         self.error: str | None = None
         self.stopped = threading.Event()
         self._stopping = False
@@ -114,6 +119,10 @@ class SimulatedTable:
         # with threads gets a fresh interpreter instead, which is slower but safe.
         method = "fork" if threading.active_count() == 1 else "spawn"
         context: Any = multiprocessing.get_context(method)
+        allowed = allowed_cpus()
+        split = split_for_table(allowed)
+        if split is not None:
+            self.spec = dataclasses.replace(self.spec, cpu=split[1])
         parent, child = context.Pipe()
         process = context.Process(target=_child_main, args=(child, self.spec), name="station-sim-table", daemon=True)
         try:
@@ -133,7 +142,10 @@ class SimulatedTable:
         if kind != "ready":
             self.stop()
             raise SimulatedTableError(f"the simulated table could not start: {payload}")
-        log.info("simulated_table_started", pid=self._process.pid, method=method, ports=payload)
+        if split is not None and allowed is not None and pin_process(split[0]):
+            self._station_cpus = allowed  # given back when the table stops
+        log.info("simulated_table_started", pid=self._process.pid, method=method, ports=payload,
+                 table_cpu=self.spec.cpu, station_cpus=sorted(split[0]) if split else None)
         return dict(payload)
 
     def follow_shoe(self, link: Any) -> None:
@@ -182,6 +194,9 @@ class SimulatedTable:
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
+        cpus, self._station_cpus = self._station_cpus, None
+        if cpus is not None:
+            pin_process(cpus)
 
     # --- core-loop side ----------------------------------------------------------------------
 
@@ -375,6 +390,8 @@ class _Screen:
 
 
 def _child_main(conn: Connection, spec: TableSpec) -> None:
+    if spec.cpu is not None:
+        pin_process({spec.cpu})
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the station stops the table; a terminal's
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Ctrl-C or systemd's SIGTERM goes to it
     lock = threading.Lock()

@@ -6,12 +6,18 @@ set off before making it. (Whole demos through the real child process are in tes
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from typing import Any
 
+import pytest
+
 from station.events import DealerAction, Event
-from station.service import sim_table
-from station.service.sim_table import ScreenOrder
+from station.core.options import CoreOptions
+from station.service import cpus, sim_table
+from station.service.sim_dealer import DealerScript
+from station.service.sim_table import ScreenOrder, SimulatedTable, TableSpec
 
 
 class _Order:
@@ -84,3 +90,29 @@ def test_a_shoe_that_lost_events_delays_the_action_only_so_long(monkeypatch: Any
     assert o.order.due_in() is None
 
 
+
+
+def test_the_table_takes_one_cpu_and_the_station_keeps_the_rest() -> None:
+    assert cpus.split_for_table(None) is None
+    assert cpus.split_for_table({0}) is None  # one CPU: nothing is pinned
+    assert cpus.split_for_table({0, 1, 2, 3}) == ({0, 1, 2}, 3)
+
+
+def test_a_running_table_has_a_cpu_of_its_own_and_gives_the_station_its_cpus_back() -> None:
+    allowed = cpus.allowed_cpus()
+    if allowed is None or len(allowed) < 2:
+        pytest.skip("needs a machine with two CPUs or more")
+    table = SimulatedTable(TableSpec({"shoe": ("shoe", {})}, CoreOptions(), DealerScript()),
+                           post=lambda event: None, press=lambda button: None)
+    table.start()
+    try:
+        assert os.sched_getaffinity(table._process.pid) == {max(allowed)}
+        assert os.sched_getaffinity(0) == allowed - {max(allowed)}
+        seen: list[set[int]] = []
+        later = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
+        later.start()
+        later.join()
+        assert seen == [allowed - {max(allowed)}]  # threads started meanwhile keep to them too
+    finally:
+        table.stop()
+    assert os.sched_getaffinity(0) == allowed

@@ -319,6 +319,8 @@ class ScreenOrder:
             return max(0.0, self._parked[0][3] - time.monotonic()) if self._parked else None
 
     def post_overdue(self) -> None:
+        """Post the oldest parked action if it has waited ``ORDER_TIMEOUT_S`` (with a warning:
+        the cards it waited for are not coming), then any it was holding up."""
         with self._lock:
             if not self._parked or time.monotonic() < self._parked[0][3]:
                 return

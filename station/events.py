@@ -183,13 +183,18 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-@functools.cache
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
 def _field_names(kind: type) -> tuple[str, ...] | None:
     """The field names of a dataclass type (None for any other type), looked up once: every
     event is turned into its journal record this way, and ``dataclasses.fields`` is slow."""
-    if not dataclasses.is_dataclass(kind):
-        return None
-    return tuple(f.name for f in dataclasses.fields(kind))
+    try:
+        return _FIELD_NAMES[kind]
+    except KeyError:
+        names = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else None
+        _FIELD_NAMES[kind] = names
+        return names
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -43,6 +43,7 @@ import structlog
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.core.outputs import DeviceFaulted, ExpectationChanged, IrregularityRaised, Output, StateChanged
+from station.core.queues import take_waiting
 from station.core.replay import CoreReplayError, apply_safely, replay
 from station.events import Event, Timer, event_to_dict
 from station.journal import Journal
@@ -85,8 +86,7 @@ class CoreLoop:
         self._commit_window = max(0.0, commit_window)
         self._backlog = False  # events were waiting when the last batch was done
         self._heartbeat = heartbeat
-        # queue.Queue, not SimpleQueue: CPython 3.11's SimpleQueue.get(timeout) waits forever when
-        # a signal handler runs past its deadline, and then SIGTERM is never acted on.
+        # queue.Queue, not SimpleQueue: see station.core.queues.
         self._queue: queue.Queue[Event] = queue.Queue()
         self._subscribers: list[tuple[Subscriber, tuple[type[Output], ...] | None]] = []
         self._routes: dict[type[Output], list[Subscriber]] = {}  # replaced whole on (un)subscribe
@@ -223,13 +223,12 @@ class CoreLoop:
 
     def _drain(self, *, block: bool, timeout: float | None = None) -> list[Event]:
         batch: list[Event] = []
-        try:
-            if block:
+        if block:
+            try:
                 batch.append(self._queue.get(timeout=timeout))
-            while len(batch) < self._batch_limit:
-                batch.append(self._queue.get_nowait())
-        except queue.Empty:
-            pass
+            except queue.Empty:
+                return batch
+        take_waiting(self._queue, batch, self._batch_limit)
         if batch and self._commit_window:
             self._gather(batch)
         return batch
@@ -244,12 +243,7 @@ class CoreLoop:
         if not self._backlog:
             return
         deadline = time.perf_counter() + self._commit_window
-        while len(batch) < self._batch_limit:
-            try:
-                batch.append(self._queue.get_nowait())
-                continue
-            except queue.Empty:
-                pass
+        while len(take_waiting(self._queue, batch, self._batch_limit)) < self._batch_limit:
             left = deadline - time.perf_counter()
             if left <= 0:
                 return

@@ -26,6 +26,7 @@ from drivers.codec.display import BigRoadCell as WireBigRoad
 from drivers.codec.display import Mark, Prediction as WirePrediction, WireOutcome
 from drivers.devices import DeviceError, DisplayDriver
 from station.core import outputs as out
+from station.core.queues import take_waiting
 from station.core import states as st
 from station.games.baccarat import RoundStateError, result_of
 from station.roads import ResultRecord, Roads, Scoreboard, WarBoard
@@ -114,7 +115,7 @@ class Publisher:
         self._expected: str | None = None
         self._expected_shown: str | None = None
         self._last_expected = float("-inf")
-        self._queue: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see CoreLoop._queue
+        self._queue: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see station.core.queues
         self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -154,11 +155,7 @@ class Publisher:
             except queue.Empty:
                 self._flush()
                 continue
-            while True:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
+            take_waiting(self._queue, batch)
             for item in batch:
                 if item is _STOP:
                     self._flush(force=True)

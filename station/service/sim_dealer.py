@@ -120,7 +120,7 @@ class SimulatedDealer:
         self.pool = pool
         self._press = press
         self.stall_s = stall_s
-        self._outputs: queue.Queue[out.Output | tuple[str, str] | None] = queue.Queue()  # see CoreLoop._queue
+        self._outputs: queue.Queue[out.Output | tuple[str, str] | None] = queue.Queue()  # see station.core.queues
         self._thread = threading.Thread(target=self._run, name="sim-dealer", daemon=True)
         self._stop = threading.Event()
         self.state = ""

@@ -46,6 +46,7 @@ from drivers.simulators import start_simulator
 from station.cards import Card, ShoeComposition
 from station.core import outputs as out
 from station.core.options import CoreOptions
+from station.core.queues import take_waiting
 from station.events import Event
 from station.service.cpus import allowed_cpus, pin_process, split_for_table
 from station.service.sim_dealer import DealerScript, SimulatedDealer
@@ -103,7 +104,7 @@ class SimulatedTable:
         self._process: Any = None
         self._receiver: threading.Thread | None = None
         self._send_lock = threading.Lock()
-        self._seen: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see CoreLoop._queue
+        self._seen: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see station.core.queues
         self._last_view: tuple[str, str] | None = None
         self._station_cpus: set[int] | None = None  # the station's own CPUs before the table took one
         self.error: str | None = None
@@ -222,13 +223,7 @@ class SimulatedTable:
     def _relay(self) -> None:
         """Send what the dealer sees, everything queued at once in one message."""
         while True:
-            item = self._seen.get()
-            batch = [item]
-            while True:
-                try:
-                    batch.append(self._seen.get_nowait())
-                except queue.Empty:
-                    break
+            batch = take_waiting(self._seen, [self._seen.get()])
             if None in batch:
                 return
             try:

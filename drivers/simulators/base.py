@@ -160,11 +160,11 @@ class SimulatedDevice:
             item.number = self.events_queued
             # Nothing in flight: the event goes out now, from this thread (the sending thread
             # would only be woken to do the same).
-            frame = self._first_transmission(item) if len(self._outbox) == 1 and self._may_send(item) else None
-            if frame is None and len(self._outbox) == 1:
+            ready = self._head_to_send()
+            if ready is None and len(self._outbox) == 1:
                 self._outbox_changed.notify_all()  # nothing in flight and not sent here: the sending thread's turn
-        if frame is not None:
-            self._transmit(item, frame, first=True)
+        if ready is not None:
+            self._transmit(*ready, first=True)
         return item.acked
 
     def hold_after(self, number: int | None) -> None:
@@ -176,12 +176,11 @@ class SimulatedDevice:
         another way: cards wait until the station has those actions."""
         with self._outbox_changed:
             self._held_from = number
-            head = self._outbox[0] if self._outbox else None
-            frame = self._first_transmission(head) if head is not None and head.seq is None and self._may_send(head) else None
-            if head is not None and frame is None:
+            ready = self._head_to_send()
+            if ready is None and self._outbox:
                 self._outbox_changed.notify_all()
-        if head is not None and frame is not None:
-            self._transmit(head, frame, first=True)
+        if ready is not None:
+            self._transmit(*ready, first=True)
 
     def pending_events(self) -> int:
         with self._lock:
@@ -333,13 +332,20 @@ class SimulatedDevice:
             head.acked.set()
             if not self._outbox:
                 self._outbox_changed.notify_all()  # for wait_idle; the sending thread need not wake
-            following = self._outbox[0] if self._outbox and self._may_send(self._outbox[0]) else None
-            frame = self._first_transmission(following) if following is not None and following.seq is None else None
-        if following is not None and frame is not None:
-            self._transmit(following, frame, first=True)
+            ready = self._head_to_send()
+        if ready is not None:
+            self._transmit(*ready, first=True)
 
-    def _may_send(self, item: _Outgoing | None = None) -> bool:
-        if item is not None and self._held_from is not None and item.number > self._held_from:
+    def _head_to_send(self) -> tuple[_Outgoing, bytes] | None:
+        """The head of the outbox, numbered and framed, if it has not gone out yet and may go
+        now (under the outbox lock; the caller transmits it once the lock is released)."""
+        head = self._outbox[0] if self._outbox else None
+        if head is None or head.seq is not None or not self._may_send(head):
+            return None
+        return head, self._first_transmission(head)
+
+    def _may_send(self, item: _Outgoing) -> bool:
+        if self._held_from is not None and item.number > self._held_from:
             return False  # held (hold_after)
         return self._plugged.is_set() and not self._mute and not self._stop.is_set()
 

@@ -1,8 +1,9 @@
 """The station service: drivers -> core loop -> journal -> display, under systemd.
 
-Start-up order is the safety argument (ARCHITECTURE.md, "Behaviour under faults"):
+Start-up order is the safety argument (docs/architecture.md, "Start-up order"):
 
-1. the configuration is validated (before this module is reached);
+1. the configuration is validated (before this module is reached); extensions (the
+   simulation, when a device is ``sim:``) prepare, before the station has any thread;
 2. the core loop opens the journal and replays it: the table is back exactly where it was,
    mid-round included, and an irregularity active before the restart is active again;
 3. only then are the devices opened and asked for their self-tests, so no command reaches a
@@ -20,16 +21,16 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from drivers.usb.protocol import DEFAULT_BUTTONS as PEDAL_BUTTONS
 from station.core import outputs as out
 from station.core import states as st
 from station.core.loop import CoreLoop
+from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.events import (
     Actor,
@@ -47,21 +48,20 @@ from station.journal import Journal
 from station.journal.location import journal_path
 from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, Command, ControlError, ControlServer, Credential
-from station.service.devices import SIM, DeviceSet, build_devices, simulator_options
+from station.service.devices import DeviceSet, build_devices
+from station.service.extension import StationExtension, Subscriber
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
 from station.service.publisher import SHOWN_OUTPUTS, Publisher
 from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, core_options
-from station.service.sim_dealer import DealerScript
-from station.service.sim_table import TABLE_OUTPUTS, Resume, SimulatedTable, TableSpec
 from station.service.systemd_notify import Notifier
 
 log = structlog.get_logger("station.service")
 
 #: What :meth:`Station._on_output` acts on.
-STATION_OUTPUTS = (out.StateChanged, out.ExpectationChanged, out.RoundSettled, out.ShoeEnded,
-                   out.IrregularityRaised, out.DeviceFaulted)
+STATION_OUTPUTS = (out.StateChanged, out.ExpectationChanged, out.RoundSettled, out.IrregularityRaised,
+                   out.DeviceFaulted)
 
 ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
 ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
@@ -78,20 +78,50 @@ def _amount(value: object) -> int:
 
 @dataclass
 class RunOptions:
-    """How this run differs from a plain ``station run``: the demo's bounds and overrides."""
+    """How this run differs from a plain ``station run`` of its configuration."""
 
     journal: str | None = None
     control_socket: bool = True
     hold_devices: bool = True
-    pace_s: float | None = None
-    seed: int = 1
-    stacked_shoe: list[Any] | None = None
-    bets: dict[str, int] | None = None
-    stop_after_shoes: int = 0
-    stop_after_rounds: int = 0
-    simulated_dealer: bool | None = None
     web_port: int | None = None
-    extra_subscribers: list[Callable[[out.Output], None]] = field(default_factory=list)
+    extensions: Sequence[StationExtension] = ()
+    """Plug-ins (see :mod:`station.service.extension`): the simulation, a demo's report."""
+
+
+class _Hooks:
+    """What the station offers its extensions (:class:`~station.service.extension.StationHooks`)."""
+
+    def __init__(self, station: Station) -> None:
+        self._station = station
+
+    def _loop(self) -> CoreLoop:
+        assert self._station.loop is not None, "extensions attach after the journal is replayed"
+        return self._station.loop
+
+    def post(self, event: Event) -> None:
+        self._loop().post(event)
+
+    def subscribe(self, callback: Subscriber, kinds: tuple[type[out.Output], ...] | None = None) -> None:
+        self._loop().subscribe(callback, kinds)
+
+    def view(self) -> tuple[str, str]:
+        loop = self._loop()
+        return loop.state, loop.expectation
+
+    @property
+    def machine(self) -> TableMachine:
+        return self._loop().machine
+
+    def observe_deliveries(self, device: str, callback: Callable[[int], None]) -> bool:
+        driver = self._station.devices.get(device) if self._station.devices is not None else None
+        link = getattr(driver, "link", None)
+        if link is None:
+            return False
+        link.on_delivered = callback
+        return True
+
+    def request_stop(self, reason: str) -> None:
+        self._station.request_stop(reason)
 
 
 class Station:
@@ -108,11 +138,8 @@ class Station:
         self.loop: CoreLoop | None = None
         self.devices: DeviceSet | None = None
         self.publisher: Publisher | None = None
-        self.table: SimulatedTable | None = None
         self.control: ControlServer | None = None
         self.web: Any = None
-        self.shoes_ended = 0
-        self.rounds_settled = 0
         self.start_seconds = 0.0
         self.stop_reason = ""
         self._last_ping = 0.0
@@ -127,13 +154,11 @@ class Station:
         started = time.perf_counter()
         self._log = log.bind()  # logging is configured by now
         self._bound_ids: tuple[int | None, str | None] = (None, None)
-        sim_defaults = {"shuffler": {
-            "mode": "continuous" if self.options.equipment == "continuous" else "batch",
-            "decks": self.options.decks, "set_colour": self.options.set_colours[0], "load": False,
-            "seed": self.run_options.seed,
-        }}
-        # First, before any thread or file of the station's: the simulated table is forked.
-        table_ports = self._start_table(sim_defaults) if self._dealer_wanted() else {}
+        # First, before any thread or file of the station's: extensions prepare (the simulated
+        # table forks its process here) and say where their devices are opened.
+        endpoints: dict[str, Any] = {}
+        for extension in self.run_options.extensions:
+            endpoints.update(extension.prepare())
         if self.holder is not None:
             urls = {name: section.url for name, section in self.config.devices.configured()}
             self.holder.acquire(urls)
@@ -144,9 +169,7 @@ class Station:
             journal.append(CONFIGURATION_RECORD, configuration_record(self.config))
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
-        self.devices = build_devices(self.config.devices, loop.post, sim_defaults, simulated_elsewhere=table_ports)
-        if self.table is not None:
-            self.table.follow_shoe(self.devices.drivers["shoe"].link)  # type: ignore[union-attr]
+        self.devices = build_devices(self.config.devices, loop.post, endpoints)
         self.devices.start()
         for outcome in self.devices.self_tests():
             if outcome.passed:
@@ -165,10 +188,10 @@ class Station:
         loop.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
         loop.subscribe(self._on_output, STATION_OUTPUTS)
         self._published = (loop.state, loop.expectation)
-        for subscriber in self.run_options.extra_subscribers:
-            loop.subscribe(subscriber, getattr(subscriber, "kinds", None))
         self.publisher.start()
-        self._start_dealer()
+        hooks = _Hooks(self)
+        for extension in self.run_options.extensions:
+            extension.attach(hooks)
         loop.announce()
         if self.run_options.control_socket:
             self._start_control()
@@ -210,74 +233,6 @@ class Station:
         port = self.run_options.web_port if self.run_options.web_port is not None else self.config.web.port
         self.web = ScoreboardServer(self.config.web.host, port).start()
         log.info("web_scoreboard", url=self.web.url)
-
-    def _dealer_wanted(self) -> bool:
-        simulated = self.config.dealer.simulated if self.run_options.simulated_dealer is None else self.run_options.simulated_dealer
-        shoe = self.config.devices.shoe
-        if simulated and shoe is not None and shoe.url.startswith(SIM):
-            return True
-        if simulated:
-            log.warning("simulated_dealer_needs_simulated_shoe")
-        return False
-
-    def _start_table(self, sim_defaults: dict[str, dict[str, Any]]) -> dict[str, str]:
-        """Start the simulated table (its own process: see :mod:`station.service.sim_table`)
-        with every ``sim:`` serial device; returns their ports, for the drivers."""
-        devices = {}
-        for name, section in self.config.devices.configured():
-            if name != "pedals" and section.url.startswith(SIM):
-                devices[name] = (name, simulator_options(name, section, sim_defaults))
-        pace = self.run_options.pace_s if self.run_options.pace_s is not None else self.config.dealer.pace_ms / 1000
-        script = DealerScript(
-            decks=self.options.decks, seed=self.run_options.seed, pace_s=pace,
-            stacked_shoe=self.run_options.stacked_shoe,
-            bets=self.run_options.bets if self.run_options.bets is not None else dict(self.config.dealer.bets),
-            rounds=self.run_options.stop_after_rounds,
-        )
-        pedals = self.config.devices.pedals
-        buttons = frozenset(PEDAL_BUTTONS) if pedals is not None and pedals.url == SIM else frozenset()
-        spec = TableSpec(devices, self.options, script, buttons)
-        self.table = SimulatedTable(spec, post=self._post_from_table, press=self._press_pedal)
-        return self.table.start()
-
-    def _post_from_table(self, event: Event) -> None:
-        assert self.loop is not None
-        self.loop.post(event)
-
-    def _press_pedal(self, button: str) -> None:
-        """The simulated dealer's foot on the simulated pedals (in this process, on pyusb)."""
-        pedal_sim = self.devices.simulators.get("pedals") if self.devices is not None else None
-        if pedal_sim is not None and button in pedal_sim.device.buttons:
-            pedal_sim.device.press(button)
-            pedal_sim.device.release(button)
-
-    def _start_dealer(self) -> None:
-        if self.table is None:
-            return
-        assert self.loop is not None
-        machine = self.loop.machine
-        shoe = machine.shoe
-        continuous = self.options.equipment == "continuous"
-        out_cards = list(shoe.awaiting_return)
-        if machine.round is not None:
-            out_cards += [card for _, card in machine.round.dealt]
-        resume = Resume(
-            self.loop.state, self.loop.expectation,
-            remaining=None if continuous else shoe.composition,
-            cut_card_out=bool(shoe.progress is not None and shoe.progress.cut_card_out),
-            shoe_in_progress=bool(shoe.number), out_cards=out_cards if continuous else [],
-        )
-        table = self.table
-        loop = self.loop
-        self.loop.subscribe(lambda output: table.on_output(output, (loop.state, loop.expectation)), TABLE_OUTPUTS)
-        table.begin(resume)
-        threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
-
-    def _watch_dealer(self) -> None:
-        assert self.table is not None
-        self.table.stopped.wait()
-        if self.table.error and not self._stopping.is_set():
-            self.request_stop(f"simulated dealer stopped: {self.table.error}")
 
     # --- control socket ----------------------------------------------------------------------
 
@@ -379,14 +334,7 @@ class Station:
             self.notifier.status(self._status_text())
             log.info("expecting", text=output.text)
         elif isinstance(output, out.RoundSettled):
-            self.rounds_settled += 1
             log.info("round_settled", outcome=output.outcome, house_net=output.house_net)
-            if self.run_options.stop_after_rounds and self.rounds_settled >= self.run_options.stop_after_rounds:
-                self.request_stop("round limit reached")
-        elif isinstance(output, out.ShoeEnded):
-            self.shoes_ended += 1
-            if self.run_options.stop_after_shoes and self.shoes_ended >= self.run_options.stop_after_shoes:
-                self.request_stop("shoe limit reached")
         elif isinstance(output, out.IrregularityRaised):
             log.warning("irregularity", reason=output.reason, detail=output.detail, decisions=list(output.decisions))
         elif isinstance(output, out.DeviceFaulted):
@@ -424,8 +372,8 @@ class Station:
         """Orderly shutdown: dealer, control, display, devices, then the journal."""
         self._stopping.set()
         self.notifier.stopping()
-        if self.table is not None:
-            self.table.halt_dealer()
+        for extension in self.run_options.extensions:
+            extension.halt()
         if self.control is not None:
             self.control.stop()
         if self.loop is not None:
@@ -435,8 +383,8 @@ class Station:
             self.publisher.stop()
         if self.devices is not None:
             self.devices.stop()
-        if self.table is not None:
-            self.table.stop()  # its simulators, now that no driver talks to them
+        for extension in self.run_options.extensions:
+            extension.close()  # the simulators, now that no driver talks to them
         if self.web is not None:
             self.web.stop()
         if self.loop is not None:

@@ -8,7 +8,7 @@ simulator. No driver has an ``if simulated`` in it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,29 +100,34 @@ def simulator_options(name: str, section: Any, sim_defaults: dict[str, dict[str,
 def build_devices(
     devices: DevicesSection,
     emit: Callable[[Event], None],
+    endpoints: Mapping[str, Any] | None = None,
     sim_defaults: dict[str, dict[str, Any]] | None = None,
-    simulated_elsewhere: dict[str, str] | None = None,
 ) -> DeviceSet:
     """Create (not start) a driver for every configured device, simulators included.
 
     ``sim_defaults`` gives a simulator the table's facts (a continuous shuffler, 6 decks);
-    a device's own ``options`` in the configuration override them. ``simulated_elsewhere``
-    names ``sim:`` devices whose simulator already runs in another process (the simulated
-    table), with the port to open instead: their drivers are built as for real devices."""
+    a device's own ``options`` in the configuration override them. ``endpoints`` says where a
+    device is opened instead of its configured URL (a port for a serial device, a locator for
+    the pedals): a simulator another part of the station started; the driver is built as for
+    a real device."""
     built = DeviceSet()
     for name, section in devices.configured():
         if name == "pedals":
-            if section.url == SIM:
+            locator: Any
+            if name in (endpoints or {}):
+                locator = (endpoints or {})[name]
+                built.urls[name] = str(locator)
+            elif section.url == SIM:
                 sim = _PedalSimulation()
                 built.simulators[name] = sim
-                locator: Any = simulated_locator(sim.backend, serial=sim.device.serial)
+                locator = simulated_locator(sim.backend, serial=sim.device.serial)
                 built.urls[name] = str(locator)
             else:
                 locator = section.url
                 built.urls[name] = section.url
             built.drivers[name] = PedalDriver(name, locator, emit)
             continue
-        url = (simulated_elsewhere or {}).get(name, section.url)
+        url = (endpoints or {}).get(name, section.url)
         sim_options = simulator_options(name, section, sim_defaults) if url.startswith(SIM) else None
         driver = create_driver(name, name, url, emit, sim_options=sim_options, baudrate=section.baudrate)
         if driver.simulator is not None:

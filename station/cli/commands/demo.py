@@ -1,9 +1,10 @@
 """``station demo``: the real service code path, simulated devices and dealer, bounded.
 
 The same :class:`~station.service.app.Station` as ``station run``, with a temporary durable
-journal (unless ``--journal`` is given), no control socket, and a simulated dealer playing a
-set number of shoes. It then prints what happened; with ``--json``, one JSON object per line
-as it happens (documented in docs/demo.md).
+journal (unless ``--journal`` is given), no control socket, the simulation plug-in
+(:mod:`station.sim`) with its dealer playing a set number of shoes, and two extensions of its
+own: the report of what was dealt and the bounds that stop the run. It then prints what
+happened; with ``--json``, one JSON object per line as it happens (documented in docs/demo.md).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import Any, TextIO
 from station.cli.main import CliError
 from station.core import outputs as out
 from station.service.config import ConfigError, load_config
+from station.service.extension import StationHooks
 from station.service.paths import default_config_path
-from station.service.sim_dealer import ShoeFileError, parse_shoe_file
+from station.sim.shoe_file import ShoeFileError, parse_shoe_file
 
 BOX_RESULT = re.compile(r"box (\S+):(\S+)")
 #: A continuous shuffler has no shoe end: ``--shoes N`` then means N times this many rounds.
@@ -40,7 +42,54 @@ def _round_numbers(round_id: str) -> tuple[int, int]:
     return int(shoe), int(number)
 
 
-class DemoReport:
+class _Subscriber:
+    """An extension that only listens (see :mod:`station.service.extension`)."""
+
+    kinds: tuple[type[out.Output], ...] = ()
+
+    def prepare(self) -> dict[str, Any]:
+        return {}
+
+    def attach(self, hooks: StationHooks) -> None:
+        self.hooks = hooks
+        hooks.subscribe(self, self.kinds)
+
+    def halt(self) -> None:
+        """Nothing to stop: it produces no input."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __call__(self, output: out.Output) -> None:
+        raise NotImplementedError
+
+
+class DemoBounds(_Subscriber):
+    """Stops the run once it has dealt the shoes (or rounds) asked for."""
+
+    kinds = (out.RoundSettled, out.ShoeEnded)
+
+    def __init__(self, shoes: int, rounds: int) -> None:
+        self.shoes, self.rounds = shoes, rounds
+        self.shoes_ended = self.rounds_settled = 0
+        self.reached = False
+
+    def __call__(self, output: out.Output) -> None:
+        if isinstance(output, out.RoundSettled):
+            self.rounds_settled += 1
+            if self.rounds and self.rounds_settled >= self.rounds:
+                self._stop("round limit reached")
+        elif isinstance(output, out.ShoeEnded):
+            self.shoes_ended += 1
+            if self.shoes and self.shoes_ended >= self.shoes:
+                self._stop("shoe limit reached")
+
+    def _stop(self, reason: str) -> None:
+        self.reached = True
+        self.hooks.request_stop(reason)
+
+
+class DemoReport(_Subscriber):
     """Collects (and with ``--json`` streams) what the demo dealt."""
 
     #: The outputs it reports (the core loop calls it for these only).
@@ -121,22 +170,25 @@ def _run(args: argparse.Namespace) -> int:
         raise CliError("--shoes must be at least 1")
     from station.service.app import RunOptions, Station
     from station.service.logging import configure_logging
+    from station.service.setup import core_options
+    from station.sim.plugin import DealerOverrides, Simulation
 
     configure_logging("console" if not args.json else "json", "warning" if not args.verbose else "info",
                       stream=sys.stderr)
     report = DemoReport(sys.stdout if args.json else None)
     continuous = loaded.config.table.equipment == "continuous"
     with tempfile.TemporaryDirectory(prefix="station-demo-") as scratch:
-        run = RunOptions(
-            journal=args.journal or str(Path(scratch) / "journal.sqlite3"),
-            control_socket=False, hold_devices=False,
-            pace_s=0.0 if args.fast else None, seed=args.seed, stacked_shoe=stacked,
-            bets=dict(args.bet) if args.bet else None,
-            stop_after_shoes=0 if continuous else args.shoes,
-            stop_after_rounds=args.rounds or (args.shoes * ROUNDS_PER_CONTINUOUS_SHOE if continuous else 0),
-            simulated_dealer=True, extra_subscribers=[report],
-        )
+        rounds = args.rounds or (args.shoes * ROUNDS_PER_CONTINUOUS_SHOE if continuous else 0)
+        bounds = DemoBounds(shoes=0 if continuous else args.shoes, rounds=rounds)
         try:
+            simulation = Simulation(loaded.config, core_options(loaded.config, loaded.path), DealerOverrides(
+                simulated=True, pace_s=0.0 if args.fast else None, seed=args.seed, stacked_shoe=stacked,
+                bets=dict(args.bet) if args.bet else None, rounds=rounds,
+            ))
+            run = RunOptions(
+                journal=args.journal or str(Path(scratch) / "journal.sqlite3"),
+                control_socket=False, hold_devices=False, extensions=(simulation, report, bounds),
+            )
             station = Station(loaded, run)
         except ConfigError as exc:
             print(exc, file=sys.stderr)
@@ -150,7 +202,7 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         finally:
             station.close()
-        dealer_error = station.table.error if station.table is not None else "no simulated dealer"
+        dealer_error = simulation.error if simulation.table is not None else "no simulated dealer"
     summary = report.summary()
     if args.json:
         print(json.dumps(summary))
@@ -161,7 +213,7 @@ def _run(args: argparse.Namespace) -> int:
               f"refused inputs: {summary['refused']}")
         for reason in sorted(set(report.refusals)):
             print(f"  refused: {reason}")
-    if dealer_error and station.stop_reason not in ("shoe limit reached", "round limit reached"):
+    if dealer_error and not bounds.reached:
         print(f"station demo: stopped early: {dealer_error or station.stop_reason}", file=sys.stderr)
         return 1
     return 0

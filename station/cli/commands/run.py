@@ -8,7 +8,8 @@ import signal
 import sys
 
 from station.cli.main import CliError
-from station.service.config import ConfigError, load_config
+from station.service.config import ConfigError, LoadedConfig, load_config
+from station.service.extension import StationExtension
 from station.service.holder import DeviceBusy
 from station.service.logging import configure_logging
 from station.service.paths import default_config_path
@@ -19,7 +20,7 @@ def _run(args: argparse.Namespace) -> int:
         loaded = load_config(args.config or default_config_path())
         from station.service.app import RunOptions, Station
 
-        station = Station(loaded, RunOptions(journal=args.journal))
+        station = Station(loaded, RunOptions(journal=args.journal, extensions=_extensions(loaded)))
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -50,6 +51,17 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         station.close()
     return 0
+
+
+def _extensions(loaded: LoadedConfig) -> tuple[StationExtension, ...]:
+    """The simulation plug-in, when the configuration names a simulated (``sim:``) device."""
+    from station.sim.plugin import Simulation, is_simulated
+
+    if not is_simulated(loaded.config):
+        return ()
+    from station.service.setup import core_options
+
+    return (Simulation(loaded.config, core_options(loaded.config, loaded.path)),)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

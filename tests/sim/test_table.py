@@ -15,9 +15,11 @@ import pytest
 
 from station.events import DealerAction, Event
 from station.core.options import CoreOptions
-from station.service import cpus, sim_table
-from station.service.sim_dealer import DealerScript
-from station.service.sim_table import ScreenOrder, SimulatedTable, TableSpec
+from station.sim import cpus, screen_order
+from station.sim.dealer import DealerScript
+from station.sim.screen_order import ScreenOrder
+from station.sim.spec import TableSpec
+from station.sim.table import SimulatedTable
 
 
 class _Order:
@@ -75,7 +77,7 @@ def test_posted_actions_are_confirmed_before_one_waits_for_cards() -> None:
 
 
 def test_a_shoe_that_lost_events_delays_the_action_only_so_long(monkeypatch: Any) -> None:
-    monkeypatch.setattr(sim_table, "ORDER_TIMEOUT_S", 0.05)
+    monkeypatch.setattr(screen_order, "ORDER_TIMEOUT_S", 0.05)
     o = _Order()
     o.order.arrived(1, 1, DealerAction("reveal"))  # no shoe event ever comes
     o.order.arrived(2, 0, DealerAction("next_round"))

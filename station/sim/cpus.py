@@ -2,7 +2,7 @@
 
 The station is a Python process: one thread at a time runs its code, and a thread woken by a
 device (a card on the shoe's line) must wait for the interpreter to come free. When the
-simulated table (:mod:`station.service.sim_table`) runs beside it on a machine with few CPUs,
+simulated table (:mod:`station.sim.table`) runs beside it on a machine with few CPUs,
 the scheduler spreads the threads of both processes over all of them; then every hand-over of
 the interpreter between the station's threads can mean waking a thread on another CPU, which on
 a virtual machine costs an inter-processor interrupt, and the simulators compete with the

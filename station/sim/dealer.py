@@ -24,7 +24,7 @@ import structlog
 
 from drivers.simulators import CUT_CARD, shuffled_shoe
 from drivers.simulators.pool import CardPool, ShoeItem
-from station.cards import Card, ShoeComposition, parse_card
+from station.cards import Card, ShoeComposition
 from station.core import outputs as out
 from station.core import states as st
 from station.core.options import CoreOptions
@@ -33,38 +33,8 @@ from station.games.baccarat import Hand, next_hand, result_of
 
 log = structlog.get_logger(__name__)
 
-CUT_TOKEN = "CUT"
 #: Cards left behind the cut card in a dealt shoe (casinos place it 14-16 from the back).
 CUT_FROM_BACK = 15
-
-
-class ShoeFileError(ValueError):
-    """A stacked shoe file that cannot be dealt."""
-
-
-def parse_shoe_file(text: str, source: str = "shoe file") -> list[ShoeItem]:
-    """Card codes in draw order, whitespace-separated, with a ``CUT`` token for the cut card.
-
-    The first card is the one exposed for the burn. Lines starting with ``#`` are comments.
-    """
-    items: list[ShoeItem] = []
-    cuts = 0
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0]
-        for token in line.split():
-            if token.upper() == CUT_TOKEN:
-                cuts += 1
-                items.append(CUT_CARD)
-                continue
-            try:
-                items.append(parse_card(token))
-            except ValueError as exc:
-                raise ShoeFileError(f"{source}, line {line_no}: {exc}") from None
-    if cuts > 1:
-        raise ShoeFileError(f"{source}: {cuts} CUT tokens; a shoe has one cut card")
-    if not any(isinstance(i, Card) for i in items):
-        raise ShoeFileError(f"{source}: no cards")
-    return items
 
 
 @dataclass
@@ -439,7 +409,7 @@ class SimulatedDealer:
         A dealer who trusts the table deals the next round while the station is still
         settling the last one. The next round's actions reach the station after the last
         round's cards, and its cards after those actions, because the simulated table keeps
-        the dealer's screen and the shoe in order (:mod:`station.service.sim_table`). The dealer reads the
+        the dealer's screen and the shoe in order (:mod:`station.sim.table`). The dealer reads the
         result off its own cards (it needs it for the bets a Tie leaves on the layout) and
         never starts a round while the station has ``MAX_UNSETTLED`` rounds unsettled. Any
         irregularity the station raises stops the dealer as at human pace. When dealing

@@ -1,0 +1,126 @@
+"""What the station and its simulated table say to each other over their pipe.
+
+Each message is a small frozen dataclass, so both ends tell them apart by type (``match``)
+rather than by a string tag, and a message that is not one of these is a programming error
+the receiving end reports instead of guessing at. They cross a ``multiprocessing`` pipe,
+which pickles them; every field is plain data (strings, numbers, cards, outputs, events).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from station.cards import Card, ShoeComposition
+from station.core import outputs as out
+from station.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """The station's state and the expectation it shows, once an event is applied."""
+
+    state: str
+    expectation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Where the station stands when the dealer takes over (after replaying its journal)."""
+
+    state: str
+    expectation: str
+    remaining: ShoeComposition | None = None
+    """The cards still in the shoe, to refill a simulated shoe after a restart mid-shoe."""
+    cut_card_out: bool = False
+    shoe_in_progress: bool = False
+    """The journal has a shoe under way (a continuous shuffler's pool must then be resumed)."""
+    out_cards: tuple[Card, ...] = ()
+    """Continuous shuffler: cards the journal says are out of it (dealt or awaiting return)."""
+
+
+# --- station to table ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Begin:
+    """Let the dealer play from where the station stands."""
+
+    resume: Resume
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What the dealer sees, in order: views and the outputs it acts on."""
+
+    items: tuple[View | out.Output, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """The station has posted every screen action up to ``number`` to its core loop."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class HaltDealer:
+    """The dealer stops dealing; the simulated devices stay up for the station's drivers."""
+
+
+@dataclass(frozen=True, slots=True)
+class StopTable:
+    """Stop the dealer and the simulators, and end the table's process."""
+
+
+ToTable = Begin | Seen | Posted | HaltDealer | StopTable
+
+
+# --- table to station ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The simulators are up: the port each simulated serial device is opened on."""
+
+    ports: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StartFailed:
+    """A simulator could not be started; the table's process has ended."""
+
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenAction:
+    """One action from the dealer's screen, numbered, with the count of shoe events the
+    simulated shoe had set off before it (the station posts it only after those)."""
+
+    number: int
+    after: int
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenActions:
+    """Actions made in one go (a round's opening bets and calls), in order."""
+
+    actions: tuple[ScreenAction, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PedalPress:
+    """The dealer's foot on a simulated pedal (the pedals live in the station's process)."""
+
+    button: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealerStopped:
+    """The dealer has stopped; ``error`` says why when it could not go on."""
+
+    error: str | None
+
+
+FromTable = Ready | StartFailed | ScreenActions | PedalPress | DealerStopped

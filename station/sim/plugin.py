@@ -1,0 +1,189 @@
+"""The simulation as a plug-in of the station: simulated devices and a simulated dealer.
+
+``station run`` and ``station demo`` load it when the configuration names a ``sim:`` device;
+the service only sees a :class:`~station.service.extension.StationExtension` that gives it
+device endpoints, posts the dealer's screen actions, hears the outputs the dealer acts on,
+and observes the shoe's deliveries. The production path never imports this package.
+
+Where each simulator runs:
+
+- the serial devices (shoe, shuffler, display, button box) run in the simulated table's own
+  process (:mod:`station.sim.table`), reached over pseudo-terminals as real devices are reached
+  over serial lines, with the simulated dealer beside them when one is wanted;
+- the USB pedals run in the station's process behind a simulated pyusb backend, so the real
+  pyusb code path runs; the dealer's presses come over the table's pipe.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from drivers.factory import parse_sim_url
+from drivers.usb.locator import simulated_locator
+from drivers.usb.protocol import DEFAULT_BUTTONS as PEDAL_BUTTONS
+from drivers.usb.simbackend import SimulatedBackend
+from drivers.usb.simdevice import SimulatedPedal
+from station.core.machine import TableMachine
+from station.core.options import CoreOptions
+from station.service.config import StationConfig
+from station.service.extension import StationHooks
+from station.sim.dealer import DealerScript
+from station.sim.messages import Resume, View
+from station.sim.spec import TableSpec
+from station.sim.table import TABLE_OUTPUTS, SimulatedTable
+
+log = structlog.get_logger(__name__)
+
+SIM = "sim:"
+#: The serial number the simulated pedal unit reports over USB.
+PEDAL_SERIAL = "PED-SIM-0001"
+
+
+@dataclass(frozen=True)
+class DealerOverrides:
+    """How a run's simulated dealer differs from the configuration's ``[dealer]`` section
+    (``station demo``'s options); None keeps the configured value."""
+
+    simulated: bool | None = None
+    pace_s: float | None = None
+    seed: int = 1
+    stacked_shoe: Sequence[Any] | None = None
+    bets: Mapping[str, int] | None = None
+    rounds: int = 0
+    """The dealer never starts a round beyond this many (0: no limit)."""
+
+
+def is_simulated(config: StationConfig) -> bool:
+    """True when any configured device is simulated: the run needs this plug-in."""
+    return any(section.url.startswith(SIM) for _, section in config.devices.configured())
+
+
+class Simulation:
+    """Simulated devices and, when wanted, the simulated dealer, for one station run."""
+
+    def __init__(self, config: StationConfig, options: CoreOptions, overrides: DealerOverrides | None = None) -> None:
+        self.config = config
+        self.options = options
+        self.overrides = overrides or DealerOverrides()
+        self.table: SimulatedTable | None = None
+        self._pedal: SimulatedPedal | None = None
+        self._hooks: StationHooks | None = None
+        self._halted = False
+
+    @property
+    def error(self) -> str | None:
+        """Why the simulated dealer stopped, when it could not go on."""
+        return self.table.error if self.table is not None else None
+
+    # --- the extension's steps -----------------------------------------------------------
+
+    def prepare(self) -> dict[str, Any]:
+        """Start the table's process (before the station has any thread) and the pedals."""
+        endpoints: dict[str, Any] = {}
+        serial = self._serial_devices()
+        if serial:
+            self.table = SimulatedTable(self._table_spec(serial), post=self._post, press=self._press_pedal)
+            endpoints.update(self.table.start())
+        pedals = self.config.devices.pedals
+        if pedals is not None and pedals.url.startswith(SIM):
+            self._pedal = SimulatedPedal(serial=PEDAL_SERIAL)  # the default buttons
+            endpoints["pedals"] = simulated_locator(SimulatedBackend([self._pedal]), serial=PEDAL_SERIAL)
+        return endpoints
+
+    def attach(self, hooks: StationHooks) -> None:
+        """Order the dealer's actions after the shoe's cards, show it the table, let it deal."""
+        self._hooks = hooks
+        table = self.table
+        if table is None or not self._dealer_wanted():
+            return
+        hooks.observe_deliveries("shoe", table.shoe_delivered)
+        hooks.subscribe(lambda output: table.on_output(output, View(*hooks.view())), TABLE_OUTPUTS)
+        state, expectation = hooks.view()
+        table.begin(resume_point(hooks.machine, state, expectation, self.options))
+        threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
+
+    def halt(self) -> None:
+        self._halted = True
+        if self.table is not None:
+            self.table.halt_dealer()
+
+    def close(self) -> None:
+        self._halted = True
+        if self.table is not None:
+            self.table.stop()  # its simulators, now that no driver talks to them
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _dealer_wanted(self) -> bool:
+        wanted = self.config.dealer.simulated if self.overrides.simulated is None else self.overrides.simulated
+        shoe = self.config.devices.shoe
+        if wanted and (shoe is None or not shoe.url.startswith(SIM)):
+            log.warning("simulated_dealer_needs_simulated_shoe")
+            return False
+        return wanted
+
+    def _serial_devices(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Every ``sim:`` serial device with its simulator's options: the table's facts, then
+        the device's ``options`` in the configuration, then the options in its URL."""
+        table_facts = {"shuffler": {
+            "mode": "continuous" if self.options.equipment == "continuous" else "batch",
+            "decks": self.options.decks, "set_colour": self.options.set_colours[0], "load": False,
+            "seed": self.overrides.seed,
+        }}
+        devices = {}
+        for name, section in self.config.devices.configured():
+            if name != "pedals" and section.url.startswith(SIM):
+                options = {"name": name, **table_facts.get(name, {}), **section.options, **parse_sim_url(section.url)}
+                devices[name] = (name, options)
+        return devices
+
+    def _table_spec(self, devices: dict[str, tuple[str, dict[str, Any]]]) -> TableSpec:
+        o = self.overrides
+        configured = self.config.dealer
+        script = DealerScript(
+            decks=self.options.decks, seed=o.seed,
+            pace_s=o.pace_s if o.pace_s is not None else configured.pace_ms / 1000,
+            stacked_shoe=o.stacked_shoe,
+            bets=o.bets if o.bets is not None else dict(configured.bets),
+            rounds=o.rounds,
+        )
+        pedals = self.config.devices.pedals
+        simulated_pedals = pedals is not None and pedals.url.startswith(SIM)
+        return TableSpec(devices, self.options, script, frozenset(PEDAL_BUTTONS) if simulated_pedals else frozenset())
+
+    def _post(self, event: Any) -> None:
+        if self._hooks is not None:
+            self._hooks.post(event)
+
+    def _press_pedal(self, button: str) -> None:
+        """The simulated dealer's foot on the simulated pedals (in this process, on pyusb)."""
+        pedal = self._pedal
+        if pedal is not None and button in pedal.buttons:
+            pedal.press(button)
+            pedal.release(button)
+
+    def _watch_dealer(self) -> None:
+        assert self.table is not None
+        self.table.stopped.wait()
+        if self.table.error and not self._halted and self._hooks is not None:
+            self._hooks.request_stop(f"simulated dealer stopped: {self.table.error}")
+
+
+def resume_point(machine: TableMachine, state: str, expectation: str, options: CoreOptions) -> Resume:
+    """Where the station stands after replaying its journal, as the dealer needs to know it."""
+    shoe = machine.shoe
+    continuous = options.equipment == "continuous"
+    out_cards = list(shoe.awaiting_return)
+    if machine.round is not None:
+        out_cards += [card for _, card in machine.round.dealt]
+    return Resume(
+        state, expectation,
+        remaining=None if continuous else shoe.composition,
+        cut_card_out=bool(shoe.progress is not None and shoe.progress.cut_card_out),
+        shoe_in_progress=bool(shoe.number), out_cards=tuple(out_cards) if continuous else (),
+    )

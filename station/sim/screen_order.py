@@ -1,0 +1,102 @@
+"""The dealer's screen actions, posted in order with the cards the shoe slid out before them.
+
+The simulated dealer's screen reaches the station over the simulated table's pipe and its
+cards over the shoe's serial line: two paths, and the station must see their inputs in the
+order the dealer made them. This is the station's half of keeping that order; the table's
+half is :class:`station.sim.table_process.Screen`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+import structlog
+
+from station.events import Event
+
+log = structlog.get_logger(__name__)
+
+#: How long an action waits for shoe events that may never come (the shoe lost them).
+ORDER_TIMEOUT_S = 5.0
+
+
+class ScreenOrder:
+    """Posts the dealer's screen actions in order with the cards, on the station's side.
+
+    An action travels over the pipe and the cards over the shoe's serial line; a dealer who
+    clears the layout right after sliding the last card must not have the clearing reach the
+    station before that card. Each action comes with ``after``, the number of events the
+    simulated shoe had queued when it was made, and is posted once the shoe's driver has
+    handed over that many. One that must wait is parked; the shoe's reader posts it itself
+    when it hands over the card it waited for (no thread is woken for it, and the reader
+    does this before it acknowledges the card). The count only runs short if the shoe lost
+    events (it was switched off): after ``ORDER_TIMEOUT_S`` the action goes in with a warning.
+
+    Posted actions are confirmed to the dealer's side (``confirm(number)`` covers every action
+    up to ``number``), which holds the cards drawn after them until then. So before an action
+    is parked, the ones posted so far are confirmed: the cards it waits for may be held
+    behind them."""
+
+    def __init__(self, post: Callable[[Event], None], confirm: Callable[[int], None]) -> None:
+        self._post = post
+        self._confirm = confirm
+        self._lock = threading.Lock()
+        self._delivered = 0  # events the shoe's link has handed over to the core loop
+        self._parked: deque[tuple[int, int, Event, float]] = deque()  # (number, after, event, overdue at)
+        self._posted = 0  # the last action posted
+        self._confirmed = 0  # the last action confirmed
+
+    def delivered(self, count: int) -> None:
+        """The shoe's reader, before it acknowledges an event: ``count`` handed over in all."""
+        with self._lock:
+            self._delivered = count
+            if self._parked and self._parked[0][1] <= count:
+                self._post_ready()
+                self._confirm_posted()
+
+    def arrived(self, number: int, after: int, event: Event) -> None:
+        """Action ``number`` from the dealer's screen, made after ``after`` shoe events."""
+        with self._lock:
+            if self._parked or after > self._delivered:
+                self._confirm_posted()
+                self._parked.append((number, after, event, time.monotonic() + ORDER_TIMEOUT_S))
+            else:
+                self._post(event)
+                self._posted = number
+
+    def caught_up(self) -> None:
+        """Nothing more is on its way for now: confirm what has been posted."""
+        with self._lock:
+            self._confirm_posted()
+
+    def due_in(self) -> float | None:
+        """Seconds until the oldest parked action is overdue; None when none is parked."""
+        with self._lock:
+            return max(0.0, self._parked[0][3] - time.monotonic()) if self._parked else None
+
+    def post_overdue(self) -> None:
+        """Post the oldest parked action if it has waited ``ORDER_TIMEOUT_S`` (with a warning:
+        the cards it waited for are not coming), then any it was holding up."""
+        with self._lock:
+            if not self._parked or time.monotonic() < self._parked[0][3]:
+                return
+            number, after, event, _ = self._parked.popleft()
+            log.warning("dealer_action_ahead_of_cards", action=event.kind, waited_for=after, delivered=self._delivered)
+            self._post(event)
+            self._posted = number
+            self._post_ready()
+            self._confirm_posted()
+
+    def _post_ready(self) -> None:
+        while self._parked and self._parked[0][1] <= self._delivered:
+            number, _, event, _ = self._parked.popleft()
+            self._post(event)
+            self._posted = number
+
+    def _confirm_posted(self) -> None:
+        if self._posted > self._confirmed:
+            self._confirmed = self._posted
+            self._confirm(self._posted)

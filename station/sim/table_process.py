@@ -1,0 +1,188 @@
+"""The simulated table's own process: the simulators behind the ``sim:`` serial devices, and
+the simulated dealer who plays them.
+
+It starts from :func:`table_main` (forked, or spawned when the station already has threads),
+reports :class:`~station.sim.messages.Ready` with each simulator's port, and from then on
+answers the station's messages (:data:`~station.sim.messages.ToTable`) until it is told to
+stop or its pipe closes. The station's half is :mod:`station.sim.table`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+import structlog
+
+from drivers.simulators import start_simulator
+from station.events import Event
+from station.sim.cpus import pin_process
+from station.sim.dealer import SimulatedDealer
+from station.sim.messages import (
+    Begin,
+    DealerStopped,
+    FromTable,
+    HaltDealer,
+    PedalPress,
+    Posted,
+    Ready,
+    Resume,
+    ScreenAction,
+    ScreenActions,
+    Seen,
+    StartFailed,
+    StopTable,
+    View,
+)
+from station.sim.spec import TableSpec
+
+log = structlog.get_logger(__name__)
+
+
+class _Outbox:
+    """The table's end of the pipe: one sender at a time (the dealer's and the watcher's threads)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        # Re-entrant: the screen sends a burst while holding it, so that the numbering of its
+        # actions and the order they leave in are one step.
+        self.lock = threading.RLock()
+
+    def send(self, message: FromTable) -> None:
+        with self.lock:
+            self._conn.send(message)
+
+
+class Screen:
+    """The dealer's screen, in the table's process: actions and bets go to the station in order.
+
+    A card slid out of the shoe travels over the shoe's serial line, not this pipe; so a card
+    drawn after an action must not reach the station before the action is in the station's
+    queue. Each action notes how many events the shoe had queued when it was made, and the
+    shoe holds every event queued after the note of the oldest action the station has not
+    yet confirmed (:meth:`~drivers.simulators.base.SimulatedDevice.hold_after`). The dealer
+    never waits: it goes on drawing (the cards wait in the shoe's outbox), and the first card
+    freed by a confirmation leaves from the thread that reads it. The station's half is
+    :class:`station.sim.screen_order.ScreenOrder`."""
+
+    def __init__(self, outbox: _Outbox, shoe: Any) -> None:
+        self._outbox = outbox
+        self._shoe = shoe
+        self._sent = 0
+        self._unconfirmed: deque[tuple[int, int]] = deque()  # (action number, shoe events before it)
+
+    def post(self, event: Event) -> None:
+        """Send an action, marked with the shoe events set off before it."""
+        self.post_burst((event,))
+
+    def post_burst(self, events: Sequence[Event]) -> None:
+        """Send actions made in one go, in one message."""
+        with self._outbox.lock:
+            before = self._shoe.events_queued
+            numbered = []
+            for event in events:
+                self._sent += 1
+                self._unconfirmed.append((self._sent, before))
+                numbered.append(ScreenAction(self._sent, before, event))
+            if len(self._unconfirmed) == len(numbered):
+                self._shoe.hold_after(before)
+            self._outbox.send(ScreenActions(tuple(numbered)))
+
+    def confirmed(self, number: int) -> None:
+        """The station has posted every action up to ``number``: free the cards drawn before
+        the next action still unconfirmed (all of them when there is none)."""
+        with self._outbox.lock:
+            while self._unconfirmed and self._unconfirmed[0][0] <= number:
+                self._unconfirmed.popleft()
+            self._shoe.hold_after(self._unconfirmed[0][1] if self._unconfirmed else None)
+
+
+def table_main(conn: Connection, spec: TableSpec) -> None:
+    """The table's process from start to end (the target of its ``multiprocessing.Process``)."""
+    if spec.cpu is not None:
+        pin_process({spec.cpu})
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the station stops the table; a terminal's
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Ctrl-C or systemd's SIGTERM goes to it
+    outbox = _Outbox(conn)
+    running: dict[str, Any] = {}
+    try:
+        for name, (kind, options) in spec.devices.items():
+            running[name] = start_simulator(kind, **options)
+    except Exception as exc:  # any failure to start is reported to the station, whatever it is
+        for sim in running.values():
+            sim.stop()
+        outbox.send(StartFailed(f"{type(exc).__name__}: {exc}"))
+        return
+    outbox.send(Ready({name: sim.url for name, sim in running.items()}))
+    dealer: SimulatedDealer | None = None
+    screen = Screen(outbox, running["shoe"].device) if "shoe" in running else None
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                return  # the station is gone
+            match message:
+                case Begin(resume) if screen is not None:
+                    dealer = _start_dealer(spec, running, resume, screen, outbox)
+                case Seen(items) if dealer is not None:
+                    for item in items:
+                        if isinstance(item, View):
+                            dealer.observed(item.state, item.expectation)
+                        else:
+                            dealer.on_output(item)
+                case Posted(number) if screen is not None:
+                    screen.confirmed(number)
+                case HaltDealer() if dealer is not None:
+                    dealer.stop()
+                case StopTable():
+                    return
+                case Begin() | Seen() | Posted() | HaltDealer():
+                    pass  # nothing to act on yet (no dealer, or no shoe to deal from)
+                case _:
+                    log.error("simulated_table_unknown_message", message=type(message).__name__)
+    finally:
+        if dealer is not None:
+            dealer.stop()
+        for sim in running.values():
+            sim.stop()
+        conn.close()
+        os._exit(0)  # nothing of the station's state (inherited by fork) is torn down here
+
+
+def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, screen: Screen,
+                  outbox: _Outbox) -> SimulatedDealer:
+    shoe = running["shoe"].device
+    shuffler = running["shuffler"].device if "shuffler" in running else None
+    pool = getattr(shuffler, "pool", None) if spec.options.equipment == "continuous" else None
+
+    def press(button: str) -> bool:
+        if button not in spec.pedal_buttons:
+            return False
+        outbox.send(PedalPress(button))
+        return True
+
+    dealer = SimulatedDealer(screen.post, spec.options, spec.script, shoe=shoe, post_burst=screen.post_burst,
+                             press=press, shuffler=shuffler, pool=pool)
+    if pool is not None and resume.shoe_in_progress:
+        # After a restart the simulated continuous shuffler starts full: the cards the journal
+        # says are out of it come out of its pool and go back to the dealer, who returns them.
+        for card in resume.out_cards:
+            pool.remove(card)
+        dealer.hand_back(list(resume.out_cards))
+        shoe.attach_pool(pool)
+
+    def report() -> None:
+        dealer.stopped.wait()
+        with contextlib.suppress(OSError, ValueError):  # the station is gone; nobody is left to tell
+            outbox.send(DealerStopped(dealer.error))
+
+    dealer.start(resume.state, resume.expectation, resume.remaining, resume.cut_card_out)
+    threading.Thread(target=report, name="sim-dealer-watch", daemon=True).start()
+    return dealer

@@ -13,9 +13,11 @@ a kind, a JSON object payload, the hash of the record before it and its own hash
 is updated in the same transaction as the records, so a tail cut off the journal is evident
 to :func:`station.journal.verify.verify` even though the chain alone cannot show it.
 
-:class:`Journal` is the single writer (``BEGIN IMMEDIATE`` makes a second writer wait, then
-fail clearly). :class:`JournalReader` opens a journal read-only for verification, export and
-recall; it never creates a file and never changes one.
+:class:`Journal` is the single writer: it holds the journal's writer lock
+(:mod:`station.journal.lock`, a lock file beside the journal) for as long as it is open, so a
+second station on the same journal is refused at once with the holder's PID.
+:class:`JournalReader` opens a journal read-only for verification, export and recall; it never
+creates a file and never changes one, and it reads a copy kept in a read-only folder too.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ import functools
 import json
 import math
 import os
+import shutil
 import sqlite3
+import stat
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -34,6 +39,7 @@ from types import TracebackType
 from typing import Any
 
 from station.journal.chain import GENESIS_HASH, canonical_json, record_hash
+from station.journal.lock import JournalLockedError, WriterLock
 
 APPLICATION_ID = 0x44535431
 """``PRAGMA application_id`` of a journal ("DST1"): how a journal file is told from any other."""
@@ -106,12 +112,25 @@ class NotAJournalError(JournalError):
     """The file exists but is not a dealing-station journal (or not even SQLite)."""
 
 
+class JournalBusyError(JournalError):
+    """Another process is writing the journal (holds its writer lock): a journal has one writer."""
+
+
 class JournalMissingError(JournalError):
     """There is no journal at the given path (only readers complain; the writer creates one)."""
 
 
 class _HeadMoved(Exception):
     """The head is not where this writer left it: re-read the tip and try once more."""
+
+
+class _NeedsWritableFolder(Exception):
+    """SQLite could not read a WAL journal in place: its folder or file is read-only."""
+
+
+def _read_only_trouble(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
 class RecordError(JournalError, ValueError):
@@ -356,19 +375,40 @@ class Journal(_Access):
         *,
         clock: Clock | None = None,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        exclusive: bool = True,
     ) -> None:
+        """``exclusive=False`` skips the writer lock: only for tools and tests that play a
+        second writer on purpose (the chain and head checks still guard every append)."""
         self.path = Path(path)
         self._clock: Clock = clock or utc_now
         self._lock = threading.RLock()
         self._conn = None
         self._tip_cache: tuple[int, str] | None = None  # (seq, hash) after this writer's last append
         self._checked_tip: tuple[int, str] | None = None  # the last tip read and checked from the file
+        self._writer_lock: WriterLock | None = None
         if self.path.exists() and not self.path.is_file():
             raise NotAJournalError(f"{self.path} is not a journal: it is not a regular file")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise JournalError(f"cannot create the journal's directory {self.path.parent}: {exc}") from None
+            raise JournalError(f"cannot create the journal's directory {self.path.parent}: {_reason(exc)}") from None
+        try:
+            self._open(busy_timeout, exclusive)
+        except BaseException:
+            self._release_writer_lock()
+            raise
+
+    def _take_writer_lock(self) -> None:
+        writer_lock = WriterLock(self.path)
+        try:
+            writer_lock.acquire()
+        except JournalLockedError as exc:
+            raise JournalBusyError(str(exc)) from None
+        except OSError as exc:
+            raise JournalError(f"cannot write in the journal's folder {self.path.parent}: {_reason(exc)}") from None
+        self._writer_lock = writer_lock
+
+    def _open(self, busy_timeout: float, exclusive: bool) -> None:
         try:
             # Autocommit mode: transactions are only the explicit BEGIN IMMEDIATE ... COMMIT below.
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -377,6 +417,8 @@ class Journal(_Access):
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             _identify(conn, self.path)  # before anything is written: never convert a foreign file
+            if exclusive:  # after the file is known to be a journal: no lock beside a stranger
+                self._take_writer_lock()
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise JournalError(f"journal {self.path}: WAL mode did not take effect (got {mode!r})")
@@ -398,6 +440,18 @@ class Journal(_Access):
         # close removed it) are directory entries; fsync the directory so that a record fsynced
         # into the WAL cannot vanish with a WAL file whose name never reached the disk.
         _fsync_directory(self.path.parent)
+
+    def close(self) -> None:
+        """Close the file and let the next writer in; safe to call twice."""
+        try:
+            super().close()
+        finally:
+            self._release_writer_lock()
+
+    def _release_writer_lock(self) -> None:
+        writer_lock, self._writer_lock = self._writer_lock, None
+        if writer_lock is not None:
+            writer_lock.release()
 
     def _initialise(self, conn: sqlite3.Connection) -> None:
         """Create the schema in a new file, or migrate an older one, in one transaction."""
@@ -525,34 +579,99 @@ class JournalReader(_Access):
         self.path = Path(path)
         self._lock = threading.RLock()
         self._conn = None
-        if not self.path.exists():
-            raise JournalMissingError(f"no journal at {self.path}")
-        if not self.path.is_file():
+        self._copy: tempfile.TemporaryDirectory[str] | None = None
+        try:
+            mode = self.path.stat().st_mode
+        except FileNotFoundError:
+            raise JournalMissingError(f"no journal at {self.path}") from None
+        except OSError as exc:  # a folder on the way that this user may not enter
+            raise JournalError(f"cannot read journal {self.path}: {_reason(exc)}") from None
+        if not stat.S_ISREG(mode):
             raise NotAJournalError(f"{self.path} is not a journal: it is not a regular file")
         if not os.access(self.path, os.R_OK):
             raise JournalError(f"cannot read journal {self.path}: permission denied")
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        try:
+            conn = self._connect(f"{self.path.resolve().as_uri()}?mode=ro")
+        except _NeedsWritableFolder:
+            conn = self._connect_read_only_copy()
+        self._conn = conn
+
+    def _connect(self, uri: str) -> sqlite3.Connection:
+        """Open and check the journal at ``uri``; :class:`_NeedsWritableFolder` when SQLite
+        could not read it in place because its folder or file is read-only."""
         try:
             conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
+            if _read_only_trouble(exc):
+                raise _NeedsWritableFolder from None
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(DEFAULT_BUSY_TIMEOUT * 1000)}")
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the first real read
+            except sqlite3.DatabaseError as exc:
+                if _read_only_trouble(exc):
+                    raise
+                raise NotAJournalError(f"{self.path} is not a journal: {exc}") from None
             if not _identify(conn, self.path):
                 raise NotAJournalError(f"{self.path} is not a journal: it is an empty file or database")
             version = _schema_version(conn, self.path)
-            if version != SCHEMA_VERSION:
+            if version > SCHEMA_VERSION:
                 raise JournalError(
-                    f"journal {self.path} has schema version {version}; this station reads {SCHEMA_VERSION} "
-                    "(open it once with the station to migrate, or upgrade the station)"
+                    f"journal {self.path} has schema version {version}, newer than this station reads "
+                    f"({SCHEMA_VERSION}); read it with the station software that wrote it, or a newer one"
+                )
+            if version < SCHEMA_VERSION:
+                raise JournalError(
+                    f"journal {self.path} has schema version {version}, older than this station reads "
+                    f"({SCHEMA_VERSION}); read it with the station software that wrote it (a station "
+                    "that writes to it migrates it first)"
                 )
         except sqlite3.Error as exc:
             conn.close()
+            if _read_only_trouble(exc):
+                raise _NeedsWritableFolder from None
             raise JournalError(f"cannot read journal {self.path}: {exc}") from None
         except BaseException:
             conn.close()
             raise
-        self._conn = conn
+        return conn
+
+    def _connect_read_only_copy(self) -> sqlite3.Connection:
+        """Read a journal kept where nothing may be written (an evidence copy on read-only
+        media or in a read-only folder), without writing anything there.
+
+        A WAL journal's reader needs a shared-memory file beside it. With no write-ahead log
+        left (a station that stopped cleanly checkpoints it into the file) the file is read
+        as immutable, in place. With one, the two files are copied to a private temporary
+        folder and read there, so the records still in the log are not missed."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        if not wal.exists() or wal.stat().st_size == 0:
+            try:
+                return self._connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1")
+            except _NeedsWritableFolder:
+                raise JournalError(f"cannot read journal {self.path}: SQLite refused to read it read-only") from None
+        self._copy = tempfile.TemporaryDirectory(prefix="station-journal-")
+        copy = Path(self._copy.name) / self.path.name
+        try:
+            shutil.copyfile(self.path, copy)
+            shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+            return self._connect(f"{copy.as_uri()}?mode=ro")
+        except OSError as exc:
+            self._copy.cleanup()
+            raise JournalError(f"cannot read journal {self.path}: copying it failed: {_reason(exc)}") from None
+        except (_NeedsWritableFolder, JournalError) as exc:
+            self._copy.cleanup()
+            raise JournalError(f"cannot read journal {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        """Close the file (and drop a private copy, if one was read); safe to call twice."""
+        try:
+            super().close()
+        finally:
+            copy, self._copy = self._copy, None
+            if copy is not None:
+                copy.cleanup()
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own ``PRAGMA integrity_check`` of the file structure; empty when sound."""
@@ -597,6 +716,11 @@ class JournalReader(_Access):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _reason(exc: OSError) -> str:
+    """An OS error as a person reads it: "Permission denied", not "[Errno 13] ... '/path'"."""
+    return exc.strerror or str(exc)
 
 
 def _lenient_text(raw: bytes) -> str:

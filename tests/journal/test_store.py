@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sqlite3
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -25,7 +29,8 @@ from station.journal import (
     canonical_json,
     record_hash,
 )
-from station.journal.store import APPLICATION_ID, JournalMissingError
+from station.journal.lock import lock_path
+from station.journal.store import APPLICATION_ID, JournalBusyError, JournalMissingError
 from station.journal.verify import verify
 
 
@@ -352,9 +357,40 @@ def test_iteration_spans_batches_and_sees_interleaved_appends(path: Path) -> Non
         assert seen == list(range(1, 2502))
 
 
+def test_a_second_writer_is_refused_at_once_naming_the_holder(path: Path) -> None:
+    with Journal(path) as first:
+        first.append("E", {"n": 1})
+        held = rf"journal {re.escape(str(path))} is being written by process {os.getpid()}"
+        with pytest.raises(JournalBusyError, match=held):
+            Journal(path)
+        assert first.append("E", {"n": 2}).seq == 2  # the holder is not disturbed
+    with Journal(path) as after:  # closing the first lets the next writer in
+        assert after.append("E", {"n": 3}).seq == 3
+    assert lock_path(path).exists() and not (path.parent / "README.md.lock").exists()
+
+
+def test_the_writer_lock_is_released_when_the_holder_dies(path: Path) -> None:
+    """A SIGKILLed station leaves no stale lock: the kernel drops a flock with its process."""
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from station.journal.store import Journal\n"
+        f"j = Journal({str(path)!r}); print('open', flush=True); time.sleep(60)\n")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "open"
+        with pytest.raises(JournalBusyError, match=f"process {child.pid}"):
+            Journal(path)
+    finally:
+        child.kill()
+        child.wait()
+    with Journal(path) as journal:
+        journal.append("E", {"n": 1})
+
+
 def test_two_writers_on_one_file_never_share_a_sequence_number(path: Path) -> None:
-    """Seq and prev_hash are read inside BEGIN IMMEDIATE, so interleaved writers stay chained."""
-    with Journal(path) as a, Journal(path) as b:
+    """Seq and prev_hash are read inside BEGIN IMMEDIATE, so interleaved writers stay chained
+    (a tool's second writer, which skips the writer lock on purpose)."""
+    with Journal(path) as a, Journal(path, exclusive=False) as b:
         for n in range(20):
             (a if n % 3 else b).append("E", {"n": n})
         records = list(a.records())

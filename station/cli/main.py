@@ -73,6 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a fault of the station: one line for the person, the rest saved
+        from station.cli.exits import internal_error
+
+        return internal_error(args.command, exc)
 
 
 if __name__ == "__main__":

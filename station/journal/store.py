@@ -392,6 +392,11 @@ class Journal(_Access):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JournalError(f"cannot create the journal's directory {self.path.parent}: {_reason(exc)}") from None
+        # A WAL writer creates its log and shared-memory files beside the journal.
+        if not os.access(self.path.parent, os.W_OK | os.X_OK):
+            raise JournalError(f"cannot write in the journal's folder {self.path.parent}: permission denied")
+        if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
+            raise JournalError(f"cannot write journal {self.path}: permission denied")
         try:
             self._open(busy_timeout, exclusive)
         except BaseException:

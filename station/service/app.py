@@ -18,6 +18,7 @@ it was applied, so the next start resumes the round where it stood.
 
 from __future__ import annotations
 
+import errno
 import signal
 import threading
 import time
@@ -67,6 +68,11 @@ ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
 ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
 SUPERVISOR = frozenset({"supervisor"})
 DEALER_OR_SUPERVISOR = frozenset({"dealer", "supervisor"})
+
+
+class ResourceBusy(Exception):
+    """Something the station needs is held by another program (the web scoreboard's port):
+    starting again once it is free can succeed."""
 
 
 def _amount(value: object) -> int:
@@ -231,7 +237,11 @@ class Station:
         from station.web.server import ScoreboardServer
 
         port = self.run_options.web_port if self.run_options.web_port is not None else self.config.web.port
-        self.web = ScoreboardServer(self.config.web.host, port).start()
+        try:
+            self.web = ScoreboardServer(self.config.web.host, port).start()
+        except OSError as exc:
+            reason = "another program holds it" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+            raise ResourceBusy(f"web scoreboard: cannot listen on {self.config.web.host}:{port}: {reason}") from None
         log.info("web_scoreboard", url=self.web.url)
 
     # --- control socket ----------------------------------------------------------------------

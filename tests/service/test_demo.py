@@ -97,7 +97,7 @@ def test_bad_arguments_and_config(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[table]\ndecks = 10\n")
     run = demo("-c", str(bad), "--fast")
-    assert run.returncode == 2 and "table.decks" in run.stderr and str(bad) in run.stderr
+    assert run.returncode == 78 and "table.decks" in run.stderr and str(bad) in run.stderr
     shoe = tmp_path / "shoe.txt"
     shoe.write_text("3C XX 2S\n")
     run = demo("--shoe-file", str(shoe), "--fast")

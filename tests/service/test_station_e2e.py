@@ -168,7 +168,7 @@ def test_station_run_refuses_a_bad_configuration(tmp_path: Any) -> None:
     bad.write_text('[table]\nequipment = "continuous"\ndealing_style = "D"\n[devices.shuffler]\nurl = "sim:"\n')
     run = subprocess.run([sys.executable, "-m", "station", "run", "-c", str(bad)], capture_output=True, text=True,
                          timeout=60)
-    assert run.returncode == 2
+    assert run.returncode == 78  # EX_CONFIG: restarting will not help
     assert f"{bad}: table.dealing_style: Dealing Style D is not allowed with a continuous shuffler" in run.stderr
 
 
@@ -185,7 +185,7 @@ def test_journal_written_under_another_configuration_is_refused(tmp_path: Any) -
     config.write_text(base + "[table]\ntie_pays = 9\n")
     run = subprocess.run([sys.executable, "-m", "station", "run", "-c", str(config)], capture_output=True, text=True,
                          timeout=60, env={**__import__("os").environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")})
-    assert run.returncode == 2
+    assert run.returncode == 78
     assert "table.tie_pays: differs from the configuration" in run.stderr
     recalled = subprocess.run([sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--config",
                                str(config)], capture_output=True, text=True, timeout=60)

@@ -18,6 +18,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
+from station.cli.commands.run import start
+from station.cli.exits import Status
 from station.cli.main import CliError
 from station.core import outputs as out
 from station.service.config import ConfigError, load_config
@@ -156,8 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         loaded = load_config(args.config or default_config_path())
     except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        raise CliError(str(exc), Status.CONFIG) from None
     stacked = None
     if args.shoe_file:
         try:
@@ -191,15 +192,11 @@ def _run(args: argparse.Namespace) -> int:
             )
             station = Station(loaded, run)
         except ConfigError as exc:
-            print(exc, file=sys.stderr)
-            return 2
+            raise CliError(str(exc), Status.CONFIG) from None
         station.install_signal_handlers()
+        start(station)
         try:
-            station.start()
             station.run()
-        except ConfigError as exc:
-            print(exc, file=sys.stderr)
-            return 2
         finally:
             station.close()
         dealer_error = simulation.error if simulation.table is not None else "no simulated dealer"

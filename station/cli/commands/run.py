@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import signal
-import sys
+from typing import TYPE_CHECKING
 
+from station.cli.exits import Status, startup_failure
 from station.cli.main import CliError
 from station.service.config import ConfigError, LoadedConfig, load_config
 from station.service.extension import StationExtension
-from station.service.holder import DeviceBusy
 from station.service.logging import configure_logging
 from station.service.paths import default_config_path
+
+if TYPE_CHECKING:
+    from station.service.app import Station
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -22,8 +25,7 @@ def _run(args: argparse.Namespace) -> int:
 
         station = Station(loaded, RunOptions(journal=args.journal, extensions=_extensions(loaded)))
     except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        raise CliError(str(exc), Status.CONFIG) from None
     if args.check:
         print(f"{loaded.path}: configuration is valid ({loaded.config.table.game}, "
               f"{loaded.config.table.variant if loaded.config.table.game == 'baccarat' else 'casino war'}, "
@@ -34,23 +36,25 @@ def _run(args: argparse.Namespace) -> int:
     # how a technician sees where a stuck station is stuck without stopping it.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     station.install_signal_handlers()
-    try:
-        station.start()
-    except DeviceBusy as exc:
-        station.close()
-        raise CliError(str(exc), status=1) from None
-    except ConfigError as exc:
-        station.close()
-        print(exc, file=sys.stderr)
-        return 2
-    except BaseException:
-        station.close()
-        raise
+    start(station)
     try:
         station.run()
     finally:
         station.close()
     return 0
+
+
+def start(station: Station) -> None:
+    """Start the station, or close it and say in one line why it cannot start (with the
+    status that tells systemd whether a restart can help: docs/install.md)."""
+    try:
+        station.start()
+    except BaseException as exc:
+        station.close()
+        failure = startup_failure(exc)
+        if failure is None:
+            raise
+        raise CliError(*failure) from None
 
 
 def _extensions(loaded: LoadedConfig) -> tuple[StationExtension, ...]:

@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import IntEnum
 from pathlib import Path
 
@@ -75,7 +75,7 @@ def internal_error(command: str, exc: BaseException) -> int:
 def _save_traceback(exc: BaseException) -> Path | None:
     from station.service.paths import state_directory
 
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     text = "".join(traceback.format_exception(exc))
     for folder in (state_directory(), Path(tempfile.gettempdir())):
         path = folder / f"station-crash-{stamp}-{os.getpid()}.txt"

@@ -34,21 +34,14 @@ from station.core.loop import CoreLoop
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.events import (
-    Actor,
-    BetPlaced,
-    DealerAction,
     DeviceFault,
     Event,
-    LateBetOverride,
-    PauseRequested,
-    PayoutOptionChanged,
-    ResumeRequested,
-    SupervisorDecision,
 )
 from station.journal import Journal
 from station.journal.location import journal_path
 from station.service.config import ConfigError, LoadedConfig
-from station.service.control import Authenticator, Command, ControlError, ControlServer, Credential
+from station.service.control import Authenticator, ControlServer, Credential
+from station.service.control_commands import control_commands
 from station.service.devices import DeviceSet, build_devices
 from station.service.extension import StationExtension, Subscriber
 from station.service.holder import ServiceHolder
@@ -65,21 +58,11 @@ STATION_OUTPUTS = (out.StateChanged, out.ExpectationChanged, out.RoundSettled, o
                    out.DeviceFaulted)
 
 ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
-ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
-SUPERVISOR = frozenset({"supervisor"})
-DEALER_OR_SUPERVISOR = frozenset({"dealer", "supervisor"})
 
 
 class ResourceBusy(Exception):
     """Something the station needs is held by another program (the web scoreboard's port):
     starting again once it is free can succeed."""
-
-
-def _amount(value: object) -> int:
-    """Money from the control socket: whole minor units only, never a float."""
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"amount must be a positive whole number of minor units, got {value!r}")
-    return value
 
 
 @dataclass
@@ -248,32 +231,8 @@ class Station:
 
     def _start_control(self) -> None:
         assert self.loop is not None
-        loop = self.loop
         credentials = [Credential(u.name, u.role, u.token_sha256) for u in self.config.control.users]
-
-        def post(make: Callable[[Actor, dict[str, Any]], Any]) -> Callable[[Actor, dict[str, Any]], str]:
-            def run(actor: Actor, args: dict[str, Any]) -> str:
-                try:
-                    event = make(actor, args)
-                except (KeyError, TypeError, ValueError) as exc:
-                    raise ControlError(f"bad arguments: {exc}") from None
-                loop.post(event)
-                return f"{event.kind} posted for the table (journaled with {actor.role} {actor.who})"
-            return run
-
-        commands = {
-            "status": Command(ANY_ROLE, lambda actor, args: self.status(), "table state"),
-            "pause": Command(SUPERVISOR, post(lambda a, args: PauseRequested(a, str(args.get("reason", ""))))),
-            "resume": Command(SUPERVISOR, post(lambda a, args: ResumeRequested(a))),
-            "decide": Command(SUPERVISOR, post(lambda a, args: SupervisorDecision(str(args["decision"]), a))),
-            "late-bets": Command(SUPERVISOR, post(lambda a, args: LateBetOverride(a))),
-            # The dealer's terminal: bets as placed on the layout, and screen actions.
-            "bet": Command(DEALER_OR_SUPERVISOR, post(lambda a, args: BetPlaced(
-                str(args["box"]), str(args["player"]), str(args["region"]), _amount(args["amount"]), a))),
-            "action": Command(DEALER_OR_SUPERVISOR, post(lambda a, args: DealerAction(
-                str(args["action"]), str(args.get("box", "")), str(args.get("player", "")), a))),
-            "payout-option": Command(SUPERVISOR, post(lambda a, args: PayoutOptionChanged(str(args["option"]), a))),
-        }
+        commands = control_commands(self.loop.post, self.status)
         path = control_socket_path(self.config.control.socket or None)
         self.control = ControlServer(path, Authenticator(credentials), commands, mode=self.config.control.socket_mode)
         self.control.start()
@@ -300,6 +259,7 @@ class Station:
                         for name, d in (self.devices or DeviceSet())},
             "faulted": dict(machine.faulted),
             "journal": str(self.journal_path),
+            "control": self.control.stats.as_dict() if self.control is not None else None,
         }
 
     # --- running -----------------------------------------------------------------------------

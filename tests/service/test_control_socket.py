@@ -19,6 +19,7 @@ from station.service.control import (
     hash_token,
     request,
 )
+from station.service.control_commands import DecideArguments
 
 
 @pytest.fixture
@@ -32,7 +33,8 @@ def server(tmp_path: Path):
     )
     commands = {
         "status": Command(frozenset({"dealer", "supervisor", "technician"}), lambda a, _: {"state": "betting"}),
-        "decide": Command(frozenset({"supervisor"}), lambda a, args: calls.append((a, args)) or "posted"),
+        "decide": Command(frozenset({"supervisor"}), lambda a, args: calls.append((a, args)) or "posted",
+                          arguments=DecideArguments),
     }
     srv = ControlServer(tmp_path / "run" / "control.sock", auth, commands, mode=0o660)
     srv.start()
@@ -49,7 +51,7 @@ def test_privileged_command_carries_role_and_name(server) -> None:
     srv, calls = server
     reply = request(srv.path, "super-secret", "decide", {"decision": "void_round"})
     assert reply == {"ok": True, "result": "posted"}
-    assert calls == [(Actor(role="supervisor", who="sam"), {"decision": "void_round"})]
+    assert calls == [(Actor(role="supervisor", who="sam"), {"decision": "void_round", "detail": ""})]
 
 
 def test_dealer_cannot_decide(server) -> None:
@@ -97,7 +99,7 @@ def test_ctl_cli_against_a_live_socket(server, tmp_path: Path, capsys) -> None:
     token_file = tmp_path / "token"
     token_file.write_text("super-secret\n")
     assert main(["ctl", "--socket", str(srv.path), "--token-file", str(token_file), "decide", "burn_card"]) == 0
-    assert calls[-1] == (Actor(role="supervisor", who="sam"), {"decision": "burn_card"})
+    assert calls[-1] == (Actor(role="supervisor", who="sam"), {"decision": "burn_card", "detail": ""})
     token_file.write_text("dealer-secret\n")
     assert main(["ctl", "--socket", str(srv.path), "--token-file", str(token_file), "decide", "void_round"]) == 1
     assert "refused" in capsys.readouterr().err

@@ -123,4 +123,12 @@ class DealerStopped:
     error: str | None
 
 
-FromTable = Ready | StartFailed | ScreenActions | PedalPress | DealerStopped
+@dataclass(frozen=True, slots=True)
+class TableStopping:
+    """The table's process was told to stop (SIGINT or SIGTERM sent to it): the station stops
+    too, in order, and then stops the table."""
+
+    reason: str
+
+
+FromTable = Ready | StartFailed | ScreenActions | PedalPress | DealerStopped | TableStopping

@@ -57,6 +57,7 @@ from station.sim.messages import (
     Seen,
     StartFailed,
     StopTable,
+    TableStopping,
     ToTable,
     View,
 )
@@ -109,7 +110,9 @@ class SimulatedTable:
         if split is not None:
             self.spec = dataclasses.replace(self.spec, cpu=split[1])
         parent, child = context.Pipe()
-        process = context.Process(target=table_main, args=(child, self.spec), name="station-sim-table", daemon=True)
+        station_end = parent.fileno() if method == "fork" else None  # the child closes its copy
+        process = context.Process(target=table_main, args=(child, self.spec, station_end), name="station-sim-table",
+                                  daemon=True)
         try:
             process.start()
         finally:
@@ -229,6 +232,9 @@ class SimulatedTable:
                         self._press(button)
                     case DealerStopped(error):
                         self.error = error
+                        self.stopped.set()
+                    case TableStopping(reason):
+                        self.error = reason
                         self.stopped.set()
                     case other:
                         log.error("simulated_table_unexpected_message", message=type(other).__name__)

@@ -10,14 +10,17 @@ stop or its pipe closes. The station's half is :mod:`station.sim.table`.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+import setproctitle
 import structlog
 
 from drivers.simulators import start_simulator
@@ -38,11 +41,16 @@ from station.sim.messages import (
     Seen,
     StartFailed,
     StopTable,
+    TableStopping,
     View,
 )
 from station.sim.spec import TableSpec
 
 log = structlog.get_logger(__name__)
+
+PR_SET_PDEATHSIG = 1
+#: After asking the station to stop, how long the table waits to be stopped in order.
+STOP_GRACE_S = 20.0
 
 
 class _Outbox:
@@ -103,13 +111,18 @@ class Screen:
             self._shoe.hold_after(self._unconfirmed[0][1] if self._unconfirmed else None)
 
 
-def table_main(conn: Connection, spec: TableSpec) -> None:
-    """The table's process from start to end (the target of its ``multiprocessing.Process``)."""
+def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None) -> None:
+    """The table's process from start to end (the target of its ``multiprocessing.Process``).
+
+    ``station_end`` is the station's end of the pipe when the table was forked: the copy it
+    inherited is closed at once, so that the pipe ends (and the table with it) when the station
+    does, however the station ends."""
+    if station_end is not None:
+        os.close(station_end)
+    outbox = _Outbox(conn)
+    _become_the_tables_own_process(outbox)
     if spec.cpu is not None:
         pin_process({spec.cpu})
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the station stops the table; a terminal's
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # Ctrl-C or systemd's SIGTERM goes to it
-    outbox = _Outbox(conn)
     running: dict[str, Any] = {}
     try:
         for name, (kind, options) in spec.devices.items():
@@ -154,6 +167,49 @@ def table_main(conn: Connection, spec: TableSpec) -> None:
             sim.stop()
         conn.close()
         os._exit(0)  # nothing of the station's state (inherited by fork) is torn down here
+
+
+def _become_the_tables_own_process(outbox: _Outbox) -> None:
+    """Its own name in ``ps``, its own process group, an end with the station, and an orderly
+    stop on SIGINT or SIGTERM.
+
+    In its own process group, a terminal's Ctrl-C reaches only the station, which then stops
+    the table after its drivers have let go of the simulated devices. A SIGINT or SIGTERM sent
+    to the table itself (a ``kill`` of the wrong PID) asks the station to stop, in the same
+    order. The parent-death signal ends the table if the station dies without closing the pipe."""
+    station = os.getppid()
+    setproctitle.setproctitle(f"station-sim-table (simulated devices and dealer of station {station})")
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    _die_with(station)
+
+    def stop_requested(signum: int, _frame: object) -> None:
+        # Only start a thread here: the handler may run while this thread holds the pipe.
+        name = signal.Signals(signum).name
+        threading.Thread(target=_ask_station_to_stop, args=(outbox, name), daemon=True).start()
+
+    signal.signal(signal.SIGINT, stop_requested)
+    signal.signal(signal.SIGTERM, stop_requested)
+
+
+def _ask_station_to_stop(outbox: _Outbox, signal_name: str) -> None:
+    try:
+        outbox.send(TableStopping(f"the simulated table received {signal_name}"))
+    except (OSError, ValueError):
+        os._exit(0)  # the station is gone: nothing to stop in order
+    time.sleep(STOP_GRACE_S)
+    os._exit(0)  # the station did not stop the table in time
+
+
+def _die_with(parent: int) -> None:
+    """Linux: SIGTERM when the station's process ends (handled as an orderly stop)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        return  # not Linux: the closed pipe still ends the table
+    if os.getppid() != parent:  # the station died before the signal was set
+        os._exit(0)
 
 
 def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, screen: Screen,

@@ -1,0 +1,85 @@
+"""The simulated table's process ends with the station, however the station ends, and stops
+in order when it is itself told to stop. The real ``station run`` runs as a subprocess on the
+default (simulated) configuration."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _wait(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
+
+
+class Running:
+    def __init__(self, tmp_path: Path) -> None:
+        self.log = tmp_path / "station.log"
+        env = {**os.environ, "RUNTIME_DIRECTORY": str(tmp_path / "run"), "PYTHONPATH": str(ROOT)}
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "station", "run", "--journal", str(tmp_path / "journal.sqlite3")],
+                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+        assert _wait(lambda: "station_ready" in self.log.read_text(), 30), self.log.read_text()[-2000:]
+        started = next(json.loads(line) for line in self.log.read_text().splitlines()
+                       if '"simulated_table_started"' in line)
+        self.table = int(started["pid"])
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    station = Running(tmp_path)
+    try:
+        yield station
+    finally:
+        for pid in (station.process.pid, station.table):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        station.process.wait(10)
+
+
+def test_the_table_has_its_own_name_and_process_group(running: Running) -> None:
+    title = Path(f"/proc/{running.table}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    assert title.startswith(f"station-sim-table (simulated devices and dealer of station {running.process.pid})")
+    assert os.getpgid(running.table) == running.table != os.getpgid(running.process.pid)
+
+
+def test_a_killed_station_takes_its_table_with_it(running: Running) -> None:
+    os.kill(running.process.pid, signal.SIGKILL)
+    running.process.wait(10)
+    assert _wait(lambda: not _alive(running.table), 10), "the simulated table outlived a SIGKILLed station"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_the_table_stops_the_station_in_order(running: Running, sig: signal.Signals) -> None:
+    os.kill(running.table, sig)
+    assert running.process.wait(20) == 0
+    assert _wait(lambda: not _alive(running.table), 10)
+    log = running.log.read_text()
+    assert f"the simulated table received {sig.name}" in log
+    assert '"station_stopped"' in log and "Traceback" not in log

@@ -304,7 +304,9 @@ class Station:
             self.notifier.status(self._status_text())
             log.info("expecting", text=output.text)
         elif isinstance(output, out.RoundSettled):
-            log.info("round_settled", outcome=output.outcome, house_net=output.house_net)
+            log.info("round_settled", round_id=output.round_id, outcome=output.outcome,
+                     cards={position: " ".join(card.code for card in cards) for position, cards in output.hands},
+                     totals=dict(output.totals), bets=len(output.bets), house_net=output.house_net)
         elif isinstance(output, out.IrregularityRaised):
             log.warning("irregularity", reason=output.reason, detail=output.detail, decisions=list(output.decisions))
         elif isinstance(output, out.DeviceFaulted):

@@ -4,14 +4,22 @@ Under systemd, stdout goes to journald, one JSON object per line, so a technicia
 with ``journalctl -u dealing-station -o cat | jq 'select(.round == "S3-R41")'``. On a terminal
 the same events are printed as aligned, coloured key=value lines. Context such as the shoe and
 round ids is bound with :func:`bind_table_context` and appears on every line until rebound.
+
+When the output really is journald's stream (``$JOURNAL_STREAM`` names it), each line starts
+with its syslog priority (``<4>`` for a warning, the sd-daemon convention), so that
+``journalctl -u dealing-station -p warning`` shows the warnings and errors alone. Libraries
+and modules that log through the standard ``logging`` module go through the same renderer,
+so every line of the process has one format and one priority rule.
 """
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
-from typing import Literal, TextIO
+from collections.abc import MutableMapping
+from typing import Any, Literal, TextIO
 
 import structlog
 
@@ -27,25 +35,64 @@ def _use_json(fmt: LogFormat, stream: TextIO) -> bool:
     return bool(os.environ.get("JOURNAL_STREAM")) or not stream.isatty()
 
 
+#: syslog priorities (sd-daemon(3)) of the levels the station logs at.
+PRIORITY = {"debug": 7, "info": 6, "warning": 4, "warn": 4, "error": 3, "exception": 3, "critical": 2}
+
+
+def writes_to_journald(stream: TextIO) -> bool:
+    """True when ``stream`` is the journald stream systemd connected (``$JOURNAL_STREAM`` is
+    ``device:inode`` of it); a pipe the station's output was redirected to is not."""
+    expected = os.environ.get("JOURNAL_STREAM", "")
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+    return expected == f"{info.st_dev}:{info.st_ino}"
+
+
+class _PriorityPrefixed:
+    """Renders with ``renderer`` and puts the line's syslog priority in front of it."""
+
+    def __init__(self, renderer: structlog.typing.Processor) -> None:
+        self._renderer = renderer
+
+    def __call__(self, logger: Any, name: str, event: MutableMapping[str, Any]) -> str:
+        priority = PRIORITY.get(str(event.get("level", name)).lower(), 6)
+        return f"<{priority}>{self._renderer(logger, name, event)}"
+
+
 def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: TextIO | None = None) -> None:
-    """Configure structlog once for the process."""
+    """Configure structlog, and route the standard ``logging`` module through it, once for
+    the process."""
     out = stream or sys.stdout
     numeric = logging.getLevelName(level.upper())
-    processors: list[structlog.typing.Processor] = [
+    shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
+    renderer: structlog.typing.Processor
     if _use_json(fmt, out):
-        processors += [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
+        shared.append(structlog.processors.format_exc_info)
+        renderer = structlog.processors.JSONRenderer()
     else:
-        processors.append(structlog.dev.ConsoleRenderer(colors=out.isatty()))
+        renderer = structlog.dev.ConsoleRenderer(colors=out.isatty())
+    if writes_to_journald(out):
+        renderer = _PriorityPrefixed(renderer)
     structlog.configure(
-        processors=processors,
+        processors=[*shared, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=out),
         cache_logger_on_first_use=False,
     )
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+    ))
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(numeric)
 
 
 def bind_table_context(**ids: str | int | None) -> None:

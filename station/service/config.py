@@ -154,6 +154,18 @@ class DevicesSection(_Strict):
                 yield name, section
 
     @model_validator(mode="after")
+    def _openable_urls(self) -> DevicesSection:
+        """A URL the station could never open is refused now, naming the key, rather than
+        becoming a device that never connects."""
+        from drivers.transport.urls import url_problem
+
+        for name, section in self.configured():
+            problem = url_problem(name, section.url)
+            if problem is not None:
+                raise ConfigRuleError(f"devices.{name}.url", problem)
+        return self
+
+    @model_validator(mode="after")
     def _distinct_ports(self) -> DevicesSection:
         seen: dict[str, str] = {}
         for name, section in self.configured():

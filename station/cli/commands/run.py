@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import signal
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from station.cli.exits import Status, startup_failure
@@ -27,10 +29,7 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise CliError(str(exc), Status.CONFIG) from None
     if args.check:
-        print(f"{loaded.path}: configuration is valid ({loaded.config.table.game}, "
-              f"{loaded.config.table.variant if loaded.config.table.game == 'baccarat' else 'casino war'}, "
-              f"{loaded.config.table.decks} decks, journal {station.journal_path})")
-        return 0
+        return _check(loaded, station.journal_path)
     configure_logging(loaded.config.station.log_format, loaded.config.station.log_level)
     # `kill -USR1 <pid>` prints every thread's stack to stderr (the journal under systemd):
     # how a technician sees where a stuck station is stuck without stopping it.
@@ -41,6 +40,22 @@ def _run(args: argparse.Namespace) -> int:
         station.run()
     finally:
         station.close()
+    return 0
+
+
+def _check(loaded: LoadedConfig, journal: Path) -> int:
+    """Say everything ``run`` would refuse (status 78) and warn of what it would start with."""
+    from station.service.preflight import preflight
+
+    findings = preflight(loaded, journal)
+    for finding in findings:
+        print(f"{loaded.path}: {'error' if finding.error else 'WARNING'}: {finding.where}: {finding.text}",
+              file=sys.stderr)
+    if any(f.error for f in findings):
+        return Status.CONFIG
+    t = loaded.config.table
+    print(f"{loaded.path}: configuration is valid ({t.game}, {t.variant if t.game == 'baccarat' else 'casino war'}, "
+          f"{t.decks} decks, journal {journal})")
     return 0
 
 

@@ -1,0 +1,41 @@
+"""Which device URLs the station can open, told before it tries: a typo in a URL scheme is a
+configuration error to name at start-up, not a device that never connects.
+
+Serial devices take a device path (``/dev/ttyUSB0``, ``/dev/serial/by-id/...``), any URL
+pyserial's ``serial_for_url`` has a handler for (``socket://``, ``rfc2217://``, ``loop://``,
+...), or ``sim:`` for a simulator. The pedals take a USB locator (``usb://VID:PID?serial=...``,
+``usb-sim:///socket``) or ``sim:``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+SIM = "sim:"
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+USB_DEVICES = frozenset({"pedals"})
+
+
+def url_problem(device: str, url: str) -> str | None:
+    """Why ``url`` cannot name ``device``, or None when it can be opened (or tried)."""
+    if url.startswith(SIM):
+        return None
+    if device in USB_DEVICES:
+        from drivers.usb.locator import parse_locator
+
+        try:
+            parse_locator(url)
+        except ValueError as exc:
+            return str(exc)
+        return None
+    match = _SCHEME.match(url)
+    if match is None:
+        if ":" in url.split("/", 1)[0]:
+            return f"{url!r} is neither a device path nor a URL (scheme://...)"
+        return None  # a device path: whether it exists now is checked by --check, not here
+    scheme = match.group(1).lower()
+    if importlib.util.find_spec(f"serial.urlhandler.protocol_{scheme.replace('-', '_')}") is None:
+        return (f"unknown URL scheme {scheme!r}: use a device path such as /dev/serial/by-id/..., "
+                "a pyserial URL (socket://, rfc2217://, ...) or sim:")
+    return None

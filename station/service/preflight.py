@@ -1,0 +1,116 @@
+"""``station run --check``: everything ``station run`` would refuse, found without starting it.
+
+Loading the configuration already refuses bad keys and URLs the station could never open.
+This adds what depends on the machine: the journal (is it one, was it written under this
+configuration, can it be written, is another station writing it), the web scoreboard's port,
+and the devices (do the configured paths exist now; which devices are simulated). A finding
+that ``run`` would refuse is an error; one it would start with, but that a technician should
+know of (a shoe not plugged in yet, simulated hardware), is a warning.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from station.journal.lock import lock_path
+from station.journal.store import JournalError, JournalMissingError, JournalReader
+from station.service.config import LoadedConfig
+from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing ``--check`` found, under the configuration key or file it concerns."""
+
+    where: str
+    text: str
+    error: bool
+    """True when ``station run`` would refuse to start because of it."""
+
+
+def preflight(loaded: LoadedConfig, journal: Path, web_port: int | None = None) -> list[Finding]:
+    """Every finding, errors first."""
+    findings = [*_journal(loaded, journal), *_web(loaded, web_port), *_devices(loaded)]
+    return sorted(findings, key=lambda f: not f.error)
+
+
+def _journal(loaded: LoadedConfig, journal: Path) -> list[Finding]:
+    where = f"journal {journal}"
+    folder = journal.parent
+    try:
+        with JournalReader(journal) as reader:
+            recorded = reader.last_of_kind(CONFIGURATION_RECORD)
+    except JournalMissingError:
+        recorded = None
+        existing = folder
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not os.access(existing, os.W_OK | os.X_OK):
+            return [Finding(where, f"cannot be created: {existing} is not writable by this user", True)]
+        return []
+    except JournalError as exc:
+        return [Finding(where, str(exc), True)]
+    findings = []
+    if not os.access(folder, os.W_OK | os.X_OK) or not os.access(journal, os.W_OK):
+        findings.append(Finding(where, "is not writable by this user", True))
+    if recorded is not None:
+        changed = changed_keys(recorded.payload, configuration_record(loaded.config))
+        if changed:
+            findings.append(Finding(where, f"was written under another configuration (changed: {', '.join(changed)}); "
+                                           "a journal replays only under its own", True))
+    holder = _writer_holding(journal)
+    if holder is not None:
+        findings.append(Finding(where, f"is being written by {holder}: a journal has one writer", True))
+    return findings
+
+
+def _writer_holding(journal: Path) -> str | None:
+    """Who holds the journal's writer lock, without taking it for longer than a look."""
+    try:
+        fd = os.open(lock_path(journal), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None  # no lock file: no writer has ever held it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        return f"process {pid}" if pid.isdigit() else "another process"
+    finally:
+        os.close(fd)
+    return None
+
+
+def _web(loaded: LoadedConfig, web_port: int | None) -> list[Finding]:
+    web = loaded.config.web
+    if not web.enabled and web_port is None:
+        return []
+    port = web.port if web_port is None else web_port
+    family = socket.AF_INET6 if ":" in web.host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((web.host, port))
+        except OSError as exc:
+            reason = "another program holds it" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+            return [Finding("web.port", f"cannot listen on {web.host}:{port}: {reason}", True)]
+    return []
+
+
+def _devices(loaded: LoadedConfig) -> list[Finding]:
+    findings = []
+    simulated = []
+    for name, section in loaded.config.devices.configured():
+        if section.url.startswith("sim:"):
+            simulated.append(name)
+        elif section.url.startswith("/") and not Path(section.url).exists():
+            findings.append(Finding(f"devices.{name}.url", f"{section.url} does not exist now (not plugged in? "
+                                                            "see `station diag ports`); the station will keep trying",
+                                    False))
+    if simulated:
+        findings.append(Finding("devices", f"SIMULATED, not real hardware: {', '.join(simulated)} "
+                                           "(url = \"sim:\"); do not use this configuration at a live table", False))
+    return findings

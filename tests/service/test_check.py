@@ -1,0 +1,82 @@
+"""``station run --check`` finds everything ``station run`` would refuse, and warns loudly of
+what it would start with (simulated hardware, a device not plugged in)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from station.cli.exits import Status
+from station.journal import Journal
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def check(config: Path, journal: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "station", "run", "-c", str(config), "--journal", str(journal),
+                           "--check"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_an_unknown_url_scheme_is_refused_by_check_and_run_alike(tmp_path: Path) -> None:
+    config = tmp_path / "station.toml"
+    config.write_text('[devices.shoe]\nurl = "bogus-scheme://x"\n')
+    result = check(config, tmp_path / "j.sqlite3")
+    assert result.returncode == Status.CONFIG
+    assert "devices.shoe.url: unknown URL scheme 'bogus-scheme'" in result.stderr
+
+
+def test_an_empty_file_is_valid_but_says_loudly_that_the_devices_are_simulated(tmp_path: Path) -> None:
+    config = tmp_path / "station.toml"
+    config.write_text("")
+    result = check(config, tmp_path / "j.sqlite3")
+    assert result.returncode == 0, result.stderr
+    assert "WARNING: devices: SIMULATED, not real hardware: shoe" in result.stderr
+    assert "configuration is valid" in result.stdout
+
+
+def test_a_journal_written_under_another_configuration_fails_the_check(tmp_path: Path) -> None:
+    journal = tmp_path / "j.sqlite3"
+    config = tmp_path / "station.toml"
+    config.write_text("[dealer]\nsimulated = true\n")
+    demo = subprocess.run([sys.executable, "-m", "station", "demo", "-c", str(config), "--rounds", "1", "--fast",
+                           "--journal", str(journal)], capture_output=True, text=True, timeout=120)
+    assert demo.returncode == 0, demo.stderr[-2000:]
+    assert check(config, journal).returncode == 0
+    config.write_text("[dealer]\nsimulated = true\n[table]\ntie_pays = 9\n")
+    result = check(config, journal)
+    assert result.returncode == Status.CONFIG
+    assert "was written under another configuration (changed: table.tie_pays)" in result.stderr
+
+
+def test_a_journal_another_station_writes_fails_the_check(tmp_path: Path) -> None:
+    journal = tmp_path / "j.sqlite3"
+    config = tmp_path / "station.toml"
+    config.write_text("")
+    with Journal(journal):
+        result = check(config, journal)
+    assert result.returncode == Status.CONFIG
+    assert f"is being written by process {os.getpid()}" in result.stderr
+
+
+def test_a_busy_web_port_fails_the_check(tmp_path: Path) -> None:
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        config = tmp_path / "station.toml"
+        config.write_text(f"[web]\nenabled = true\nport = {port}\n")
+        result = check(config, tmp_path / "j.sqlite3")
+    assert result.returncode == Status.CONFIG
+    assert f"web.port: cannot listen on 127.0.0.1:{port}: another program holds it" in result.stderr
+
+
+def test_a_device_path_that_is_not_there_is_a_warning(tmp_path: Path) -> None:
+    config = tmp_path / "station.toml"
+    config.write_text('[devices.shoe]\nurl = "/dev/serial/by-id/usb-ACME_Shoe-if00"\n')
+    result = check(config, tmp_path / "j.sqlite3")
+    assert result.returncode == 0, result.stderr
+    assert "WARNING: devices.shoe.url: /dev/serial/by-id/usb-ACME_Shoe-if00 does not exist now" in result.stderr

@@ -121,6 +121,13 @@ class SimulatedDealer:
             self._refill(remaining, cut_card_out)
         self._thread.start()
 
+    def resume_round(self, dealt: list[Card], last_outcome: str) -> None:
+        """Where the station left the round after a restart: the cards it has already dealt
+        in it (the dealer deals the rest, by the rules, rather than the round again) and how
+        the last round ended (after a Tie the Banker and Player bets are still on the layout)."""
+        self._round_cards = list(dealt)
+        self._last_outcome = last_outcome
+
     def hand_back(self, cards: list[Card]) -> None:
         """Cards already out of a continuous shuffler when the dealer takes over (a restart):
         they go back with the next return."""

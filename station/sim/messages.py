@@ -36,6 +36,11 @@ class Resume:
     """The journal has a shoe under way (a continuous shuffler's pool must then be resumed)."""
     out_cards: tuple[Card, ...] = ()
     """Continuous shuffler: cards the journal says are out of it (dealt or awaiting return)."""
+    round_cards: tuple[Card, ...] = ()
+    """The cards already dealt, in order, in a round the journal left open: the dealer goes on
+    from them instead of dealing the round again."""
+    last_outcome: str = ""
+    """How the last settled round of the shoe ended (after a Tie, the bets stay on the layout)."""
 
 
 # --- station to table ------------------------------------------------------------------------

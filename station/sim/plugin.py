@@ -178,12 +178,13 @@ def resume_point(machine: TableMachine, state: str, expectation: str, options: C
     """Where the station stands after replaying its journal, as the dealer needs to know it."""
     shoe = machine.shoe
     continuous = options.equipment == "continuous"
-    out_cards = list(shoe.awaiting_return)
-    if machine.round is not None:
-        out_cards += [card for _, card in machine.round.dealt]
+    round_cards = tuple(card for _, card in machine.round.dealt) if machine.round is not None else ()
+    out_cards = (*shoe.awaiting_return, *round_cards)
+    results = machine.shoe_results
     return Resume(
         state, expectation,
         remaining=None if continuous else shoe.composition,
         cut_card_out=bool(shoe.progress is not None and shoe.progress.cut_card_out),
-        shoe_in_progress=bool(shoe.number), out_cards=tuple(out_cards) if continuous else (),
+        shoe_in_progress=bool(shoe.number), out_cards=out_cards if continuous else (),
+        round_cards=round_cards, last_outcome=str(results[-1].get("outcome", "")) if results else "",
     )

@@ -43,12 +43,18 @@ from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, ControlServer, Credential
 from station.service.control_commands import control_commands
 from station.service.devices import DeviceSet, build_devices
+from station.service.disk import DiskWatch
 from station.service.extension import StationExtension, Subscriber
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
 from station.service.publisher import SHOWN_OUTPUTS, Publisher
-from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, core_options
+from station.service.setup import (
+    CONFIGURATION_RECORD,
+    changed_keys,
+    configuration_record,
+    core_options,
+)
 from station.service.systemd_notify import Notifier
 
 log = structlog.get_logger("station.service")
@@ -124,6 +130,7 @@ class Station:
         self.journal_path = journal_path(self.run_options.journal, self.config.station.journal or None)
         self.notifier = Notifier()
         self.holder = ServiceHolder() if self.run_options.hold_devices else None
+        self.disk = DiskWatch(self.journal_path.parent, self.config.station.disk_warning_mb)
         self.loop: CoreLoop | None = None
         self.devices: DeviceSet | None = None
         self.publisher: Publisher | None = None
@@ -260,6 +267,7 @@ class Station:
             "faulted": dict(machine.faulted),
             "journal": str(self.journal_path),
             "control": self.control.stats.as_dict() if self.control is not None else None,
+            "disk": self.disk.reading.as_dict() if self.disk.reading is not None else None,
         }
 
     # --- running -----------------------------------------------------------------------------
@@ -277,6 +285,7 @@ class Station:
             assert self.loop is not None
             self.loop.stop(timeout=0)
             return
+        self.disk.poll()
         now = time.monotonic()
         interval = self.notifier.watchdog_interval_s
         if interval and now - self._last_ping >= interval:

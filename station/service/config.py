@@ -61,6 +61,8 @@ class StationSection(_Strict):
     """Journal path; empty means the documented default (see docs/journal.md)."""
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    disk_warning_mb: int = Field(default=500, ge=0)
+    """Warn (log, ``ctl status``) when the journal's file system has less free space than this."""
 
 
 class WarOptions(_Strict):

@@ -1,0 +1,31 @@
+"""Low disk space on the journal's file system is heard of once per crossing, before the
+journal can no longer be written; the real statvfs is read for the real folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from station.service.disk import MB, DiskWatch, free_bytes
+
+
+def test_a_crossing_below_the_threshold_warns_once_and_recovery_is_logged(tmp_path: Path, capsys) -> None:
+    free = [900 * MB]
+    now = [0.0]
+    watch = DiskWatch(tmp_path, threshold_mb=500, interval_s=30, measure=lambda _: free[0], clock=lambda: now[0])
+    assert watch.poll().as_dict() == {"free_mb": 900, "low": False}
+    free[0] = 100 * MB
+    assert watch.poll().free_mb == 900  # not time yet: one statvfs per interval
+    for _ in range(3):
+        now[0] += 31
+        assert watch.poll().low
+    free[0] = 800 * MB
+    now[0] += 31
+    assert not watch.poll().low
+    log = capsys.readouterr().out
+    assert log.count("disk_space_low") == 1 and log.count("disk_space_recovered") == 1
+
+
+def test_the_real_file_system_is_measured(tmp_path: Path) -> None:
+    assert free_bytes(tmp_path) > 0
+    reading = DiskWatch(tmp_path, threshold_mb=0).poll()
+    assert reading is not None and not reading.low

@@ -29,7 +29,10 @@ from station.core import outputs as out
 from station.core.queues import take_waiting
 from station.core import states as st
 from station.games.baccarat import RoundStateError, result_of
-from station.roads import ResultRecord, Roads, Scoreboard, WarBoard
+from station.roads.cells import Roads
+from station.roads.results import ResultRecord
+from station.roads.scoreboard import Scoreboard
+from station.roads.war_board import WarBoard
 
 log = structlog.get_logger(__name__)
 

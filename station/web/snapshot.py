@@ -19,7 +19,8 @@ from typing import Any
 
 from station.cards import Card
 from station.games.baccarat import RoundResult
-from station.roads import Roads, WarBoard
+from station.roads.cells import Roads
+from station.roads.war_board import WarBoard
 
 TABLE_STATES = ("betting", "dealing", "shuffling", "last round", "shoe end")
 """States the page knows; a fault is ``"fault: <reason>"``."""

@@ -16,7 +16,10 @@ import pytest
 
 from station.cards import FULL_DECK
 from station.games.baccarat import RoundResult, play_round
-from station.roads import Roads, Scoreboard, WarBoard, build_roads
+from station.roads.cells import Roads
+from station.roads.rules import build_roads
+from station.roads.scoreboard import Scoreboard
+from station.roads.war_board import WarBoard
 from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
 
 CHROMIUM = Path("/usr/bin/chromium")

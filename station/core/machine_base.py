@@ -23,7 +23,8 @@ from station.core.options import CoreOptions
 from station.core.rounds import BetKey, Round
 from station.core.shoe import ShoeState
 from station.events import CardDrawn, DeviceFault, DeviceRecovered, Event
-from station.games.table import BaccaratTable, WarTable
+from station.games.baccarat.table import BaccaratTable
+from station.games.war.table import WarTable
 
 SUPERVISOR_ROLES = ("supervisor",)
 

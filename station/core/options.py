@@ -12,7 +12,9 @@ from typing import Any
 from types import MappingProxyType
 
 from station.cards import check_deck_count
-from station.games.table import BaccaratTable, Chips, Variant, WarTable
+from station.games.baccarat.table import BaccaratTable, Variant
+from station.games.table import Chips
+from station.games.war.table import WarTable
 
 GAMES = ("baccarat", "war")
 EQUIPMENT = ("manual", "batch", "continuous")

@@ -1,8 +1,8 @@
 """A round: opening, "no more bets", each card placed where the rules say, reveal, result,
 settlement, war decisions and the next round.
 
-The rules themselves are the game modules' (:mod:`station.games.baccarat`,
-:mod:`station.games.war`, settlement through :mod:`station.core.wagers`).
+The rules themselves are the game modules' (:mod:`station.games.baccarat.rules`,
+:mod:`station.games.war.rules`, settlement through :mod:`station.core.wagers`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from station.core.irregularities import HeldCard
 from station.core.machine_base import MachineBase
 from station.core.rounds import Round, WarRound, round_id
 from station.events import CardDrawn, DealerAction, Event
-from station.games import baccarat, war
-from station.games.table import BaccaratTable, WarTable
+from station.games.baccarat import rules as baccarat
+from station.games.baccarat.table import BaccaratTable
+from station.games.war import rules as war
+from station.games.war.table import WarTable
 
 
 class RoundSteps(MachineBase):

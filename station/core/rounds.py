@@ -16,7 +16,7 @@ from typing import Any
 
 from station.cards import Card
 from station.core.outputs import SettledBet
-from station.games import war
+from station.games.war import rules as war
 
 
 def round_id(shoe: int, number: int) -> str:
@@ -95,7 +95,7 @@ class Round:
 
 @dataclass
 class WarRound(Round):
-    """Casino War: the pure engine's round (:class:`station.games.war.WarRound`) does the
+    """Casino War: the pure engine's round (:class:`station.games.war.rules.WarRound`) does the
     order of play; ``engine`` is ``None`` until "no more bets" starts it over the wagers."""
 
     engine: war.WarRound | None = None

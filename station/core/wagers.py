@@ -1,65 +1,33 @@
 """The seam between the machine's bets and the pure game rules.
 
 Bets arrive as events with text fields (``box="3"``, ``region="banker"``); the rules in
-:mod:`station.games` work on typed bets (:class:`~station.games.baccarat_bets.Bet`,
-:class:`~station.games.war.WarWager`). This module converts one into the other and back, and
-turns the rules' settlement records into the :class:`~station.core.outputs.SettledBet` the
-outputs carry. No rule is stated here: acceptance and settlement are the games modules'.
+:mod:`station.games` work on typed bets (:class:`~station.games.baccarat.wagers.Bet`,
+:class:`~station.games.war.wagers.WarWager`), which the games' wager modules read from the
+layout's words. This module turns the rules' answers and settlement records into what the
+machine and its outputs carry. No rule is stated here: acceptance and settlement are the
+games modules'.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from functools import lru_cache
 
 from station.core.outputs import SettledBet
 from station.core.rounds import BetKey
-from station.games import war
-from station.games.baccarat import Outcome, RoundResult
-from station.games.baccarat_bets import Bet, Place, accept_bet, reduce_for_differential
-from station.games.baccarat_settlement import settle_round
-from station.games.table import BaccaratTable, BankerPayout, WarTable
-
-BACCARAT_REGIONS = ("banker", "player", "tie")
-WAR_REGIONS = ("war", "tie")
-
-
-class BetFormError(ValueError):
-    """A bet whose box or region the table does not have (the message says which)."""
-
-
-@lru_cache(maxsize=256)
-def place_of(box: str) -> Place:
-    """``"3"`` is box 3; ``"S2"`` is standing region 2 (full baccarat)."""
-    text = box.strip().upper()
-    standing = text.startswith("S")
-    digits = text[1:] if standing else text
-    if not digits.isdigit():
-        raise BetFormError(f"{box!r} is not a box number or a standing region such as S1")
-    return Place(int(digits), standing=standing)
-
-
-def box_number(box: str) -> int:
-    text = box.strip()
-    if not text.isdigit():
-        raise BetFormError(f"{box!r} is not a box number")
-    return int(text)
-
-
-@lru_cache(maxsize=4096)
-def baccarat_bet(key: BetKey, amount: int) -> Bet:
-    box, player, region = key
-    if region not in BACCARAT_REGIONS:
-        raise BetFormError(f"{region!r} is not a baccarat betting region (banker, player or tie)")
-    return Bet(place_of(box), player, Outcome(region), amount)
-
-
-def war_wager(key: BetKey, amount: int) -> war.WarWager:
-    box, player, region = key
-    if region not in WAR_REGIONS:
-        raise BetFormError(f"{region!r} is not a Casino War wager (war or tie)")
-    return war.WarWager(box_number(box), player, war.WagerKind(region), amount)
+from station.games.baccarat.differential import reduce_for_differential
+from station.games.baccarat.rules import BaccaratResult
+from station.games.baccarat.settlement import settle_round
+from station.games.baccarat.table import BaccaratTable, BankerPayout
+from station.games.baccarat.wagers import accept_bet
+from station.games.baccarat.wagers import bet_from_layout as baccarat_bet
+from station.games.layout import BetFormError as BetFormError
+from station.games.layout import box_number as box_number
+from station.games.war import rules as war
+from station.games.war.settlement import settle_war
+from station.games.war.table import WarTable
+from station.games.war.wagers import accept_wager
+from station.games.war.wagers import wager_from_layout as war_wager
 
 
 def table_with_payout(table: BaccaratTable, option: str) -> BaccaratTable:
@@ -81,7 +49,7 @@ def refusal(
             return None if verdict.accepted else verdict.reason
         assert isinstance(table, WarTable)
         wagers = [war_wager(k, a) for k, a in others.items()]
-        war_verdict = war.accept_wager(war_wager(key, amount), wagers, table)
+        war_verdict = accept_wager(war_wager(key, amount), wagers, table)
         return None if war_verdict.accepted else war_verdict.reason
     except BetFormError as exc:
         return str(exc)
@@ -113,7 +81,7 @@ def differential_cut(
 
 
 def settle_baccarat(
-    bets: Mapping[BetKey, int], result: RoundResult, table: BaccaratTable
+    bets: Mapping[BetKey, int], result: BaccaratResult, table: BaccaratTable
 ) -> tuple[tuple[SettledBet, ...], int]:
     """Every bet settled, and the house's result for the round."""
     keys = list(bets)
@@ -126,7 +94,7 @@ def settle_baccarat(
 
 
 def settle_casino_war(engine: war.WarRound, table: WarTable) -> tuple[tuple[SettledBet, ...], int]:
-    records = war.settle_war(engine, table)
+    records = settle_war(engine, table)
     out = tuple(
         SettledBet(str(s.wager.box), s.wager.player, s.wager.kind.value, s.stake, s.stake, 0, s.result.value, s.net)
         for s in records

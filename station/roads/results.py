@@ -1,7 +1,7 @@
 """A round result as the scoreboard reads it: the outcome letter, pairs, natural, totals.
 
 The scoreboard takes a baccarat round's result
-(:class:`~station.games.baccarat.RoundResult`), an outcome, or a single letter B, P
+(:class:`~station.games.baccarat.rules.BaccaratResult`), an outcome, or a single letter B, P
 or T (a history typed by hand), and refuses anything else before it reaches a road, so a
 typo never becomes a result.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from station.games.baccarat import Outcome, RoundResult
+from station.games.baccarat.rules import BaccaratResult, Outcome
 
 BANKER = "B"
 PLAYER = "P"
@@ -25,7 +25,7 @@ class RoadsInputError(ValueError):
 class ResultRecord:
     """What the scoreboard needs to know about one round.
 
-    Built from a :class:`~station.games.baccarat.RoundResult` by :func:`as_record`, or from a
+    Built from a :class:`~station.games.baccarat.rules.BaccaratResult` by :func:`as_record`, or from a
     letter (``"B"``, ``"P"``, ``"T"``) when only the outcome is known (a hand-typed history).
     Totals are ``None`` when unknown.
     """
@@ -53,7 +53,7 @@ class ResultRecord:
         return self.banker_total if self.banker_total is not None else self.player_total
 
     @classmethod
-    def from_round(cls, result: RoundResult) -> ResultRecord:
+    def from_round(cls, result: BaccaratResult) -> ResultRecord:
         return cls(
             outcome=result.outcome.letter,
             player_pair=result.player_pair,
@@ -64,14 +64,14 @@ class ResultRecord:
         )
 
 
-ResultLike = ResultRecord | RoundResult | Outcome | str
+ResultLike = ResultRecord | BaccaratResult | Outcome | str
 
 
 def as_record(item: ResultLike) -> ResultRecord:
     """Accept a round result, an outcome, a record or a single letter (any case)."""
     if isinstance(item, ResultRecord):
         return item
-    if isinstance(item, RoundResult):
+    if isinstance(item, BaccaratResult):
         return ResultRecord.from_round(item)
     if isinstance(item, Outcome):
         return ResultRecord(item.letter)

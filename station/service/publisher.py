@@ -28,7 +28,7 @@ from drivers.devices import DeviceError, DisplayDriver
 from station.core import outputs as out
 from station.core.queues import take_waiting
 from station.core import states as st
-from station.games.baccarat import RoundStateError, result_of
+from station.games.baccarat.rules import RoundStateError, result_of
 from station.roads.cells import Roads
 from station.roads.results import ResultRecord
 from station.roads.scoreboard import Scoreboard

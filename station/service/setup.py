@@ -1,7 +1,7 @@
 """From a validated configuration to the core's options.
 
 The configuration file speaks the technician's words (``region_cap = "table_total"``); the
-game rules speak theirs (:class:`~station.games.table.RegionCap.ALL_PLAYERS`). This is the one
+game rules speak theirs (:class:`~station.games.baccarat.table.RegionCap.ALL_PLAYERS`). This is the one
 place that translates, and any rule the game modules still refuse comes back as a
 :class:`~station.service.config.ConfigError` naming the file and the key, like every other
 configuration problem.
@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from station.core.options import CoreOptionError, CoreOptions
-from station.games.table import BaccaratTable, BankerPayout, Chips, RegionCap, TableOptionError, Variant, WarTable
+from station.games.baccarat.table import BaccaratTable, BankerPayout, RegionCap, Variant
+from station.games.table import Chips, TableOptionError
+from station.games.war.table import WarTable
 from station.service.config import ConfigError, DealerSection, StationConfig, TableSection
 
 #: Kind of the journal record that holds the configuration a journal is written under.

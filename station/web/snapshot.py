@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.cards import Card
-from station.games.baccarat import RoundResult
+from station.games.baccarat.rules import BaccaratResult
 from station.roads.cells import Roads
 from station.roads.war_board import WarBoard
 
@@ -101,7 +101,7 @@ def _hand(cards: Iterable[Card], total: int) -> dict[str, Any]:
     return {"cards": [card.code for card in cards], "total": total}
 
 
-def round_result_dict(result: RoundResult) -> dict[str, Any]:
+def round_result_dict(result: BaccaratResult) -> dict[str, Any]:
     """A revealed baccarat round for the page: both hands' cards and totals, the outcome."""
     return {
         "outcome": result.outcome.letter,
@@ -124,7 +124,7 @@ class Snapshot:
     table: TableInfo
     state: str
     roads: Roads | None = None
-    last_result: RoundResult | None = None
+    last_result: BaccaratResult | None = None
     war: WarBoard | Mapping[str, Any] | None = field(default=None)
 
     def __post_init__(self) -> None:

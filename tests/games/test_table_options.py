@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from station.games.table import (
-    BaccaratTable,
-    BankerPayout,
-    Chips,
-    RegionCap,
-    TableOptionError,
-    Variant,
-    WarTable,
-)
+from station.games.baccarat.table import BaccaratTable, BankerPayout, RegionCap, Variant
+from station.games.table import Chips, TableOptionError
+from station.games.war.table import WarTable
 
 CHIPS = Chips((25, 100, 500))
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from station.cards import FULL_DECK, Card, Rank, Suit
-from station.games.baccarat import Outcome, play_round, result_of
+from station.games.baccarat.rules import Outcome, play_round, result_of
 from station.roads.cells import BLUE, RED
 from station.roads.results import ResultRecord, RoadsInputError, as_record
 from station.roads.rules import build_roads, derived_colour

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from station.cards import parse_cards
-from station.games.baccarat import result_of
+from station.games.baccarat.rules import result_of
 from station.roads.scoreboard import Scoreboard
 from station.roads.war_board import WarBoard
 from station.web import Limit, Snapshot, SnapshotError, TableInfo, check_state

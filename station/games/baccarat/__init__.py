@@ -7,6 +7,7 @@
 - :mod:`~station.games.baccarat.wagers`: where bets may go and how large they may be.
 - :mod:`~station.games.baccarat.differential`: the table differential (5.17, 5.18).
 - :mod:`~station.games.baccarat.settlement`: what each bet wins or loses.
+- :mod:`~station.games.baccarat.game`: all of it behind the game interface.
 """
 
 from __future__ import annotations

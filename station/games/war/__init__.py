@@ -5,4 +5,5 @@
 - :mod:`~station.games.war.table`: the table's options (limits, box and player maxima, odds).
 - :mod:`~station.games.war.wagers`: which wagers may go on the table.
 - :mod:`~station.games.war.settlement`: what each wager wins or loses.
+- :mod:`~station.games.war.game`: all of it behind the game interface.
 """

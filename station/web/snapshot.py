@@ -19,13 +19,15 @@ from typing import Any
 
 from station.cards import Card
 from station.games.baccarat.rules import BaccaratResult
+from station.games.registry import GAMES as GAME_RULES
 from station.roads.cells import Roads
 from station.roads.war_board import WarBoard
 
 TABLE_STATES = ("betting", "dealing", "shuffling", "last round", "shoe end")
 """States the page knows; a fault is ``"fault: <reason>"``."""
 
-GAMES = ("baccarat", "casino war")
+#: The games a page can show, in its words (``"casino war"``).
+GAMES = tuple(game.title for game in GAME_RULES.values())
 FAULT_PREFIX = "fault: "
 
 
@@ -113,6 +115,12 @@ def round_result_dict(result: BaccaratResult) -> dict[str, Any]:
     }
 
 
+def _board_dict(war: WarBoard | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if isinstance(war, WarBoard):
+        return war.to_dict()
+    return None if war is None else dict(war)
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """Everything the scoreboard page shows.
@@ -139,5 +147,5 @@ class Snapshot:
             "state": self.state,
             "roads": self.roads.to_dict() if self.roads is not None else None,
             "last_result": round_result_dict(self.last_result) if self.last_result is not None else None,
-            "war": dict(self.war) if self.war is not None else None,
+            "war": _board_dict(self.war),
         }

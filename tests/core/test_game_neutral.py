@@ -20,8 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Code that must work for any game through the interface alone.
 GAME_NEUTRAL = [
     *sorted((ROOT / "station" / "core").glob("*.py")),
+    *sorted((ROOT / "station" / "web").rglob("*.py")),
+    *sorted((ROOT / "station" / "web" / "static").glob("*.js")),
+    ROOT / "station" / "service" / "publisher.py",
     ROOT / "station" / "service" / "setup.py",
     ROOT / "station" / "service" / "config.py",
+    *(ROOT / "station" / "cli" / "commands" / f"{name}.py" for name in ("roads", "analyze", "recall", "diagram")),
 ]
 
 BRANCH = re.compile(r"\bgame\s*[!=]==?|isinstance\([^)]*WarRound")

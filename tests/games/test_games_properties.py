@@ -153,11 +153,13 @@ def expected_net(bet: Bet, table: BaccaratTable, result: BaccaratResult) -> Frac
 
 @settings(max_examples=100, deadline=None)
 @given(table_bets_and_result())
-def test_settlement_conserves_money_and_matches_the_rules(case: tuple[BaccaratTable, list[Bet], BaccaratResult]) -> None:
+def test_settlement_conserves_money_and_matches_the_rules(
+    case: tuple[BaccaratTable, list[Bet], BaccaratResult],
+) -> None:
     table, bets, result = case
     settled = settle_round(bets, result, table)
     assert len(settled.bets) == len(bets)
-    for bet, s in zip(bets, settled.bets):
+    for bet, s in zip(bets, settled.bets, strict=True):
         assert isinstance(s.net, int) and isinstance(s.payout, int) and isinstance(s.collected, int)
         assert s.stake == bet.amount == s.valid + s.void == s.returned + s.collected
         assert s.net == expected_net(bet, table, result)
@@ -257,12 +259,14 @@ def test_differential_reduction_never_leaves_it_exceeded_and_never_increases_a_b
             ratio = outcome.ratio
             # A ratio of 1 happens when rounding to whole chips (or to the Banker's chip-exact
             # step) alone brings the side within the differential.
-            assert ratio is not None and Fraction(small_limit_target(banker, player, table), max(banker, player)) <= ratio <= 1
+            assert ratio is not None
+            assert Fraction(small_limit_target(banker, player, table), max(banker, player)) <= ratio <= 1
             cut = {r.index: r.new_amount for r in outcome.reductions}
             for i, bet in enumerate(bets):
                 if bet.on is (Outcome.BANKER if banker > player else Outcome.PLAYER):
                     step = banker_step(table) if bet.on is Outcome.BANKER else table.smallest_chip
-                    assert cut.get(i, bet.amount) == int(bet.amount * ratio) // step * step  # unchanged bets are not listed
+                    # unchanged bets are not listed
+                    assert cut.get(i, bet.amount) == int(bet.amount * ratio) // step * step
     else:
         # Honest refusal: no way of cutting the larger side in whole steps meets the limit.
         larger = Outcome.BANKER if banker > player else Outcome.PLAYER
@@ -361,4 +365,5 @@ def test_war_settlement_conserves_money(case: tuple[WarTable, list[WarWager], in
         assert per_original[i] == war_expected_net(wager, round_, table)
     staked = sum(s.stake for s in settled)
     back = sum(s.returned + s.payout for s in settled)
-    assert back - staked == sum(s.net for s in settled) == sum(s.payout for s in settled) - sum(s.collected for s in settled)
+    net = sum(s.net for s in settled)
+    assert back - staked == net == sum(s.payout for s in settled) - sum(s.collected for s in settled)

@@ -66,7 +66,8 @@ def test_player_side_reduced_pro_rata_and_rounded_down() -> None:
         (0, "ann", 500, 500),
         (1, "bob", 300, 275),
     ]
-    assert "Player total 1575 exceeds Banker total 500 by 1075; the table differential is 300" in result.reductions[0].reason
+    summary = "Player total 1575 exceeds Banker total 500 by 1075; the table differential is 300"
+    assert summary in result.reductions[0].reason
     after = result.apply(bets)
     assert side_totals(after) == (500, 800)
     assert differential_excess(after, table) == 0

@@ -81,7 +81,9 @@ def test_banker_refusal_when_no_smaller_amount_reaches_the_minimum() -> None:
 def test_banker_total_on_a_spot_must_stay_exact_when_chips_are_added() -> None:
     table = mini()
     result = accept_bet(Bet(box(1), "ann", B, 10), [Bet(box(1), "ann", B, 20)], table)
-    refused(result, "5.12", "Banker total of 30 on box 1 cannot be paid exactly in chips of 1: largest acceptable is 20")
+    refused(
+        result, "5.12", "Banker total of 30 on box 1 cannot be paid exactly in chips of 1: largest acceptable is 20"
+    )
 
 
 def test_no_commission_banker_bets_need_not_be_chip_exact() -> None:
@@ -146,7 +148,10 @@ def test_maximum_applies_to_a_players_total_on_one_outcome_across_boxes() -> Non
     table = mini()
     placed = [Bet(box(1), "ann", P, 600), Bet(box(2), "bob", P, 900)]
     result = accept_bet(Bet(box(3), "ann", P, 500), placed, table)
-    refused(result, "5.9", "Player bet of 500 takes player ann's total on Player to 1100, over the maximum of 1000: at most 400 more")
+    refused(
+        result, "5.9",
+        "Player bet of 500 takes player ann's total on Player to 1100, over the maximum of 1000: at most 400 more",
+    )
     assert accept_bet(Bet(box(3), "ann", P, 400), placed, table)
     # Other outcomes have their own maximum.
     assert accept_bet(Bet(box(3), "ann", T, 1000), placed, table)
@@ -155,7 +160,8 @@ def test_maximum_applies_to_a_players_total_on_one_outcome_across_boxes() -> Non
 def test_personal_maximum_replaces_the_table_maximum() -> None:
     table = mini()
     assert accept_bet(Bet(box(1), "vip", P, 2000), [], table, personal_max={"vip": 5000})
-    refused(accept_bet(Bet(box(1), "ann", P, 200), [], table, personal_max={"ann": 100}), "5.9", "over the maximum of 100")
+    over = accept_bet(Bet(box(1), "ann", P, 200), [], table, personal_max={"ann": 100})
+    refused(over, "5.9", "over the maximum of 100")
 
 
 # --- Seating: 5.6, 5.7, 5.8 -------------------------------------------------------------
@@ -164,7 +170,10 @@ def test_personal_maximum_replaces_the_table_maximum() -> None:
 def test_mini_allows_three_players_per_box_and_refuses_a_fourth() -> None:
     table = mini()
     placed = [Bet(box(4), name, P, 20) for name in ("ann", "bob", "cy")]
-    refused(accept_bet(Bet(box(4), "dee", B, 20), placed, table), "5.8", "box 4 already has 3 players: at most 3 may bet on one box")
+    refused(
+        accept_bet(Bet(box(4), "dee", B, 20), placed, table), "5.8",
+        "box 4 already has 3 players: at most 3 may bet on one box",
+    )
     assert accept_bet(Bet(box(4), "ann", B, 20), placed, table)  # a player already there may add
     two = mini(players_per_box=2)
     refused(accept_bet(Bet(box(4), "cy", P, 20), placed[:2], two), "5.8", "at most 2 may bet on one box")
@@ -173,7 +182,10 @@ def test_mini_allows_three_players_per_box_and_refuses_a_fourth() -> None:
 def test_full_baccarat_one_seated_player_per_box() -> None:
     table = full()
     placed = [Bet(box(5), "ann", B, 2000)]
-    refused(accept_bet(Bet(box(5), "bob", P, 100), placed, table), "5.7", "box 5 belongs to seated player ann: one player per box")
+    refused(
+        accept_bet(Bet(box(5), "bob", P, 100), placed, table), "5.7",
+        "box 5 belongs to seated player ann: one player per box",
+    )
     assert accept_bet(Bet(box(5), "ann", P, 100), placed, table)
 
 
@@ -191,7 +203,9 @@ def test_region_cap_on_all_players_bets() -> None:
     table = mini(region_cap=RegionCap.ALL_PLAYERS)
     placed = [Bet(box(1), "ann", P, 600), Bet(box(1), "bob", P, 300)]
     result = accept_bet(Bet(box(1), "cy", P, 200), placed, table)
-    refused(result, "5.8", "takes all players' bets on the Player spot of box 1 to 1100, over the table maximum of 1000")
+    refused(
+        result, "5.8", "takes all players' bets on the Player spot of box 1 to 1100, over the table maximum of 1000"
+    )
     assert accept_bet(Bet(box(1), "cy", P, 100), placed, table)
     assert accept_bet(Bet(box(1), "cy", B, 200), placed, table)  # another spot
     assert accept_bet(Bet(box(1), "cy", P, 200), placed, mini())  # without the cap

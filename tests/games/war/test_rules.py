@@ -53,7 +53,10 @@ def test_one_card_to_each_box_in_order_then_the_dealer() -> None:
 
 
 def test_tie_asks_each_war_wager_holder_and_holds_cards_until_answered() -> None:
-    wagers = [WarWager(1, "ann", WAR, 20), WarWager(1, "bob", WAR, 20), WarWager(1, "cy", TIE, 10), WarWager(3, "dee", WAR, 20)]
+    wagers = [
+        WarWager(1, "ann", WAR, 20), WarWager(1, "bob", WAR, 20),
+        WarWager(1, "cy", TIE, 10), WarWager(3, "dee", WAR, 20),
+    ]
     round_ = WarRound.start(wagers)
     for code in ("QS", "2H", "QD"):
         round_ = round_.with_card(parse_card(code))

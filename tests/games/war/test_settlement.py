@@ -90,7 +90,8 @@ def test_going_to_war_and_tying_again_wins_without_bonus_by_default() -> None:
 def test_going_to_war_and_losing_loses_both() -> None:
     wagers = [WarWager(1, "ann", WAR, 100)]
     settled = settle_war(play(wagers, "9S 9D 2C 3C 4C 5H KD", {(1, "ann"): Choice.WAR}), table(tie_after_tie_bonus=1))
-    assert [(s.wager.kind, s.result, s.net) for s in settled] == [(WAR, WagerResult.LOSE, -100), (GO, WagerResult.LOSE, -100)]
+    expected = [(WAR, WagerResult.LOSE, -100), (GO, WagerResult.LOSE, -100)]
+    assert [(s.wager.kind, s.result, s.net) for s in settled] == expected
 
 
 def test_players_sharing_a_box_share_its_cards_and_choose_separately() -> None:

@@ -66,13 +66,15 @@ def test_boxes_per_player() -> None:
     refused(accept_wager(WarWager(2, "ann", WAR, 20), placed, table()), "5.8", "player ann may bet on at most 1 box")
     assert accept_wager(WarWager(2, "ann", WAR, 20), placed, table(max_boxes_per_player=2))
     # ... and the minimum still applies on each box (5.7).
-    refused(accept_wager(WarWager(2, "ann", WAR, 5), placed, table(max_boxes_per_player=2)), "5.7", "below the table minimum")
+    small = accept_wager(WarWager(2, "ann", WAR, 5), placed, table(max_boxes_per_player=2))
+    refused(small, "5.7", "below the table minimum")
 
 
 def test_box_maximum_and_player_maximum() -> None:
     placed = [WarWager(3, "ann", WAR, 300), WarWager(3, "ann", TIE, 50), WarWager(3, "bob", WAR, 200)]
     t = table(box_max=600, player_max=400)
-    refused(accept_wager(WarWager(3, "cy", WAR, 100), placed, t), "5.10", "takes box 3 to 650, over the box maximum of 600")
+    over = accept_wager(WarWager(3, "cy", WAR, 100), placed, t)
+    refused(over, "5.10", "takes box 3 to 650, over the box maximum of 600")
     refused(
         accept_wager(WarWager(3, "ann", TIE, 100), placed[:2], t),
         "5.10",

@@ -242,6 +242,11 @@ class Game(Protocol[TableT, PlayT]):
         """The payout option a table starts with (``""`` when the game has none)."""
         ...
 
+    def variant_of(self, table: TableT) -> str:
+        """The table's variant in words for signs and logs (``"mini"``), or ``""`` for a game
+        with a single layout."""
+        ...
+
     # --- bets and the round ---------------------------------------------------------------
 
     def accept(self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: TableT) -> Acceptance:

@@ -70,6 +70,7 @@ def test_every_game_satisfies_the_interface(game: Game[Any, Any]) -> None:
     assert isinstance(table, game.table_type) and isinstance(table, TableOptions)
     assert game.regions and set(game.carry_regions) <= set(game.regions)
     assert game.payout_option(table) in (*game.payout_options, "")
+    assert isinstance(game.variant_of(table), str)
 
 
 def test_the_registry_knows_each_game_by_its_configured_name() -> None:

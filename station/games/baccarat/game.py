@@ -171,6 +171,9 @@ class BaccaratGame:
     def payout_option(self, table: BaccaratTable) -> str:
         return table.banker_payout.value
 
+    def variant_of(self, table: BaccaratTable) -> str:
+        return table.variant.value
+
     def accept(
         self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: BaccaratTable
     ) -> Acceptance:

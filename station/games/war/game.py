@@ -156,6 +156,9 @@ class WarGame:
     def payout_option(self, table: WarTable) -> str:
         return ""
 
+    def variant_of(self, table: WarTable) -> str:
+        return ""  # one layout: up to 7 boxes
+
     def accept(self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: WarTable) -> Acceptance:
         try:
             wagers = [wager_from_layout(k, a) for k, a in others.items()]

@@ -13,8 +13,8 @@ number of cards. That tally does not depend on the shoe. Analysing a composition
 one weighted sum over the ~7,000 multisets (see
 :func:`station.analysis.baccarat_odds.count_rounds`) instead of a walk through every round.
 
-The rules come from the shared engine (:func:`~station.games.baccarat.player_draws`,
-:func:`~station.games.baccarat.banker_draws`), never from a copy of the drawing table.
+The rules come from the shared engine (:func:`~station.games.baccarat.rules.player_draws`,
+:func:`~station.games.baccarat.rules.banker_draws`), never from a copy of the drawing table.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
 
-from station.games.baccarat import banker_draws, player_draws
+from station.games.baccarat.rules import banker_draws, player_draws
 
 VALUES = range(10)
 """Baccarat point values 0-9."""

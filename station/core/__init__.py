@@ -8,11 +8,13 @@
   :mod:`~station.core.machine_base`; the steps that change it are grouped by subject in
   :mod:`~station.core.shoe_steps`, :mod:`~station.core.round_steps`,
   :mod:`~station.core.bet_steps` and :mod:`~station.core.stop_steps`; the rounds and the shoe
-  are plain data in :mod:`~station.core.rounds` and :mod:`~station.core.shoe`.
+  are plain data in :mod:`~station.core.rounds` and :mod:`~station.core.shoe`. The game's
+  rules are asked through :class:`station.games.interface.Game` only (``machine.rules``):
+  nothing here asks which game is being played.
 - :mod:`station.core.states`: the states and transitions, stated once (machine and diagram).
 - :mod:`station.core.outputs`: the typed outputs subscribers hear.
 - :mod:`station.core.options`: :class:`~station.core.options.CoreOptions` (game, equipment,
-  dealing style, decks, table rules).
+  dealing style, decks, table rules); the game is found there once, by name.
 - :mod:`station.core.replay`, :mod:`station.core.recall`: rebuilding state and past rounds
   from the journal.
 - :mod:`station.core.diagram`: the state diagram from the code.

@@ -1,15 +1,14 @@
 """Bets: when they may be placed, changed or withdrawn (5.4, 5.14, 5.16), and payout options (5.11).
 
-Whether a bet is acceptable is the game rules' answer (:mod:`station.core.wagers`).
+Whether a bet is acceptable is the game's answer (:meth:`station.games.interface.Game.accept`).
 """
 
 from __future__ import annotations
 
 from station.core import outputs as out
 from station.core import states as st
-from station.core import wagers
 from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
-from station.core.rounds import BetKey, WarRound, round_id
+from station.core.rounds import BetKey, round_id
 from station.events import (
     Actor,
     BetChanged,
@@ -28,8 +27,8 @@ class BetSteps(MachineBase):
         """The layout a bet change goes to now, or ``None`` (with a refusal) when closed."""
         if self.state == st.BETTING and self.round is not None:
             return self.round.bets
-        if self.state == st.PAYING and self.carried is not None and region in ("banker", "player"):
-            return self.carried  # after a Tie, before the next round (5.16)
+        if self.state == st.PAYING and self.carried is not None and region in self.rules.carry_regions:
+            return self.carried  # after a baccarat Tie, before the next round (5.16)
         if self.state in (st.DEALING, st.REVEALING) and self.round is not None and not self.round.revealed:
             self._refuse(ev, "no more bets: a supervisor may allow late bets while no card is revealed (5.14)")
         else:
@@ -41,9 +40,9 @@ class BetSteps(MachineBase):
         if layout is None:
             return
         key = (ev.box, ev.player, ev.region)
-        reason = wagers.refusal(self.options.game, key, ev.amount, layout, self.table)
-        if reason:
-            self._refuse(ev, reason)
+        verdict = self.rules.accept(key, ev.amount, layout, self.table)
+        if not verdict:
+            self._refuse(ev, verdict.reason)
             return
         layout[key] = layout.get(key, 0) + ev.amount
         self._note_override(ev.actor, "placed", key, ev.amount)
@@ -59,9 +58,9 @@ class BetSteps(MachineBase):
             self._refuse(ev, f"{ev.player} has no {ev.region} bet on box {ev.box} to change")
             return
         others = {k: a for k, a in layout.items() if k != key}
-        reason = wagers.refusal(self.options.game, key, ev.amount, others, self.table)
-        if reason:
-            self._refuse(ev, reason)
+        verdict = self.rules.accept(key, ev.amount, others, self.table)
+        if not verdict:
+            self._refuse(ev, verdict.reason)
             return
         layout[key] = ev.amount
         self._note_override(ev.actor, "changed", key, ev.amount)
@@ -95,7 +94,7 @@ class BetSteps(MachineBase):
         r = self.round
         if ev.actor.role not in SUPERVISOR_ROLES:
             self._refuse(ev, "only a supervisor may allow late bets")
-        elif self.state not in (st.DEALING, st.REVEALING) or r is None or isinstance(r, WarRound):
+        elif self.state not in (st.DEALING, st.REVEALING) or r is None or not self.rules.late_bets:
             self._refuse(ev, self._not_now("allow late bets"))
         elif r.revealed:
             self._refuse(ev, "a card of this round has been revealed: no late bets (5.14)")
@@ -106,12 +105,13 @@ class BetSteps(MachineBase):
             self._trigger("late_bets")
 
     def _on_payout_option(self, ev: PayoutOptionChanged) -> None:
-        if self.options.game != "baccarat":
-            self._refuse(ev, "payout options are for baccarat")
+        options = self.rules.payout_options
+        if not options:
+            self._refuse(ev, f"{self.rules.title} has no payout options")
         elif ev.actor.role not in SUPERVISOR_ROLES:
             self._refuse(ev, "only a supervisor may change the payout option")
-        elif ev.option not in ("commission", "no_commission"):
-            self._refuse(ev, f"unknown payout option {ev.option!r}: use commission or no_commission")
+        elif ev.option not in options:
+            self._refuse(ev, f"unknown payout option {ev.option!r}: use {' or '.join(options)}")
         else:
             self.pending_payout = {"option": ev.option, "role": ev.actor.role, "who": ev.actor.who}
             self._emit(out.PayoutOptionScheduled(ev.option, "next round"))

@@ -22,7 +22,7 @@ class DiagramError(RuntimeError):
     """A diagram format that cannot be produced here (the message says what to install)."""
 
 
-class _Model:
+class _DrawnTable:
     """Stands in for the table: the conditions only need to exist to be drawn."""
 
     def __init__(self) -> None:
@@ -33,7 +33,7 @@ class _Model:
 
 
 def _graph(engine: Literal["graphviz", "mermaid"]) -> Any:
-    model = _Model()
+    model = _DrawnTable()
     GraphMachine(
         model=model,
         states=list(st.STATES),
@@ -54,7 +54,7 @@ def render(fmt: str = "mermaid") -> str:
         text = _graph("mermaid").draw(None).replace("\n  Class ", "\n  class ")
     elif fmt == "dot":
         try:
-            import graphviz  # noqa: F401
+            import graphviz  # type: ignore[import-not-found]  # noqa: F401
         except ImportError:
             raise DiagramError("the dot format needs the graphviz Python package (pip install graphviz)") from None
         text = _graph("graphviz").source

@@ -25,7 +25,6 @@ from station.core.bet_steps import BetSteps
 from station.core.machine_base import MachineBase, RoundHook
 from station.core.options import CoreOptions
 from station.core.round_steps import RoundSteps
-from station.core.rounds import WarRound
 from station.core.shoe_steps import ShoeSteps
 from station.core.stop_steps import StopSteps
 from station.events import (
@@ -93,8 +92,8 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
             "reveal": self._reveal,
             "next_round": self._next_round,
             "call_supervisor": self._call_supervisor,
-            "war": self._war_choice,
-            "surrender": self._war_choice,
+            "war": self._player_choice,
+            "surrender": self._player_choice,
         }
         self._last_expectation = self.expectation
 
@@ -153,7 +152,7 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
         if state == st.PAUSED:
             return f"paused by {self.paused_by.get('who') or self.paused_by.get('role', 'supervisor')}"
         if state == st.SHUFFLING:
-            prefix = "shoe finished: " if self.shoe.number and not o.equipment == "continuous" else ""
+            prefix = "shoe finished: " if self.shoe.number and o.equipment != "continuous" else ""
             if o.equipment == "manual":
                 return prefix + "shuffle the cards, then press shuffle done"
             if o.equipment == "batch":
@@ -176,8 +175,7 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
                 return "players squeeze and turn the cards: press reveal when turned"
             return "turn the cards in order, then press reveal"
         if state in (st.WAR_DECISION, st.WAR_BURNING, st.WAR_DEALING):
-            assert isinstance(r, WarRound) and r.engine is not None
-            return r.engine.next_step().instruction()
+            return self._deal_instruction()
         if state == st.PAYING:
             assert r is not None
             if r.voided:

@@ -21,9 +21,9 @@ from station.core import states as st
 from station.core.irregularities import HeldCard, Irregularity
 from station.core.options import CoreOptions
 from station.core.rounds import BetKey, Round
-from station.core.shoe import ShoeState
+from station.core.shoe import ShoeTracking
 from station.events import CardDrawn, DeviceFault, DeviceRecovered, Event
-from station.games.table import BaccaratTable, WarTable
+from station.games.interface import Game, TableOptions
 
 SUPERVISOR_ROLES = ("supervisor",)
 
@@ -48,7 +48,10 @@ class MachineBase:
     def __init__(self, options: CoreOptions | None = None) -> None:
         self.options = options or CoreOptions()
         o = self.options
-        self.shoe = ShoeState(o.decks, continuous=o.equipment == "continuous", rounds_after_cut=o.rounds_after_cut)
+        #: The rules of the game this table plays, found once from the options: every step
+        #: asks them and none asks which game it is.
+        self.rules: Game[Any, Any] = o.rules
+        self.shoe = ShoeTracking(o.decks, continuous=o.equipment == "continuous", rounds_after_cut=o.rounds_after_cut)
         self.round: Round | None = None
         self.irregularity: Irregularity | None = None
         self.irregularities_raised = 0
@@ -57,7 +60,7 @@ class MachineBase:
         self._return_state = ""  # where the active irregularity returns to
         self._pause_return = ""  # where a pause returns to
         self.paused_by: dict[str, str] = {}
-        self.payout_option = o.table.banker_payout.value if isinstance(o.table, BaccaratTable) else ""
+        self.payout_option = self.rules.payout_option(self.table)
         self.pending_payout: dict[str, str] | None = None
         self.payout_history: list[dict[str, str]] = []
         self.carried: dict[BetKey, int] | None = None  # Banker/Player bets left on after a Tie
@@ -118,7 +121,7 @@ class MachineBase:
         return sorted(d for d in self.faulted if self._critical(d))
 
     @property
-    def table(self) -> BaccaratTable | WarTable:
+    def table(self) -> TableOptions:
         assert self.options.table is not None
         return self.options.table
 

@@ -1,20 +1,21 @@
 """Options of the core machine: game, equipment mode, dealing style and the table's rules.
 
 Everything that changes how a journal replays lives here, so that one set of options and one
-journal always give the same state.
+journal always give the same state. The game is named here once and its rules found in
+:mod:`station.games.registry` (:attr:`CoreOptions.rules`); nothing after asks its name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
 from types import MappingProxyType
+from typing import Any
 
 from station.cards import check_deck_count
-from station.games.table import BaccaratTable, Chips, Variant, WarTable
+from station.games.interface import Game, TableOptions
+from station.games.registry import GAMES, UnknownGame, game_named
 
-GAMES = ("baccarat", "war")
 EQUIPMENT = ("manual", "batch", "continuous")
 STYLES = ("A", "B", "C", "D")
 
@@ -23,24 +24,15 @@ class CoreOptionError(ValueError):
     """Options that cannot run a table (e.g. Dealing Style B with a continuous shuffler)."""
 
 
-def default_baccarat_table() -> BaccaratTable:
-    return BaccaratTable(
-        variant=Variant.MINI, boxes=7, min_bet=1000, max_bet=500_000,
-        chips=Chips((100, 500, 1000, 2500, 10_000, 50_000)),
-    )
-
-
-def default_war_table() -> WarTable:
-    return WarTable(boxes=7, min_bet=1000, max_bet=500_000, chips=Chips((100, 500, 1000, 2500, 10_000)))
-
-
 @dataclass(frozen=True)
 class CoreOptions:
     """How this table runs.
 
     ``equipment``: ``manual`` shoe, ``batch`` shuffler with two differently coloured sets
     (``set_colours``), or ``continuous`` shuffler (no cut card, no burn, no shoe end).
-    ``dealing_style`` A-D as in RULES.md (baccarat; Casino War cards are turned as dealt).
+    ``game`` names the game (a key of :data:`station.games.registry.GAMES`).
+    ``dealing_style`` A-D as in RULES.md, for games whose cards may be dealt face down
+    (baccarat); the others turn each card as it is dealt.
     ``rounds_after_cut``: rounds dealt after the round in which the cut card appears.
     ``round_devices``: devices whose loss stops a round in progress (``None``: every device).
     ``betting_seconds``: when > 0, betting closes by itself after so many seconds (a journaled
@@ -55,14 +47,16 @@ class CoreOptions:
     decks: int = 8
     rounds_after_cut: int = 1
     set_colours: tuple[str, str] = ("red", "blue")
-    table: BaccaratTable | WarTable | None = None
+    table: TableOptions | None = None
     round_devices: frozenset[str] | None = None
     betting_seconds: int = 0
     buttons: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise CoreOptionError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        try:
+            rules = game_named(self.game)
+        except UnknownGame as exc:
+            raise CoreOptionError(str(exc)) from None
         if self.equipment not in EQUIPMENT:
             raise CoreOptionError(f"equipment must be one of {', '.join(EQUIPMENT)}, got {self.equipment!r}")
         if self.dealing_style not in STYLES:
@@ -79,11 +73,12 @@ class CoreOptions:
         if not isinstance(self.betting_seconds, int) or self.betting_seconds < 0:
             raise CoreOptionError(f"betting seconds must be 0 or more, got {self.betting_seconds!r}")
         if self.table is None:
-            table = default_baccarat_table() if self.game == "baccarat" else default_war_table()
-            object.__setattr__(self, "table", table)
-        expected = BaccaratTable if self.game == "baccarat" else WarTable
+            object.__setattr__(self, "table", rules.default_table())
+        expected = rules.table_type
         if not isinstance(self.table, expected):
-            raise CoreOptionError(f"a {self.game} table needs {expected.__name__} options, got {type(self.table).__name__}")
+            raise CoreOptionError(
+                f"a {self.game} table needs {expected.__name__} options, got {type(self.table).__name__}"
+            )
         object.__setattr__(self, "buttons", MappingProxyType(dict(self.buttons)))
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -94,14 +89,19 @@ class CoreOptions:
         return (_rebuild_options, (values,))
 
     @property
+    def rules(self) -> Game[Any, Any]:
+        """The rules of the game this table plays."""
+        return GAMES[self.game]
+
+    @property
     def hidden_cards(self) -> bool:
         """Cards are known when they leave the shoe but shown only on the dealer's reveal."""
-        return self.game == "baccarat" and self.dealing_style != "A"
+        return self.rules.hides_cards and self.dealing_style != "A"
 
     @property
     def squeeze(self) -> bool:
         """Styles B and D: each stage (first four cards, each third card) is squeezed and revealed."""
-        return self.game == "baccarat" and self.dealing_style in ("B", "D")
+        return self.rules.hides_cards and self.dealing_style in ("B", "D")
 
 
 def _rebuild_options(values: dict[str, Any]) -> CoreOptions:

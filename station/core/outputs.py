@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from station.cards import Card
 from station.events import to_plain
+from station.games.layout import SettledBet  # one bet after settlement, as the games record it
 
 
 @dataclass(frozen=True)
@@ -72,20 +73,6 @@ class CardRevealed(Output):
     position: str
     index: int
     card: Card
-
-
-@dataclass(frozen=True)
-class SettledBet:
-    """One bet after settlement. ``net`` is what the player gains (+) or loses (-)."""
-
-    box: str
-    player: str
-    region: str
-    stake: int
-    valid: int
-    void: int
-    outcome: str  # win / lose / push / void / surrender
-    net: int
 
 
 @dataclass(frozen=True)

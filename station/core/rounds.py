@@ -4,35 +4,35 @@ Round ids are ``<shoe>-<round>`` (``12-34`` is the 34th round of the 12th shoe i
 journal): short enough for a dealer to read out, and unique within a journal because shoe
 numbers only grow. Under a continuous shuffler the "shoe" is the shuffler session.
 
-A round is plain data plus the game logic that needs only the round (which position gets
-the next card, the result). State transitions are the machine's business.
+A round is the table's bookkeeping; what the game's rules know of it (which position gets
+the next card, the decisions, the result) is its ``play``, the game's immutable value
+(:class:`station.games.interface.Play`). State transitions are the machine's business.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from station.cards import Card
-from station.core.outputs import SettledBet
-from station.games import war
+from station.games.interface import Play
+from station.games.layout import BetKey, SettledBet
+
+__all__ = ["BetKey", "Round", "round_id"]
 
 
 def round_id(shoe: int, number: int) -> str:
     return f"{shoe}-{number}"
 
 
-BetKey = tuple[str, str, str]  # (box, player, region)
-
-
 @dataclass
 class Round:
-    """Fields shared by both games. ``dealt`` is every card placed, in order, as (position,
-    card); ``revealed`` counts how many of them have been turned face up."""
+    """One round of any game. ``dealt`` is every card placed, in order, as (position, card);
+    ``revealed`` counts how many of them have been turned face up."""
 
     round_id: str
     game: str
+    play: Play
     bets: dict[BetKey, int] = field(default_factory=dict)
     dealt: list[tuple[str, Card]] = field(default_factory=list)
     revealed: int = 0
@@ -45,7 +45,6 @@ class Round:
     voided: bool = False
     void_reason: str = ""
     bets_closed: bool = False
-    _by_position: dict[str, list[Card]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def settled(self) -> bool:
@@ -54,17 +53,10 @@ class Round:
     def place(self, position: str, card: Card) -> None:
         """A card goes to ``position`` (in dealing order)."""
         self.dealt.append((position, card))
-        self._by_position.setdefault(position, []).append(card)
 
-    def cards_at(self, position: str) -> list[Card]:
-        """The cards at ``position`` so far (the caller must not change the list)."""
-        return self._by_position.get(position, [])
-
-    def bet_items(self) -> Iterator[tuple[BetKey, int]]:
-        return iter(self.bets.items())
-
-    def hidden(self) -> list[tuple[str, Card]]:
-        return self.dealt[self.revealed :]
+    def returned(self) -> tuple[SettledBet, ...]:
+        """Every bet handed back whole (a voided round)."""
+        return tuple(SettledBet(b, p, r, a, 0, a, "void", 0) for (b, p, r), a in self.bets.items())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,22 +78,5 @@ class Round:
             "voided": self.voided,
             "void_reason": self.void_reason,
             "bets_closed": self.bets_closed,
-            **self.extra_json(),
+            **self.play.to_json(),
         }
-
-    def extra_json(self) -> dict[str, Any]:
-        return {}
-
-
-@dataclass
-class WarRound(Round):
-    """Casino War: the pure engine's round (:class:`station.games.war.WarRound`) does the
-    order of play; ``engine`` is ``None`` until "no more bets" starts it over the wagers."""
-
-    engine: war.WarRound | None = None
-
-    def extra_json(self) -> dict[str, Any]:
-        engine = self.engine
-        if engine is None:
-            return {"choices": []}
-        return {"choices": [[b, p, c.value] for b, p, c in engine.choices]}

@@ -18,7 +18,11 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 
 
 @dataclass
-class ShoeState:
+class ShoeTracking:
+    """What the table tracks of the shoe in play: counts, composition, the procedure's
+    progress, and the card sets of a batch shuffler. (The shoe *device's* own report is
+    :class:`drivers.devices.shoe.ShoeState`.)"""
+
     decks: int
     continuous: bool = False
     rounds_after_cut: int = 1

@@ -8,7 +8,6 @@ from station.cards import Card
 from station.core import irregularities as irr
 from station.core import outputs as out
 from station.core import states as st
-from station.core import wagers
 from station.core.irregularities import HeldCard, Irregularity
 from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
 from station.events import (
@@ -84,7 +83,8 @@ class StopSteps(MachineBase):
         )
         self._return_state = self.state
         self._trigger("stop")
-        self._emit(out.IrregularityRaised(self.irregularity.ident, reason, detail, self.irregularity.round_id, decisions))
+        problem = self.irregularity
+        self._emit(out.IrregularityRaised(problem.ident, reason, detail, problem.round_id, decisions))
 
     def _on_decision(self, ev: SupervisorDecision) -> None:
         problem = self.irregularity
@@ -155,7 +155,7 @@ class StopSteps(MachineBase):
         assert r is not None
         r.voided = True
         r.void_reason = reason
-        returned = wagers.returned(r.bets)
+        returned = r.returned()
         self.voided_rounds.append(r.round_id)
         if r.dealt or r.burned:
             self.shoe.round_completed()

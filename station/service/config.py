@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from station.games.registry import game_named
+
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
 
 Game = Literal["baccarat", "war"]
@@ -29,8 +31,6 @@ Variant = Literal["mini", "midi", "full"]
 Equipment = Literal["manual", "batch", "continuous"]
 DealingStyle = Literal["A", "B", "C", "D"]
 Role = Literal["dealer", "supervisor", "technician"]
-
-MAX_BOXES = {"mini": 7, "midi": 9, "full": 14, "war": 7}
 
 
 class ConfigRuleError(ValueError):
@@ -97,15 +97,9 @@ class TableSection(_Strict):
 
     @model_validator(mode="after")
     def _rules(self) -> TableSection:
-        limit_key = "war" if self.game == "war" else self.variant
-        if self.boxes > MAX_BOXES[limit_key]:
-            raise ConfigRuleError(
-                "table.boxes", f"{self.boxes} boxes is more than a {limit_key} table has ({MAX_BOXES[limit_key]})"
-            )
-        if self.game == "baccarat" and self.variant == "full" and self.players_per_box != 1:
-            raise ConfigRuleError("table.players_per_box", "full baccarat seats exactly 1 player per box (rule 5.7)")
-        if self.standing_regions and not (self.game == "baccarat" and self.variant == "full"):
-            raise ConfigRuleError("table.standing_regions", "standing-player regions exist only in full baccarat (rule 5.6)")
+        layout = game_named(self.game).settings_problem(self)  # the layout the game allows
+        if layout is not None:
+            raise ConfigRuleError(f"table.{layout[0]}", layout[1])
         if self.max_bet < self.min_bet:
             raise ConfigRuleError("table.max_bet", f"maximum {self.max_bet} is below the minimum {self.min_bet}")
         if not self.chips or any(c <= 0 for c in self.chips):
@@ -235,7 +229,7 @@ class StationConfig(_Strict):
                 "devices.shuffler", f"equipment '{self.table.equipment}' needs a [devices.shuffler] section"
             )
         for region, amount in self.dealer.bets.items():
-            allowed = ("war", "tie") if self.table.game == "war" else ("banker", "player", "tie")
+            allowed = game_named(self.table.game).regions
             if region not in allowed:
                 raise ConfigRuleError(f"dealer.bets.{region}", f"unknown betting region; use one of {', '.join(allowed)}")
             if amount <= 0:

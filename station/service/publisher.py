@@ -9,6 +9,10 @@ Nothing is shown before the cards are turned: the core publishes cards and resul
 they may be shown under the dealing style in force, and this module shows only what the core
 published. After a restart the roads are rebuilt from the current shoe's rounds in the
 journal (``initial_results``), never from memory.
+
+What a result shows depends on the game: baccarat's roads and last hands
+(:class:`RoadsBoard`), or Casino War's results per box (:class:`BoxesBoard`). The publisher
+picks one by the configured game (:data:`BOARDS`) and asks it; it never asks which game it is.
 """
 
 from __future__ import annotations
@@ -16,20 +20,25 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Protocol, cast
 
 import structlog
 
 from drivers.codec.display import BeadCell as WireBead
 from drivers.codec.display import BigRoadCell as WireBigRoad
-from drivers.codec.display import Mark, Prediction as WirePrediction, WireOutcome
+from drivers.codec.display import Mark, WireOutcome
+from drivers.codec.display import Prediction as WirePrediction
 from drivers.devices import DeviceError, DisplayDriver
 from station.core import outputs as out
-from station.core.queues import take_waiting
 from station.core import states as st
-from station.games.baccarat import RoundStateError, result_of
-from station.roads import ResultRecord, Roads, Scoreboard, WarBoard
+from station.core.queues import take_waiting
+from station.games.baccarat.rules import BaccaratResult, RoundStateError, result_of
+from station.roads.cells import Roads
+from station.roads.results import ResultRecord
+from station.roads.scoreboard import Scoreboard
+from station.roads.war_board import WarBoard
 
 log = structlog.get_logger(__name__)
 
@@ -61,6 +70,7 @@ def record_of(result: Mapping[str, Any]) -> ResultRecord:
 
 
 def war_round_of(result: Mapping[str, Any]) -> dict[int, str]:
+    """A War board round from a round result as the core keeps it (``shoe_results``)."""
     return {int(box): outcome for box, outcome in dict(result.get("boxes", {})).items()}
 
 
@@ -83,6 +93,96 @@ def wire_roads(roads: Roads) -> dict[str, Any]:
     }
 
 
+class ResultsBoard(Protocol):
+    """What the players are shown of the shoe's results, for one game."""
+
+    def reset(self) -> None:
+        """A new shoe: nothing to show."""
+        ...
+
+    def add_record(self, result: Mapping[str, Any]) -> None:
+        """A round as the core keeps it (``shoe_results``): rebuilding after a restart."""
+        ...
+
+    def add_output(self, output: out.RoundResult) -> BaccaratResult | None:
+        """A round as the core publishes it; returns the round for the board to show, if any."""
+        ...
+
+    def display_roads(self) -> dict[str, Any] | None:
+        """The roads for the display board (:func:`wire_roads`), or None when the game has none."""
+        ...
+
+    def snapshot_parts(self) -> dict[str, Any]:
+        """The web snapshot's game-specific fields (``roads``, ``last_result``, ``war``)."""
+        ...
+
+
+class RoadsBoard:
+    """Baccarat: the roads of the shoe and the last round's hands."""
+
+    def __init__(self) -> None:
+        self.scoreboard = Scoreboard()
+        self.last_result: BaccaratResult | None = None
+
+    def reset(self) -> None:
+        self.scoreboard.reset()  # the last round's hands stay shown until the next round
+
+    def add_record(self, result: Mapping[str, Any]) -> None:
+        self.scoreboard.add(record_of(result))
+
+    def add_output(self, output: out.RoundResult) -> BaccaratResult | None:
+        hands = dict(output.hands)
+        totals = dict(output.totals)
+        self.add_record({
+            "outcome": output.outcome, "player_total": totals.get("player"), "banker_total": totals.get("banker"),
+            "natural": output.natural, "player_pair": output.player_pair, "banker_pair": output.banker_pair,
+        })
+        try:
+            self.last_result = result_of(list(hands.get("player", ())), list(hands.get("banker", ())))
+        except RoundStateError:
+            self.last_result = None
+        return self.last_result
+
+    def display_roads(self) -> dict[str, Any] | None:
+        return wire_roads(self.scoreboard.roads())
+
+    def snapshot_parts(self) -> dict[str, Any]:
+        return {"roads": self.scoreboard.roads(), "last_result": self.last_result}
+
+
+class BoxesBoard:
+    """Casino War: the latest results of each box (the display board has no roads for it)."""
+
+    def __init__(self) -> None:
+        self.war_board = WarBoard()
+
+    def reset(self) -> None:
+        self.war_board.reset()
+
+    def add_record(self, result: Mapping[str, Any]) -> None:
+        self.war_board.add(war_round_of(result))
+
+    def add_output(self, output: out.RoundResult) -> BaccaratResult | None:
+        totals = dict(output.totals)
+        dealer = totals.get("dealer")
+        boxes: dict[str, str] = {}
+        for position, value in totals.items():
+            if position.startswith("box ") and dealer is not None:
+                boxes[position[4:]] = "win" if value > dealer else "lose" if value < dealer else "tie"
+        self.add_record({"boxes": boxes})
+        return None
+
+    def display_roads(self) -> dict[str, Any] | None:
+        return None
+
+    def snapshot_parts(self) -> dict[str, Any]:
+        return {"war": self.war_board}
+
+
+#: The board each game shows, by the game's configured name.
+BOARDS: Mapping[str, Callable[[], ResultsBoard]] = MappingProxyType({"baccarat": RoadsBoard, "war": BoxesBoard})
+
+
 class Publisher:
     """Feeds the display board and the web scoreboard from the core's outputs."""
 
@@ -100,11 +200,9 @@ class Publisher:
         self.web = web
         self.table_info = table_info
         self.limits = limits
-        self.scoreboard = Scoreboard()
-        self.war_board = WarBoard()
+        self.board = BOARDS[game]()
         for result in initial_results:
-            self._add_result(result)
-        self.last_result: Any = None
+            self.board.add_record(result)
         self.state = "shuffling"
         self.last_round = False
         self.fault = ""
@@ -160,7 +258,7 @@ class Publisher:
                 if item is _STOP:
                     self._flush(force=True)
                     return
-                kind, value = item  # type: ignore[misc]
+                kind, value = cast(tuple[str, Any], item)
                 try:
                     if kind == "output":
                         self._handle(value)
@@ -196,8 +294,9 @@ class Publisher:
             self._last_roads = time.monotonic()
             if self._roads_dirty:
                 self._roads_dirty = False
-                if self.game != "war":
-                    self._to_display("show_roads_wire", wire_roads(self.scoreboard.roads()))
+                roads = self.board.display_roads()
+                if roads is not None:
+                    self._to_display("show_roads_wire", roads)
             if self._web_dirty:
                 self._web_dirty = False
                 self._publish_web()
@@ -207,16 +306,9 @@ class Publisher:
             self._last_expected = time.monotonic()
             self._to_display("show_expected", self._expected)
 
-    def _add_result(self, result: Mapping[str, Any]) -> None:
-        if self.game == "war":
-            self.war_board.add(war_round_of(result))
-        else:
-            self.scoreboard.add(record_of(result))
-
     def _handle(self, output: out.Output) -> None:
         if isinstance(output, out.ShoeStarted):
-            self.scoreboard.reset()
-            self.war_board.reset()
+            self.board.reset()
             self.last_round = False
             self._to_display("clear")
             self._expected_shown = None  # the board was cleared: show the line again
@@ -245,27 +337,9 @@ class Publisher:
         self._web_dirty = True
 
     def _on_result(self, output: out.RoundResult) -> None:
-        hands = dict(output.hands)
-        totals = dict(output.totals)
-        if output.game == "war":
-            result = {"boxes": {}}
-            dealer = totals.get("dealer")
-            for position, value in totals.items():
-                if position.startswith("box ") and dealer is not None:
-                    result["boxes"][position[4:]] = "win" if value > dealer else "lose" if value < dealer else "tie"
-            self.war_board.add(war_round_of(result))
-            return
-        record = {
-            "outcome": output.outcome, "player_total": totals.get("player"), "banker_total": totals.get("banker"),
-            "natural": output.natural, "player_pair": output.player_pair, "banker_pair": output.banker_pair,
-        }
-        self.scoreboard.add(record_of(record))
-        try:
-            self.last_result = result_of(list(hands.get("player", ())), list(hands.get("banker", ())))
-        except RoundStateError:
-            self.last_result = None
-        if self.last_result is not None:
-            self._to_display("show_round", self.last_result)
+        shown = self.board.add_output(output)
+        if shown is not None:
+            self._to_display("show_round", shown)
         self._roads_dirty = True
 
     def _announce(self) -> None:
@@ -306,11 +380,5 @@ class Publisher:
             return
         from station.web.snapshot import Snapshot
 
-        snapshot = Snapshot(
-            table=self.table_info,
-            state=self.web_state(),
-            roads=self.scoreboard.roads() if self.game != "war" else None,
-            last_result=self.last_result,
-            war=self.war_board if self.game == "war" else None,
-        )
+        snapshot = Snapshot(table=self.table_info, state=self.web_state(), **self.board.snapshot_parts())
         self.web.publish(snapshot)

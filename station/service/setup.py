@@ -1,10 +1,11 @@
 """From a validated configuration to the core's options.
 
 The configuration file speaks the technician's words (``region_cap = "table_total"``); the
-game rules speak theirs (:class:`~station.games.table.RegionCap.ALL_PLAYERS`). This is the one
-place that translates, and any rule the game modules still refuse comes back as a
-:class:`~station.service.config.ConfigError` naming the file and the key, like every other
-configuration problem.
+game rules speak theirs (:class:`~station.games.baccarat.table.RegionCap.ALL_PLAYERS`). The
+configured game reads its own options from the ``[table]`` section
+(:meth:`~station.games.interface.Game.table_from_settings`); any rule it refuses comes back
+here as a :class:`~station.service.config.ConfigError` naming the file and the key, like
+every other configuration problem.
 """
 
 from __future__ import annotations
@@ -13,35 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from station.core.options import CoreOptionError, CoreOptions
-from station.games.table import BaccaratTable, BankerPayout, Chips, RegionCap, TableOptionError, Variant, WarTable
+from station.games.registry import game_named
+from station.games.table import TableOptionError
 from station.service.config import ConfigError, DealerSection, StationConfig, TableSection
 
 #: Kind of the journal record that holds the configuration a journal is written under.
 CONFIGURATION_RECORD = "Configuration"
 
-_REGION_CAPS = {"none": RegionCap.NONE, "table_total": RegionCap.ALL_PLAYERS, "player_total": RegionCap.EACH_PLAYER}
 #: Field names of the game modules -> dotted keys of the configuration file.
 _KEYS = {"table_differential": "differential", "tie_after_tie_bonus": "war.tie_after_tie_bonus",
          "box_max": "war.box_max", "player_max": "war.player_max",
          "max_boxes_per_player": "war.max_boxes_per_player"}
-
-
-def _table(t: TableSection) -> BaccaratTable | WarTable:
-    chips = Chips(tuple(sorted(t.chips)))
-    if t.game == "war":
-        return WarTable(
-            boxes=t.boxes, min_bet=t.min_bet, max_bet=t.max_bet, chips=chips,
-            players_per_box=t.players_per_box, box_max=t.war.box_max or None,
-            player_max=t.war.player_max or None, tie_pays=t.war.tie_pays,
-            tie_after_tie_bonus=t.war.tie_after_tie_bonus or None,
-            max_boxes_per_player=t.war.max_boxes_per_player,
-        )
-    return BaccaratTable(
-        variant=Variant(t.variant), boxes=t.boxes, min_bet=t.min_bet, max_bet=t.max_bet, chips=chips,
-        players_per_box=t.players_per_box, standing_regions=t.standing_regions, tie_pays=t.tie_pays,
-        banker_payout=BankerPayout(t.banker_payout), region_cap=_REGION_CAPS[t.region_cap],
-        table_differential=t.differential or None,
-    )
 
 
 def _round_devices(config: StationConfig) -> list[str]:
@@ -87,7 +70,7 @@ def core_options(config: StationConfig, path: Path) -> CoreOptions:
 
 def _options(t: TableSection, buttons: dict[str, str], round_devices: list[str], path: Path) -> CoreOptions:
     try:
-        table = _table(t)
+        table = game_named(t.game).table_from_settings(t)
     except TableOptionError as exc:
         raise ConfigError(path, [(f"table.{_KEYS.get(exc.field, exc.field)}", str(exc))]) from None
     try:

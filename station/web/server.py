@@ -59,7 +59,7 @@ class _Hub:
             return self.version
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _ScoreboardHandler(BaseHTTPRequestHandler):
     server: _ScoreboardHTTPServer
     disable_nagle_algorithm = True  # an event is one small write: send it now, not in 40 ms
     server_version = "station-scoreboard"
@@ -131,7 +131,7 @@ class _ScoreboardHTTPServer(ThreadingHTTPServer):
         self.static = static
         self.keepalive = keepalive
         self.retry_ms = retry_ms
-        super().__init__(address, _Handler)
+        super().__init__(address, _ScoreboardHandler)
 
 
 class ScoreboardServer:
@@ -157,7 +157,7 @@ class ScoreboardServer:
         if self._httpd is None:
             raise RuntimeError("the scoreboard server is not running")
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}/"
 
     @property
     def running(self) -> bool:

@@ -18,13 +18,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.cards import Card
-from station.games.baccarat import RoundResult
-from station.roads import Roads, WarBoard
+from station.games.baccarat.rules import BaccaratResult
+from station.games.registry import GAMES as GAME_RULES
+from station.roads.cells import Roads
+from station.roads.war_board import WarBoard
 
 TABLE_STATES = ("betting", "dealing", "shuffling", "last round", "shoe end")
 """States the page knows; a fault is ``"fault: <reason>"``."""
 
-GAMES = ("baccarat", "casino war")
+#: The games a page can show, in its words (``"casino war"``).
+GAMES = tuple(game.title for game in GAME_RULES.values())
 FAULT_PREFIX = "fault: "
 
 
@@ -100,7 +103,7 @@ def _hand(cards: Iterable[Card], total: int) -> dict[str, Any]:
     return {"cards": [card.code for card in cards], "total": total}
 
 
-def round_result_dict(result: RoundResult) -> dict[str, Any]:
+def round_result_dict(result: BaccaratResult) -> dict[str, Any]:
     """A revealed baccarat round for the page: both hands' cards and totals, the outcome."""
     return {
         "outcome": result.outcome.letter,
@@ -110,6 +113,12 @@ def round_result_dict(result: RoundResult) -> dict[str, Any]:
         "player_pair": result.player_pair,
         "banker_pair": result.banker_pair,
     }
+
+
+def _board_dict(war: WarBoard | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if isinstance(war, WarBoard):
+        return war.to_dict()
+    return None if war is None else dict(war)
 
 
 @dataclass(frozen=True)
@@ -123,7 +132,7 @@ class Snapshot:
     table: TableInfo
     state: str
     roads: Roads | None = None
-    last_result: RoundResult | None = None
+    last_result: BaccaratResult | None = None
     war: WarBoard | Mapping[str, Any] | None = field(default=None)
 
     def __post_init__(self) -> None:
@@ -138,5 +147,5 @@ class Snapshot:
             "state": self.state,
             "roads": self.roads.to_dict() if self.roads is not None else None,
             "last_result": round_result_dict(self.last_result) if self.last_result is not None else None,
-            "war": dict(self.war) if self.war is not None else None,
+            "war": _board_dict(self.war),
         }

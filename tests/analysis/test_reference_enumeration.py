@@ -28,7 +28,7 @@ from station.analysis.baccarat_odds import (
 from station.analysis.war_odds import analyse_war, count_war
 from station.cards import FULL_DECK, Card, Rank, ShoeComposition, Suit, parse_cards
 from station.cli.main import main
-from station.games.baccarat import Hand, next_hand_by_values, play_round
+from station.games.baccarat.rules import Hand, next_hand_by_values, play_round
 
 
 def falling(n: int, k: int) -> int:

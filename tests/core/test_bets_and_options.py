@@ -15,7 +15,8 @@ from station.events import (
     PayoutOptionChanged,
     Timer,
 )
-from station.games.table import BaccaratTable, Chips, Variant
+from station.games.baccarat.table import BaccaratTable, Variant
+from station.games.table import Chips
 
 SUP = Actor("supervisor", "sam")
 

@@ -13,19 +13,28 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from station.cards import FULL_DECK, Card
-from station.games.baccarat import (
+from station.games.baccarat.differential import (
+    differential_excess,
+    reduce_for_differential,
+    side_totals,
+)
+from station.games.baccarat.rules import (
+    BaccaratResult,
     Hand,
     Outcome,
-    RoundResult,
     RoundStateError,
     next_hand,
     play_round,
     result_of,
 )
-from station.games.baccarat_bets import Bet, banker_step, box, differential_excess, reduce_for_differential, side_totals, valid_part
-from station.games.baccarat_settlement import BetResult, settle_round
-from station.games.table import BaccaratTable, Chips, Variant, WarTable
-from station.games.war import Choice, StepKind, WagerKind, WagerResult, WarRound, WarWager, settle_war
+from station.games.baccarat.settlement import BetResult, settle_round
+from station.games.baccarat.table import BaccaratTable, Variant
+from station.games.baccarat.wagers import Bet, banker_step, box, valid_part
+from station.games.table import Chips
+from station.games.war.rules import Choice, StepKind, WarRound
+from station.games.war.settlement import WagerResult, settle_war
+from station.games.war.table import WarTable
+from station.games.war.wagers import WagerKind, WarWager
 
 EIGHT_DECKS = FULL_DECK * 8
 
@@ -111,14 +120,14 @@ def bets_for(draw: st.DrawFn, table: BaccaratTable, max_size: int = 12) -> list[
 
 
 @st.composite
-def table_bets_and_result(draw: st.DrawFn) -> tuple[BaccaratTable, list[Bet], RoundResult]:
+def table_bets_and_result(draw: st.DrawFn) -> tuple[BaccaratTable, list[Bet], BaccaratResult]:
     table = draw(tables())
     bets = draw(bets_for(table))
     shoe = iter(shuffled_shoe(draw(st.integers(0, 2**32))))
     return table, bets, play_round(lambda: next(shoe))
 
 
-def expected_net(bet: Bet, table: BaccaratTable, result: RoundResult) -> Fraction:
+def expected_net(bet: Bet, table: BaccaratTable, result: BaccaratResult) -> Fraction:
     """The player's gain on ``bet`` from the rules, in exact fractions (5.1, 5.10-5.13)."""
     c = table.smallest_chip
     if bet.on is Outcome.TIE:
@@ -144,11 +153,13 @@ def expected_net(bet: Bet, table: BaccaratTable, result: RoundResult) -> Fractio
 
 @settings(max_examples=100, deadline=None)
 @given(table_bets_and_result())
-def test_settlement_conserves_money_and_matches_the_rules(case: tuple[BaccaratTable, list[Bet], RoundResult]) -> None:
+def test_settlement_conserves_money_and_matches_the_rules(
+    case: tuple[BaccaratTable, list[Bet], BaccaratResult],
+) -> None:
     table, bets, result = case
     settled = settle_round(bets, result, table)
     assert len(settled.bets) == len(bets)
-    for bet, s in zip(bets, settled.bets):
+    for bet, s in zip(bets, settled.bets, strict=True):
         assert isinstance(s.net, int) and isinstance(s.payout, int) and isinstance(s.collected, int)
         assert s.stake == bet.amount == s.valid + s.void == s.returned + s.collected
         assert s.net == expected_net(bet, table, result)
@@ -162,7 +173,7 @@ def test_settlement_conserves_money_and_matches_the_rules(case: tuple[BaccaratTa
 
 @settings(max_examples=100, deadline=None)
 @given(table_bets_and_result())
-def test_no_bet_is_ever_paid_more_than_its_odds(case: tuple[BaccaratTable, list[Bet], RoundResult]) -> None:
+def test_no_bet_is_ever_paid_more_than_its_odds(case: tuple[BaccaratTable, list[Bet], BaccaratResult]) -> None:
     table, bets, result = case
     for s in settle_round(bets, result, table).bets:
         odds = table.tie_pays if s.bet.on is Outcome.TIE else 1
@@ -248,12 +259,14 @@ def test_differential_reduction_never_leaves_it_exceeded_and_never_increases_a_b
             ratio = outcome.ratio
             # A ratio of 1 happens when rounding to whole chips (or to the Banker's chip-exact
             # step) alone brings the side within the differential.
-            assert ratio is not None and Fraction(small_limit_target(banker, player, table), max(banker, player)) <= ratio <= 1
+            assert ratio is not None
+            assert Fraction(small_limit_target(banker, player, table), max(banker, player)) <= ratio <= 1
             cut = {r.index: r.new_amount for r in outcome.reductions}
             for i, bet in enumerate(bets):
                 if bet.on is (Outcome.BANKER if banker > player else Outcome.PLAYER):
                     step = banker_step(table) if bet.on is Outcome.BANKER else table.smallest_chip
-                    assert cut.get(i, bet.amount) == int(bet.amount * ratio) // step * step  # unchanged bets are not listed
+                    # unchanged bets are not listed
+                    assert cut.get(i, bet.amount) == int(bet.amount * ratio) // step * step
     else:
         # Honest refusal: no way of cutting the larger side in whole steps meets the limit.
         larger = Outcome.BANKER if banker > player else Outcome.PLAYER
@@ -352,4 +365,5 @@ def test_war_settlement_conserves_money(case: tuple[WarTable, list[WarWager], in
         assert per_original[i] == war_expected_net(wager, round_, table)
     staked = sum(s.stake for s in settled)
     back = sum(s.returned + s.payout for s in settled)
-    assert back - staked == sum(s.net for s in settled) == sum(s.payout for s in settled) - sum(s.collected for s in settled)
+    net = sum(s.net for s in settled)
+    assert back - staked == net == sum(s.payout for s in settled) - sum(s.collected for s in settled)

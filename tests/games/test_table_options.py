@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from station.games.table import (
-    BaccaratTable,
-    BankerPayout,
-    Chips,
-    RegionCap,
-    TableOptionError,
-    Variant,
-    WarTable,
-)
+from station.games.baccarat.table import BaccaratTable, BankerPayout, RegionCap, Variant
+from station.games.table import Chips, TableOptionError
+from station.games.war.table import WarTable
 
 CHIPS = Chips((25, 100, 500))
 
@@ -140,6 +134,8 @@ def test_impossible_war_options_name_the_field(changes: dict[str, object], field
 
 
 def test_war_options_are_configurable() -> None:
-    table = war(players_per_box=2, box_max=3000, player_max=2000, tie_pays=11, tie_after_tie_bonus=1, max_boxes_per_player=3)
+    table = war(
+        players_per_box=2, box_max=3000, player_max=2000, tie_pays=11, tie_after_tie_bonus=1, max_boxes_per_player=3
+    )
     assert (table.players_per_box, table.box_max, table.player_max) == (2, 3000, 2000)
     assert (table.tie_pays, table.tie_after_tie_bonus, table.max_boxes_per_player) == (11, 1, 3)

@@ -8,7 +8,15 @@ import sys
 
 import pytest
 
+from station.cli.commands.roads import parse_results
 from station.cli.main import main
+from station.roads.results import RoadsInputError
+
+
+def test_letters_any_case_and_bad_letters_refused_with_position() -> None:
+    assert [r.outcome for r in parse_results("bP t,B")] == ["B", "P", "T", "B"]
+    with pytest.raises(RoadsInputError, match="'X' at position 3"):
+        parse_results("BPX")
 
 
 def test_text_output_draws_every_road_and_a_legend(capsys: pytest.CaptureFixture[str]) -> None:

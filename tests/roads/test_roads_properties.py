@@ -5,7 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.roads import DERIVED_ROADS, ROWS, Roads, Scoreboard, build_roads
+from station.roads.cells import DERIVED_ROADS, ROWS, Roads
+from station.roads.rules import build_roads
+from station.roads.scoreboard import Scoreboard
 
 # Histories biased towards long streaks so dragon tails and stacked tails are common.
 runs = st.lists(st.tuples(st.sampled_from("BPT"), st.integers(1, 9)), max_size=18)

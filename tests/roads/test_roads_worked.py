@@ -7,20 +7,11 @@ import random
 import pytest
 
 from station.cards import FULL_DECK, Card, Rank, Suit
-from station.games.baccarat import Outcome, play_round, result_of
-from station.roads import (
-    BLUE,
-    RED,
-    ResultRecord,
-    RoadsInputError,
-    Scoreboard,
-    WarBoard,
-    WarOutcome,
-    as_record,
-    build_roads,
-    derived_colour,
-    parse_results,
-)
+from station.games.baccarat.rules import Outcome, play_round, result_of
+from station.roads.cells import BLUE, RED
+from station.roads.results import ResultRecord, RoadsInputError, as_record
+from station.roads.rules import build_roads, derived_colour
+from station.roads.scoreboard import Scoreboard
 
 
 def big_positions(text: str) -> list[tuple[int, int]]:
@@ -223,10 +214,7 @@ def test_statistics() -> None:
     assert build_roads("").stats.to_dict()["current_streak"] == {"side": None, "length": 0}
 
 
-def test_letters_any_case_and_bad_letters_refused_with_position() -> None:
-    assert [r.outcome for r in parse_results("bP t,B")] == ["B", "P", "T", "B"]
-    with pytest.raises(RoadsInputError, match="'X' at position 3"):
-        parse_results("BPX")
+def test_bad_letters_and_totals_are_refused() -> None:
     with pytest.raises(RoadsInputError):
         as_record("Q")
     with pytest.raises(RoadsInputError):
@@ -257,28 +245,3 @@ def test_scoreboard_resets_for_a_new_shoe_and_rebuilds_from_the_journal_rounds()
     live.reset()
     assert live.roads() == build_roads([])
     assert len(live) == 0
-
-
-# ---- Casino War -----------------------------------------------------------------------------------
-
-
-def test_war_board_keeps_the_latest_results_per_box() -> None:
-    board = WarBoard(keep=3)
-    board.add({1: "win", 3: WarOutcome.SURRENDER})
-    board.add({1: "war-win", 2: "lose"})
-    board.add({1: "lose", 2: "tie"})
-    board.add({1: "war-lose"})
-    assert board.latest(1) == (WarOutcome.WAR_WIN, WarOutcome.LOSE, WarOutcome.WAR_LOSE)
-    assert board.latest(2) == (WarOutcome.LOSE, WarOutcome.TIE)
-    assert board.latest(7) == ()
-    assert board.to_dict() == {
-        "rounds": 4,
-        "boxes": {"1": ["war-win", "lose", "war-lose"], "2": ["lose", "tie"], "3": ["surrender"]},
-    }
-    rebuilt = WarBoard([{1: "win", 3: "surrender"}, {1: "war-win", 2: "lose"}, {1: "lose", 2: "tie"}, {1: "war-lose"}], keep=3)
-    assert rebuilt.to_dict() == board.to_dict()
-    with pytest.raises(RoadsInputError, match="unknown war outcome"):
-        board.add({1: "push"})
-    assert board.rounds == 4  # a refused round changes nothing
-    board.reset()
-    assert board.to_dict() == {"rounds": 0, "boxes": {}}

@@ -15,8 +15,11 @@ from typing import Any
 import pytest
 
 from station.cards import FULL_DECK
-from station.games.baccarat import RoundResult, play_round
-from station.roads import Roads, Scoreboard, WarBoard, build_roads
+from station.games.baccarat.rules import BaccaratResult, play_round
+from station.roads.cells import Roads
+from station.roads.rules import build_roads
+from station.roads.scoreboard import Scoreboard
+from station.roads.war_board import WarBoard
 from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -43,7 +46,7 @@ pytestmark = [
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
 
 
-def dealt_rounds(seed: int, count: int) -> list[RoundResult]:
+def dealt_rounds(seed: int, count: int) -> list[BaccaratResult]:
     """Rounds played by the real engine from an 8-deck shoe shuffled with ``seed``."""
     cards = list(FULL_DECK) * 8
     random.Random(seed).shuffle(cards)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from station.roads import Scoreboard
+from station.roads.scoreboard import Scoreboard
 from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
 
 OpenStream = Callable[..., Any]

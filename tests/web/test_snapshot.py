@@ -7,8 +7,9 @@ import json
 import pytest
 
 from station.cards import parse_cards
-from station.games.baccarat import result_of
-from station.roads import Scoreboard, WarBoard
+from station.games.baccarat.rules import result_of
+from station.roads.scoreboard import Scoreboard
+from station.roads.war_board import WarBoard
 from station.web import Limit, Snapshot, SnapshotError, TableInfo, check_state
 
 TABLE = TableInfo("Table 3", limits=(Limit("Tie", 100, 10000),))

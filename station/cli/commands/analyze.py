@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "enumerating every round without replacement."
         ),
     )
-    parser.add_argument("--game", choices=("baccarat", "war"), default="baccarat")
+    parser.add_argument("--game", choices=tuple(ANALYSES), default="baccarat")
     parser.add_argument(
         "--decks", type=int, default=MAX_DECKS, help=f"decks in the shoe, {MIN_DECKS}-{MAX_DECKS} (default {MAX_DECKS})"
     )
@@ -97,18 +97,30 @@ def run(args: argparse.Namespace) -> int:
     shoe = shoe_after(args.decks, removed)
     header = {"decks": args.decks, "removed": [card.code for card in removed], "cards": len(shoe)}
     try:
-        if args.game == "war":
-            tie_pays = DEFAULT_TIE_PAYS if args.tie_pays is None else args.tie_pays
-            war = analyse_war(shoe, tie_pays=tie_pays, war_tie_bonus=args.war_tie_bonus)
-            document, text = war_json(war, header), war_text(war, header)
-        else:
-            payouts = tuple(DEFAULT_TIE_PAYOUTS) + (() if args.tie_pays is None else (args.tie_pays,))
-            baccarat = analyse_baccarat(shoe, tie_payouts=payouts, pair_pays=args.pair_pays)
-            document, text = baccarat_json(baccarat, header), baccarat_text(baccarat, header)
+        document, text = ANALYSES[args.game](shoe, args, header)
     except (CompositionTooSmall, WarShoeTooSmall) as exc:
         raise CliError(str(exc), 2) from None
     print(json.dumps(document, indent=2) if args.json else text)
     return 0
+
+
+def _baccarat(shoe: ShoeComposition, args: argparse.Namespace, header: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    payouts = tuple(DEFAULT_TIE_PAYOUTS) + (() if args.tie_pays is None else (args.tie_pays,))
+    analysis = analyse_baccarat(shoe, tie_payouts=payouts, pair_pays=args.pair_pays)
+    return baccarat_json(analysis, header), baccarat_text(analysis, header)
+
+
+def _war(shoe: ShoeComposition, args: argparse.Namespace, header: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    tie_pays = DEFAULT_TIE_PAYS if args.tie_pays is None else args.tie_pays
+    analysis = analyse_war(shoe, tie_pays=tie_pays, war_tie_bonus=args.war_tie_bonus)
+    return war_json(analysis, header), war_text(analysis, header)
+
+
+#: Each game's analysis, by the game's configured name: (JSON document, text) for a shoe.
+ANALYSES: dict[str, Callable[[ShoeComposition, argparse.Namespace, dict[str, Any]], tuple[dict[str, Any], str]]] = {
+    "baccarat": _baccarat,
+    "war": _war,
+}
 
 
 def _probability(count: int, total: int) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 For pit staff checking a display against a paper card, and for anyone learning how the derived
 roads are built: ``station roads BPPTBBP`` draws every road as text with a legend; ``--json``
-prints the same data the web scoreboard receives.
+prints the same data the web scoreboard receives. Reading the typed history
+(:func:`parse_results`) and drawing the roads as text are this command's; the roads
+themselves are :mod:`station.roads`.
 """
 
 from __future__ import annotations
@@ -12,16 +14,9 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 
 from station.cli.main import CliError
-from station.roads import (
-    BANKER,
-    DERIVED_ROADS,
-    PLAYER,
-    ROWS,
-    RoadsInputError,
-    Roads,
-    build_roads,
-    parse_results,
-)
+from station.roads.cells import DERIVED_ROADS, ROWS, Roads
+from station.roads.results import BANKER, PLAYER, TIE, ResultRecord, RoadsInputError
+from station.roads.rules import build_roads
 
 ROAD_TITLES = {
     "big_eye_boy": "Big Eye Boy",
@@ -49,6 +44,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("results", metavar="RESULTS", help="results in order, letters B, P, T (any case)")
     parser.add_argument("--json", action="store_true", help="print the roads as JSON instead of text")
     parser.set_defaults(handler=run)
+
+
+def parse_results(text: str) -> list[ResultRecord]:
+    """Read a history typed as letters, e.g. ``"BPPTBBP"`` (case and spaces ignored).
+
+    Any other character is refused with its position, so a typo never becomes a result.
+    """
+    records: list[ResultRecord] = []
+    for position, char in enumerate(text, start=1):
+        if char.isspace() or char == ",":
+            continue
+        letter = char.upper()
+        if letter not in (BANKER, PLAYER, TIE):
+            raise RoadsInputError(
+                f"unknown result {char!r} at position {position}: use B (Banker), P (Player) or T (Tie)"
+            )
+        records.append(ResultRecord(letter))
+    return records
 
 
 def run(args: argparse.Namespace) -> int:

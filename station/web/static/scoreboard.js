@@ -230,7 +230,8 @@
 
   function draw(snapshot) {
     latest = snapshot;
-    const isWar = snapshot.table.game === "casino war";
+    // A Casino War table's snapshot carries its board per box; a baccarat table's, its roads.
+    const isWar = snapshot.war != null;
     document.body.dataset.game = snapshot.table.game;
     drawHeader(snapshot);
     drawState(snapshot.state);

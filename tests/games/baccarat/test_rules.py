@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from station.cards import Card, Rank, Suit, parse_cards
-from station.games.baccarat import (
+from station.games.baccarat.rules import (
     Hand,
     Outcome,
     RoundStateError,

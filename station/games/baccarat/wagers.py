@@ -1,6 +1,6 @@
 """Baccarat bets: where they may go, how large they may be, and the table differential.
 
-Pure functions over the table options (:class:`~station.games.table.BaccaratTable`) and the
+Pure functions over the table options (:class:`~station.games.baccarat.table.BaccaratTable`) and the
 bets already on the layout. A refusal always carries a reason a dealer can read out
 ("Banker bet of 30 cannot be paid exactly in chips of 1: largest acceptable is 20") and the
 rule it comes from, so the display can show it and the journal can record it.
@@ -9,18 +9,23 @@ Words used here: a *place* is a numbered box (seated players) or a standing-play
 (full baccarat only); each place has three *spots*, Banker, Player and Tie. A bet is one
 player's chips on one spot of one place. Rule numbers refer to seed 000.
 
+Bets arrive in the layout's words (``("S2", "ann", "banker")``, see
+:mod:`station.games.layout`); :func:`bet_from_layout` turns them into typed :class:`Bet`.
+The table differential (5.17, 5.18) is in :mod:`station.games.baccarat.differential`.
+
 Timing (late bets, changes after a tie) is the state machine's business, not this module's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
+from functools import lru_cache
 from math import gcd
 
-from station.games.baccarat import Outcome
-from station.games.table import BaccaratTable, RegionCap, Variant
+from station.games.baccarat.rules import Outcome
+from station.games.baccarat.table import BaccaratTable, RegionCap, Variant
+from station.games.layout import Acceptance, BetFormError, BetKey
 
 #: Banker's commission (5.10) as a fraction: what a winning Banker bet keeps of 1:1 winnings.
 COMMISSION_PERCENT = 5
@@ -59,24 +64,28 @@ class Bet:
         return f"{self.on.value.capitalize()} bet of {self.amount}"
 
 
-@dataclass(frozen=True)
-class Acceptance:
-    """The answer to "may this bet go on the table?"; ``reason`` is empty when accepted."""
+#: The spots of a place, as the layout names them.
+REGIONS = ("banker", "player", "tie")
 
-    accepted: bool
-    reason: str = ""
-    rule: str = ""
 
-    @classmethod
-    def ok(cls) -> Acceptance:
-        return cls(True)
+@lru_cache(maxsize=256)
+def place_of(box: str) -> Place:
+    """``"3"`` is box 3; ``"S2"`` is standing region 2 (full baccarat)."""
+    text = box.strip().upper()
+    is_standing = text.startswith("S")
+    digits = text[1:] if is_standing else text
+    if not digits.isdigit():
+        raise BetFormError(f"{box!r} is not a box number or a standing region such as S1")
+    return Place(int(digits), standing=is_standing)
 
-    @classmethod
-    def refuse(cls, reason: str, rule: str) -> Acceptance:
-        return cls(False, reason, rule)
 
-    def __bool__(self) -> bool:
-        return self.accepted
+@lru_cache(maxsize=4096)
+def bet_from_layout(key: BetKey, amount: int) -> Bet:
+    """The typed bet for a layout entry; cached, since a layout is read again at every bet."""
+    box_text, player, region = key
+    if region not in REGIONS:
+        raise BetFormError(f"{region!r} is not a baccarat betting region (banker, player or tie)")
+    return Bet(place_of(box_text), player, Outcome(region), amount)
 
 
 def banker_step(table: BaccaratTable) -> int:
@@ -240,164 +249,3 @@ def _region_cap_problem(
             "5.8",
         )
     return None
-
-
-# --- Table differential (5.17, 5.18) -------------------------------------------------------
-
-
-def side_totals(bets: Iterable[Bet]) -> tuple[int, int]:
-    """(total on Banker, total on Player); Tie bets do not count toward the differential."""
-    banker = player = 0
-    for bet in bets:
-        if bet.on is Outcome.BANKER:
-            banker += bet.amount
-        elif bet.on is Outcome.PLAYER:
-            player += bet.amount
-    return banker, player
-
-
-def differential_excess(bets: Iterable[Bet], table: BaccaratTable) -> int:
-    """By how much |Banker total − Player total| exceeds the table differential (0 if not)."""
-    if table.table_differential is None:
-        return 0
-    banker, player = side_totals(bets)
-    return max(0, abs(banker - player) - table.table_differential)
-
-
-@dataclass(frozen=True)
-class Reduction:
-    """One bet cut down by the dealer under 5.18: ``new_amount`` may be 0 (bet removed).
-
-    ``index`` is the bet's position in the sequence given to :func:`reduce_for_differential`.
-    """
-
-    index: int
-    bet: Bet
-    new_amount: int
-    reason: str
-
-    @property
-    def returned(self) -> int:
-        return self.bet.amount - self.new_amount
-
-
-@dataclass(frozen=True)
-class DifferentialReduction:
-    """The outcome of :func:`reduce_for_differential`.
-
-    ``possible`` is False when no reduction of the larger side in whole chips can bring the
-    difference within the differential (then ``reductions`` is empty and ``reason`` says
-    why: the dealer or supervisor must decide). ``ratio`` is the common fraction the
-    larger side's bets were scaled by before rounding down; ``given_back`` is the amount
-    handed back after rounding in the rare case described in :func:`reduce_for_differential`.
-    """
-
-    possible: bool
-    reductions: tuple[Reduction, ...]
-    reason: str
-    ratio: Fraction | None = None
-    given_back: int = 0
-
-    def apply(self, bets: Sequence[Bet]) -> list[Bet]:
-        """The bets after the reductions, in their original order, without removed ones."""
-        new = {r.index: r.new_amount for r in self.reductions}
-        out: list[Bet] = []
-        for i, bet in enumerate(bets):
-            amount = new.get(i, bet.amount)
-            if amount:
-                out.append(bet if amount == bet.amount else Bet(bet.place, bet.player, bet.on, amount))
-        return out
-
-
-def reduce_for_differential(bets: Sequence[Bet], table: BaccaratTable) -> DifferentialReduction:
-    """Reduce the bets on the larger side pro rata so the table differential holds (5.18).
-
-    With totals ``L`` (larger side) and ``S`` (smaller side) and differential ``D``, every bet
-    ``a`` on the larger side becomes ``a × r`` rounded **down** to whole chips [choice] (for
-    Banker bets under commission, down to an amount rule 5.12 accepts, so no part of a
-    reduced bet turns void). The common ratio ``r`` is the largest (at least ``(S + D) / L``)
-    for which the rounded-down bets still total at most ``S + D``, so rounding takes no more
-    than it must. Rounding down can only take the larger side further down; in the rare case that it then falls more than ``D`` below the other side (large
-    chips, small differential), the chips lost to rounding are given back one step at a time
-    to the bets that lost the largest fraction, never above their original amount. If even
-    that cannot satisfy the differential, nothing is reduced and ``possible`` is False.
-    Bets are never increased and the smaller side is never touched.
-    """
-    limit = table.table_differential
-    banker, player = side_totals(bets)
-    if limit is None or abs(banker - player) <= limit:
-        return DifferentialReduction(True, (), "the table differential is not exceeded")
-    larger_side = Outcome.BANKER if banker > player else Outcome.PLAYER
-    large, small = max(banker, player), min(banker, player)
-    target = small + limit
-    ratio = Fraction(target, large)
-    chip = table.smallest_chip
-    victims = [(i, bet) for i, bet in enumerate(bets) if bet.on is larger_side]
-    steps = {i: (banker_step(table) if larger_side is Outcome.BANKER else chip) for i, _ in victims}
-    new = {i: int(bet.amount * ratio) // steps[i] * steps[i] for i, bet in victims}
-    total = sum(new.values())
-    # Raise the common ratio while the rounded-down bets still fit: each bet's amount only
-    # changes where ``a × ratio`` crosses a whole step, so walk those points in order.
-    while True:
-        next_points = {
-            i: Fraction(new[i] + steps[i], bet.amount)
-            for i, bet in victims
-            if new[i] + steps[i] <= bet.amount
-        }
-        if not next_points:
-            break
-        point = min(next_points.values())
-        rising = [i for i, p in next_points.items() if p == point]
-        gain = sum(steps[i] for i in rising)
-        if total + gain > target:
-            break
-        ratio = point
-        for i in rising:
-            new[i] += steps[i]
-        total += gain
-    gave_back = 0
-    if total < small - limit:
-        # Bets that must stay in proportion all jumped past the window together (equal bets,
-        # large chips): give back the rounding losses one step at a time, largest lost
-        # fraction first (ties: table order).
-        order = sorted(victims, key=lambda item: (-(item[1].amount * ratio - new[item[0]]) / steps[item[0]], item[0]))
-        progress = True
-        while total < small - limit and progress:
-            progress = False
-            for i, bet in order:
-                step = steps[i]
-                if new[i] + step <= bet.amount and total + step <= target:
-                    new[i] += step
-                    total += step
-                    gave_back += step
-                    progress = True
-                    if total >= small - limit:
-                        break
-    side = larger_side.value.capitalize()
-    other = "Player" if larger_side is Outcome.BANKER else "Banker"
-    summary = (
-        f"{side} total {large} exceeds {other} total {small} by {large - small}; "
-        f"the table differential is {limit}"
-    )
-    if total < small - limit:
-        return DifferentialReduction(
-            False,
-            (),
-            f"{summary}: it cannot be met by reducing {side} bets in chips of {chip}; "
-            "a supervisor must decide",
-        )
-    how = "rounded down to" if gave_back == 0 else "rounded (losses given back largest first) to"
-    reductions = tuple(
-        Reduction(
-            i,
-            bet,
-            new[i],
-            f"{summary}: {side} bets {f'scaled by {ratio} and ' if ratio != 1 else ''}{how} a multiple of "
-            f"{steps[i]}: {bet.player}'s {side} bet on {bet.place} {bet.amount} -> {new[i]}",
-        )
-        for i, bet in victims
-        if new[i] != bet.amount
-    )
-    return DifferentialReduction(
-        True, reductions, f"{summary}: {side} bets reduced to {total}", ratio, gave_back
-    )

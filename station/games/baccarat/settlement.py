@@ -1,7 +1,7 @@
 """Settlement of baccarat bets against a decided round (seed 000 rules 5.1, 5.10-5.13).
 
 Every figure is an ``int`` in minor units and is derived from the stake, the table options
-and the :class:`~station.games.baccarat.RoundResult` alone, so settling the same round twice
+and the :class:`~station.games.baccarat.rules.BaccaratResult` alone, so settling the same round twice
 gives the same records (the journal relies on that to make payouts idempotent).
 
 Money words, for every bet:
@@ -14,7 +14,7 @@ Money words, for every bet:
   The house's result for the round is −Σ ``net`` = Σ ``collected`` − Σ ``payout``.
 
 Commission never produces a fraction of a minor unit. Under commission only the part of a
-Banker bet that rule 5.12 would accept is valid (:func:`~station.games.baccarat_bets.valid_part`,
+Banker bet that rule 5.12 would accept is valid (:func:`~station.games.baccarat.wagers.valid_part`,
 rule 5.13), and for that part 95% of the winnings is a whole multiple of the smallest chip by
 construction. Without commission (5.11) the half paid on a Banker win with 6 is rounded down
 to a whole smallest chip [choice]; 5.12 does not apply there, so such a bet stays valid.
@@ -24,14 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
-from station.games.baccarat import Outcome, RoundResult
-from station.games.baccarat_bets import BANKER_KEEPS_PERCENT, Bet, valid_part
-from station.games.table import BaccaratTable
+from station.games.baccarat.rules import BaccaratResult, Outcome
+from station.games.baccarat.table import BaccaratTable
+from station.games.baccarat.wagers import BANKER_KEEPS_PERCENT, Bet, valid_part
 
 
-class BetResult(str, Enum):
+class BetResult(StrEnum):
     WIN = "win"
     LOSE = "lose"
     PUSH = "push"  # a stand-off: Banker or Player bet on a tie
@@ -62,7 +62,7 @@ class BetSettlement:
 class RoundSettlement:
     """All bets of one round, settled, with the table's totals."""
 
-    result: RoundResult
+    result: BaccaratResult
     bets: tuple[BetSettlement, ...]
 
     @property
@@ -83,7 +83,7 @@ class RoundSettlement:
         return self.collected - self.paid_out
 
 
-def banker_win_payout(valid: int, result: RoundResult, table: BaccaratTable) -> tuple[int, int]:
+def banker_win_payout(valid: int, result: BaccaratResult, table: BaccaratTable) -> tuple[int, int]:
     """(winnings before commission, commission) on a winning Banker bet of ``valid``."""
     if table.commission:
         paid = valid * BANKER_KEEPS_PERCENT // 100
@@ -96,7 +96,7 @@ def banker_win_payout(valid: int, result: RoundResult, table: BaccaratTable) -> 
     return valid, 0
 
 
-def settle_bet(bet: Bet, result: RoundResult, table: BaccaratTable) -> BetSettlement:
+def settle_bet(bet: Bet, result: BaccaratResult, table: BaccaratTable) -> BetSettlement:
     """Settle one accepted bet against the decided round."""
     valid = valid_part(bet, table)
     void = bet.amount - valid
@@ -133,6 +133,6 @@ def settle_bet(bet: Bet, result: RoundResult, table: BaccaratTable) -> BetSettle
     )
 
 
-def settle_round(bets: Sequence[Bet], result: RoundResult, table: BaccaratTable) -> RoundSettlement:
+def settle_round(bets: Sequence[Bet], result: BaccaratResult, table: BaccaratTable) -> RoundSettlement:
     """Settle every bet of the round, in the order given."""
     return RoundSettlement(result, tuple(settle_bet(bet, result, table) for bet in bets))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from station.cards import parse_cards
-from station.games.baccarat import Outcome, RoundResult, result_of
-from station.games.baccarat_bets import Bet, box
-from station.games.baccarat_settlement import BetResult, settle_bet, settle_round
-from station.games.table import BaccaratTable, Chips
+from station.games.baccarat.rules import BaccaratResult, Outcome, result_of
+from station.games.baccarat.settlement import BetResult, settle_bet, settle_round
+from station.games.baccarat.table import BaccaratTable
+from station.games.baccarat.wagers import Bet, box
+from station.games.table import Chips
 
 B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
@@ -29,7 +30,7 @@ def units(**changes: object) -> BaccaratTable:
     return BaccaratTable(**options)  # type: ignore[arg-type]
 
 
-def round_of(player: str, banker: str) -> RoundResult:
+def round_of(player: str, banker: str) -> BaccaratResult:
     return result_of(parse_cards(player), parse_cards(banker))
 
 

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from station.cards import Card
 
 
-class Hand(str, Enum):
+class Hand(StrEnum):
     PLAYER = "player"
     BANKER = "banker"
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     BANKER = "banker"
     PLAYER = "player"
     TIE = "tie"
@@ -144,7 +144,7 @@ def is_pair(cards: Sequence[Card]) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class RoundResult:
+class BaccaratResult:
     """The decided result of one complete baccarat round."""
 
     player: tuple[Card, ...]
@@ -169,12 +169,12 @@ def outcome_of(player_total: int, banker_total: int) -> Outcome:
     return Outcome.TIE
 
 
-def result_of(player: Sequence[Card], banker: Sequence[Card]) -> RoundResult:
+def result_of(player: Sequence[Card], banker: Sequence[Card]) -> BaccaratResult:
     """The result of a complete round; refuses hands the rules have not finished with."""
     if next_hand(player, banker) is not None:
         raise RoundStateError("the round is not complete: the rules call for another card")
     pt, bt = point_count(player), point_count(banker)
-    return RoundResult(
+    return BaccaratResult(
         player=tuple(player),
         banker=tuple(banker),
         player_total=pt,
@@ -186,7 +186,7 @@ def result_of(player: Sequence[Card], banker: Sequence[Card]) -> RoundResult:
     )
 
 
-def play_round(draw: Callable[[], Card]) -> RoundResult:
+def play_round(draw: Callable[[], Card]) -> BaccaratResult:
     """Deal one complete round from ``draw`` (a callable returning the next card)."""
     player: list[Card] = []
     banker: list[Card] = []

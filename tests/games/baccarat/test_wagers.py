@@ -1,4 +1,4 @@
-"""Baccarat bet acceptance (5.2-5.13) and the table differential (5.17, 5.18)."""
+"""Baccarat bet acceptance (5.2-5.13)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,17 @@ from itertools import combinations
 
 import pytest
 
-from station.games.baccarat import Outcome
-from station.games.baccarat_bets import (
+from station.games.baccarat.rules import Outcome
+from station.games.baccarat.table import BaccaratTable, RegionCap
+from station.games.baccarat.wagers import (
     Bet,
     accept_bet,
     banker_step,
     box,
-    differential_excess,
-    reduce_for_differential,
-    side_totals,
     standing,
     valid_part,
 )
-from station.games.table import BaccaratTable, Chips, RegionCap
+from station.games.table import Chips
 
 B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
@@ -83,7 +81,9 @@ def test_banker_refusal_when_no_smaller_amount_reaches_the_minimum() -> None:
 def test_banker_total_on_a_spot_must_stay_exact_when_chips_are_added() -> None:
     table = mini()
     result = accept_bet(Bet(box(1), "ann", B, 10), [Bet(box(1), "ann", B, 20)], table)
-    refused(result, "5.12", "Banker total of 30 on box 1 cannot be paid exactly in chips of 1: largest acceptable is 20")
+    refused(
+        result, "5.12", "Banker total of 30 on box 1 cannot be paid exactly in chips of 1: largest acceptable is 20"
+    )
 
 
 def test_no_commission_banker_bets_need_not_be_chip_exact() -> None:
@@ -148,7 +148,10 @@ def test_maximum_applies_to_a_players_total_on_one_outcome_across_boxes() -> Non
     table = mini()
     placed = [Bet(box(1), "ann", P, 600), Bet(box(2), "bob", P, 900)]
     result = accept_bet(Bet(box(3), "ann", P, 500), placed, table)
-    refused(result, "5.9", "Player bet of 500 takes player ann's total on Player to 1100, over the maximum of 1000: at most 400 more")
+    refused(
+        result, "5.9",
+        "Player bet of 500 takes player ann's total on Player to 1100, over the maximum of 1000: at most 400 more",
+    )
     assert accept_bet(Bet(box(3), "ann", P, 400), placed, table)
     # Other outcomes have their own maximum.
     assert accept_bet(Bet(box(3), "ann", T, 1000), placed, table)
@@ -157,7 +160,8 @@ def test_maximum_applies_to_a_players_total_on_one_outcome_across_boxes() -> Non
 def test_personal_maximum_replaces_the_table_maximum() -> None:
     table = mini()
     assert accept_bet(Bet(box(1), "vip", P, 2000), [], table, personal_max={"vip": 5000})
-    refused(accept_bet(Bet(box(1), "ann", P, 200), [], table, personal_max={"ann": 100}), "5.9", "over the maximum of 100")
+    over = accept_bet(Bet(box(1), "ann", P, 200), [], table, personal_max={"ann": 100})
+    refused(over, "5.9", "over the maximum of 100")
 
 
 # --- Seating: 5.6, 5.7, 5.8 -------------------------------------------------------------
@@ -166,7 +170,10 @@ def test_personal_maximum_replaces_the_table_maximum() -> None:
 def test_mini_allows_three_players_per_box_and_refuses_a_fourth() -> None:
     table = mini()
     placed = [Bet(box(4), name, P, 20) for name in ("ann", "bob", "cy")]
-    refused(accept_bet(Bet(box(4), "dee", B, 20), placed, table), "5.8", "box 4 already has 3 players: at most 3 may bet on one box")
+    refused(
+        accept_bet(Bet(box(4), "dee", B, 20), placed, table), "5.8",
+        "box 4 already has 3 players: at most 3 may bet on one box",
+    )
     assert accept_bet(Bet(box(4), "ann", B, 20), placed, table)  # a player already there may add
     two = mini(players_per_box=2)
     refused(accept_bet(Bet(box(4), "cy", P, 20), placed[:2], two), "5.8", "at most 2 may bet on one box")
@@ -175,7 +182,10 @@ def test_mini_allows_three_players_per_box_and_refuses_a_fourth() -> None:
 def test_full_baccarat_one_seated_player_per_box() -> None:
     table = full()
     placed = [Bet(box(5), "ann", B, 2000)]
-    refused(accept_bet(Bet(box(5), "bob", P, 100), placed, table), "5.7", "box 5 belongs to seated player ann: one player per box")
+    refused(
+        accept_bet(Bet(box(5), "bob", P, 100), placed, table), "5.7",
+        "box 5 belongs to seated player ann: one player per box",
+    )
     assert accept_bet(Bet(box(5), "ann", P, 100), placed, table)
 
 
@@ -193,7 +203,9 @@ def test_region_cap_on_all_players_bets() -> None:
     table = mini(region_cap=RegionCap.ALL_PLAYERS)
     placed = [Bet(box(1), "ann", P, 600), Bet(box(1), "bob", P, 300)]
     result = accept_bet(Bet(box(1), "cy", P, 200), placed, table)
-    refused(result, "5.8", "takes all players' bets on the Player spot of box 1 to 1100, over the table maximum of 1000")
+    refused(
+        result, "5.8", "takes all players' bets on the Player spot of box 1 to 1100, over the table maximum of 1000"
+    )
     assert accept_bet(Bet(box(1), "cy", P, 100), placed, table)
     assert accept_bet(Bet(box(1), "cy", B, 200), placed, table)  # another spot
     assert accept_bet(Bet(box(1), "cy", P, 200), placed, mini())  # without the cap
@@ -209,74 +221,3 @@ def test_region_cap_on_each_players_bets_binds_a_player_with_a_higher_personal_m
     )
     placed = [Bet(box(1), "vip", P, 1000)]
     assert accept_bet(Bet(box(2), "vip", P, 1000), placed, table, personal_max=limits)
-
-
-# --- Table differential -------------------------------------------------------------------
-
-
-def test_no_differential_means_never_exceeded() -> None:
-    bets = [Bet(box(1), "ann", B, 1000)]
-    assert differential_excess(bets, mini()) == 0
-    assert reduce_for_differential(bets, mini()).reductions == ()
-
-
-def test_differential_excess_ignores_tie_bets() -> None:
-    table = mini(table_differential=300)
-    bets = [Bet(box(1), "ann", B, 600), Bet(box(2), "bob", P, 200), Bet(box(3), "cy", T, 900)]
-    assert side_totals(bets) == (600, 200)
-    assert differential_excess(bets, table) == 100
-    assert differential_excess(bets[:1] + [Bet(box(2), "bob", P, 300)], table) == 0
-
-
-def test_player_side_reduced_pro_rata_and_rounded_down() -> None:
-    table = mini(min_bet=100, max_bet=100_000, chips=Chips((25, 100)), table_differential=300)
-    bets = [Bet(box(1), "ann", P, 1000), Bet(box(2), "bob", P, 575), Bet(box(3), "cy", B, 500)]
-    result = reduce_for_differential(bets, table)
-    assert result.possible
-    assert [(r.index, r.bet.player, r.new_amount, r.returned) for r in result.reductions] == [
-        (0, "ann", 500, 500),
-        (1, "bob", 300, 275),
-    ]
-    assert "Player total 1575 exceeds Banker total 500 by 1075; the table differential is 300" in result.reductions[0].reason
-    after = result.apply(bets)
-    assert side_totals(after) == (500, 800)
-    assert differential_excess(after, table) == 0
-
-
-def test_banker_side_reduced_to_amounts_rule_5_12_accepts() -> None:
-    table = mini(table_differential=50)  # chips of 1: Banker bets in steps of 20
-    bets = [Bet(box(1), "ann", B, 200), Bet(box(2), "bob", B, 100), Bet(box(3), "cy", P, 100)]
-    result = reduce_for_differential(bets, table)
-    assert result.possible
-    after = result.apply(bets)
-    assert all(b.amount % 20 == 0 for b in after if b.on is B)
-    assert all(valid_part(b, table) == b.amount for b in after)
-    banker, player = side_totals(after)
-    assert abs(banker - player) <= 50 and banker <= 300
-    assert [b.amount for b in after] == [100, 40, 100]
-
-
-def test_equal_bets_jumping_past_the_window_get_rounding_losses_back() -> None:
-    # Five equal Banker bets of 100 with chips of 25 and a differential of 10 against 100 on
-    # Player: plain pro rata rounding down would take every bet to 0 and leave Player 100
-    # over; the rounding losses are given back so the sides end level.
-    table = mini(min_bet=25, max_bet=1000, chips=Chips((25,)), banker_payout="no_commission", table_differential=10)
-    bets = [Bet(box(i), f"p{i}", B, 100) for i in range(1, 6)] + [Bet(box(6), "q", P, 100)]
-    result = reduce_for_differential(bets, table)
-    assert result.possible
-    after = result.apply(bets)
-    assert differential_excess(after, table) == 0
-    assert side_totals(after) == (100, 100)
-    assert "losses given back" in result.reductions[0].reason
-
-
-def test_impossible_differential_is_reported_not_guessed() -> None:
-    # Banker bets move in steps of 20 (chips of 1, commission); a differential of 5 around a
-    # Player total of 30 needs a Banker total of 25 to 35: no multiple of 20 fits.
-    table = mini(table_differential=5)
-    bets = [Bet(box(1), "ann", B, 100), Bet(box(2), "bob", P, 30)]
-    result = reduce_for_differential(bets, table)
-    assert not result.possible
-    assert result.reductions == ()
-    assert "a supervisor must decide" in result.reason
-    assert result.apply(bets) == bets

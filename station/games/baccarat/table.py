@@ -1,0 +1,149 @@
+"""Options of one baccarat table, validated when built (seed 000 rules 3.1, 5.6-5.18).
+
+The operator's settings that the rules leave open: the variant (mini, midi, full), the
+layout's size, limits, the Tie odds, the Banker payout, the optional region cap and table
+differential. What every game shares (chips, limits, the error naming a bad option) is in
+:mod:`station.games.table`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from station.games.table import (
+    MAX_PLAYERS_PER_BOX,
+    Chips,
+    TableOptionError,
+    as_chips,
+    check_limits,
+    require_int,
+)
+
+MAX_BOXES_BY_VARIANT = {"mini": 7, "midi": 9, "full": 14}
+BACCARAT_TIE_PAYOUTS = (8, 9)
+
+
+class Variant(StrEnum):
+    """Baccarat table size (RULES "Table and equipment", seed 000 rule 3.1)."""
+
+    MINI = "mini"
+    MIDI = "midi"
+    FULL = "full"
+
+    @property
+    def max_boxes(self) -> int:
+        return MAX_BOXES_BY_VARIANT[self.value]
+
+
+class BankerPayout(StrEnum):
+    """How a winning Banker bet is paid: 1:1 less 5% (5.10), or no commission (5.11)."""
+
+    COMMISSION = "commission"
+    NO_COMMISSION = "no_commission"
+
+
+class RegionCap(StrEnum):
+    """Optional mini/midi cap of rule 5.8(b) on one betting region (one spot of one box).
+
+    ``ALL_PLAYERS``: the total of all players' bets on the region may not exceed the table
+    maximum. ``EACH_PLAYER``: one player's total on the region may not exceed the table
+    maximum (this matters when a player has a personal maximum above the table's).
+    """
+
+    NONE = "none"
+    ALL_PLAYERS = "all_players"
+    EACH_PLAYER = "each_player"
+
+
+@dataclass(frozen=True)
+class BaccaratTable:
+    """Options of one baccarat table.
+
+    ``standing_regions`` is the number of betting regions for standing players; they exist
+    only on full baccarat tables (rule 5.6). ``table_differential`` is the largest allowed
+    difference between the totals bet on Banker and on Player (5.17), ``None`` when the
+    operator sets none.
+    """
+
+    variant: Variant
+    boxes: int
+    min_bet: int
+    max_bet: int
+    chips: Chips
+    players_per_box: int = 0  # 0 means the variant's default: 3 mini/midi, 1 full
+    standing_regions: int = 0
+    tie_pays: int = 8
+    banker_payout: BankerPayout = BankerPayout.COMMISSION
+    region_cap: RegionCap = RegionCap.NONE
+    table_differential: int | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            variant = Variant(self.variant)
+        except ValueError:
+            raise TableOptionError(
+                "variant", f"must be mini, midi or full, got {self.variant!r}"
+            ) from None
+        object.__setattr__(self, "variant", variant)
+        object.__setattr__(self, "chips", as_chips(self.chips))
+        require_int("boxes", self.boxes, minimum=1)
+        if self.boxes > variant.max_boxes:
+            raise TableOptionError(
+                "boxes", f"{variant.value} baccarat has at most {variant.max_boxes} boxes, got {self.boxes}"
+            )
+        check_limits(self.min_bet, self.max_bet, self.chips)
+        require_int("players_per_box", self.players_per_box, minimum=0)
+        if variant is Variant.FULL:
+            if self.players_per_box not in (0, 1):
+                raise TableOptionError(
+                    "players_per_box",
+                    f"full baccarat allows exactly one seated player per box (5.7), got {self.players_per_box}",
+                )
+            object.__setattr__(self, "players_per_box", 1)
+        else:
+            if self.players_per_box > MAX_PLAYERS_PER_BOX:
+                raise TableOptionError(
+                    "players_per_box",
+                    f"at most {MAX_PLAYERS_PER_BOX} players may bet on one box (5.8), got {self.players_per_box}",
+                )
+            if self.players_per_box == 0:
+                object.__setattr__(self, "players_per_box", MAX_PLAYERS_PER_BOX)
+        require_int("standing_regions", self.standing_regions, minimum=0)
+        if self.standing_regions and variant is not Variant.FULL:
+            raise TableOptionError(
+                "standing_regions",
+                f"only full baccarat has standing-player regions (5.6), not {variant.value}",
+            )
+        require_int("tie_pays", self.tie_pays)
+        if self.tie_pays not in BACCARAT_TIE_PAYOUTS:
+            raise TableOptionError(
+                "tie_pays", f"a Tie bet pays 8 to 1 or 9 to 1 (5.10), got {self.tie_pays} to 1"
+            )
+        try:
+            object.__setattr__(self, "banker_payout", BankerPayout(self.banker_payout))
+        except ValueError:
+            raise TableOptionError(
+                "banker_payout", f"must be commission or no_commission, got {self.banker_payout!r}"
+            ) from None
+        try:
+            object.__setattr__(self, "region_cap", RegionCap(self.region_cap))
+        except ValueError:
+            raise TableOptionError(
+                "region_cap", f"must be none, all_players or each_player, got {self.region_cap!r}"
+            ) from None
+        if self.region_cap is not RegionCap.NONE and variant is Variant.FULL:
+            raise TableOptionError(
+                "region_cap", "region caps (5.8) apply to mini and midi baccarat only"
+            )
+        if self.table_differential is not None:
+            require_int("table_differential", self.table_differential, minimum=0)
+
+    @property
+    def smallest_chip(self) -> int:
+        return self.chips.smallest
+
+    @property
+    def commission(self) -> bool:
+        """True when Banker wins pay 1:1 less 5% (and rule 5.12 applies)."""
+        return self.banker_payout is BankerPayout.COMMISSION

@@ -1,0 +1,186 @@
+"""Casino War behind the game interface (:mod:`station.games.interface`).
+
+:class:`WarPlay` wraps the order of play (:class:`~station.games.war.rules.WarRound`) and
+names the table's positions (``"box 3"``, ``"dealer"``, ``"war box 3"``, ``"war dealer"``);
+:class:`WarGame` the rest: the table options as the configuration gives them, wagers in the
+layout's words, starting the round at "no more bets" and the settlement. The rules
+themselves are the modules beside this one; nothing here states a rule, it only translates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from station.cards import Card
+from station.games.interface import Closing, Decision, NotAllowed, Placement, PlayResult, Settlement, Stage, Step
+from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet, box_number
+from station.games.table import Chips
+from station.games.war.rules import Choice, StepKind, WarRound, WarStateError
+from station.games.war.settlement import settle_war
+from station.games.war.table import MAX_WAR_BOXES, WarTable
+from station.games.war.wagers import REGIONS, accept_wager, wager_from_layout
+
+_STAGES = {
+    StepKind.DEAL_BOX: Stage.DEAL,
+    StepKind.DEAL_DEALER: Stage.DEAL,
+    StepKind.DECIDE: Stage.DECIDE,
+    StepKind.BURN: Stage.BURN,
+    StepKind.DEAL_WAR_BOX: Stage.DEAL_MORE,
+    StepKind.DEAL_DEALER_WAR: Stage.DEAL_MORE,
+    StepKind.COMPLETE: Stage.COMPLETE,
+}
+_STEPS = {stage: Step(stage) for stage in Stage}
+_CHOICES = tuple(choice.value for choice in Choice)
+
+
+@dataclass(frozen=True, slots=True)
+class WarPlay:
+    """One Casino War round in progress. Before "no more bets" it has no wagers."""
+
+    engine: WarRound
+
+    def step(self) -> Step:
+        stage = _STAGES[self.engine.next_step().kind]
+        if stage is Stage.DECIDE:
+            return Step(stage, self.engine.tied_boxes())
+        return _STEPS[stage]
+
+    def instruction(self) -> str:
+        return self.engine.next_step().instruction()
+
+    def place(self, card: Card) -> Placement:
+        step = self.engine.next_step()
+        try:
+            engine = self.engine.with_card(card)
+        except WarStateError as exc:
+            raise NotAllowed(str(exc)) from None
+        position = {
+            StepKind.DEAL_BOX: f"box {step.box}",
+            StepKind.DEAL_DEALER: "dealer",
+            StepKind.DEAL_WAR_BOX: f"war box {step.box}",
+            StepKind.DEAL_DEALER_WAR: "war dealer",
+        }.get(step.kind)  # a burned card has no position
+        return Placement(position, WarPlay(engine))
+
+    def decide(self, box: str, player: str, choice: str) -> Decision:
+        if choice not in _CHOICES:
+            raise NotAllowed(f"{choice!r} is not a Casino War decision: war or surrender")
+        try:
+            number = box_number(box)
+        except BetFormError as exc:
+            raise NotAllowed(str(exc)) from None
+        engine = self.engine
+        players = [p for b, p in engine.deciders() if b == number and engine.choice_of(b, p) is None]
+        if player:
+            players = [p for p in players if p == player]
+        if not players:
+            raise NotAllowed(f"nobody on box {number} has a war-or-surrender decision to make")
+        for who in players:
+            engine = engine.with_choice(number, who, Choice(choice))
+        return Decision(WarPlay(engine), {"war_choice": choice, "box": box, "players": players})
+
+    def reveal_due(self, squeeze: bool) -> bool:
+        return self.step().complete  # Casino War cards are turned as they are dealt
+
+    def dealt(self) -> tuple[tuple[str, Card], ...]:
+        """Every card placed, in dealing order, with its position."""
+        engine = self.engine
+        cards: list[tuple[str, Card]] = [(f"box {b}", c) for b, c in engine.first]
+        if engine.dealer_first is not None:
+            cards.append(("dealer", engine.dealer_first))
+        cards += [(f"war box {b}", c) for b, c in engine.war]
+        if engine.dealer_war is not None:
+            cards.append(("war dealer", engine.dealer_war))
+        return tuple(cards)
+
+    def result(self) -> PlayResult:
+        engine = self.engine
+        if not engine.complete or engine.dealer_first is None:
+            raise NotAllowed(f"the round is not complete: {engine.next_step().instruction()}")
+        dealer = engine.dealer_first.rank.war_rank
+        per_box = {
+            str(b): ("win" if c.rank.war_rank > dealer else "lose" if c.rank.war_rank < dealer else "tie")
+            for b, c in engine.first
+        }
+        dealt = self.dealt()
+        outcome = " ".join(f"box {b}:{v}" for b, v in per_box.items())
+        record = {
+            "outcome": outcome,
+            "boxes": per_box,
+            "dealt": [[p, c.code] for p, c in dealt],
+            "war_boxes": [str(b) for b in engine.war_boxes()],
+        }
+        hands = tuple((position, (card,)) for position, card in dealt)
+        totals = tuple((position, card.rank.war_rank) for position, card in dealt)
+        return PlayResult(record, hands, totals, outcome)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"choices": [[b, p, c.value] for b, p, c in self.engine.choices]}
+
+
+class WarGame:
+    """Casino War (seed 002) for the state machine."""
+
+    name = "war"
+    title = "casino war"
+    regions: tuple[str, ...] = REGIONS
+    carry_regions: tuple[str, ...] = ()
+    choices: tuple[str, ...] = _CHOICES
+    payout_options: tuple[str, ...] = ()
+    late_bets = False
+    hides_cards = False
+    table_type = WarTable
+
+    def default_table(self) -> WarTable:
+        return WarTable(boxes=7, min_bet=1000, max_bet=500_000, chips=Chips((100, 500, 1000, 2500, 10_000)))
+
+    def settings_problem(self, settings: Any) -> tuple[str, str] | None:
+        if settings.boxes > MAX_WAR_BOXES:
+            return "boxes", f"{settings.boxes} boxes is more than a war table has ({MAX_WAR_BOXES})"
+        if settings.standing_regions:
+            return "standing_regions", "standing-player regions exist only in full baccarat (rule 5.6)"
+        return None
+
+    def table_from_settings(self, settings: Any) -> WarTable:
+        t, war = settings, settings.war
+        return WarTable(
+            boxes=t.boxes, min_bet=t.min_bet, max_bet=t.max_bet, chips=Chips(tuple(sorted(t.chips))),
+            players_per_box=t.players_per_box, box_max=war.box_max or None,
+            player_max=war.player_max or None, tie_pays=war.tie_pays,
+            tie_after_tie_bonus=war.tie_after_tie_bonus or None,
+            max_boxes_per_player=war.max_boxes_per_player,
+        )
+
+    def payout_option(self, table: WarTable) -> str:
+        return ""
+
+    def variant_of(self, table: WarTable) -> str:
+        return ""  # one layout: up to 7 boxes
+
+    def accept(self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: WarTable) -> Acceptance:
+        try:
+            wagers = [wager_from_layout(k, a) for k, a in others.items()]
+            return accept_wager(wager_from_layout(key, amount), wagers, table)
+        except BetFormError as exc:
+            return Acceptance.refuse(str(exc), "")
+
+    def open_round(self) -> WarPlay:
+        return WarPlay(WarRound(()))
+
+    def close_betting(
+        self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable, payout_option: str
+    ) -> Closing:
+        if not bets:
+            raise NotAllowed("no wagers on the table: a Casino War round needs at least one")
+        return Closing(WarPlay(WarRound.start([wager_from_layout(k, a) for k, a in bets.items()])), bets)
+
+    def settle(
+        self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable, payout_option: str
+    ) -> Settlement:
+        records = tuple(
+            SettledBet(str(s.wager.box), s.wager.player, s.wager.kind.value, s.stake, s.stake, 0, s.result.value, s.net)
+            for s in settle_war(play.engine, table)
+        )
+        return Settlement(records, -sum(s.net for s in records))

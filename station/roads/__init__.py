@@ -1,0 +1,37 @@
+"""The scoreboard: baccarat's roads and the Casino War board, pure.
+
+Why pure: the results display must survive a restart and reset at shoe end. The only input is
+the list of round results of the current shoe (which the journal keeps), so the whole scoreboard
+is a function of that list.
+
+- :mod:`~station.roads.results`: a round result as the scoreboard reads it.
+- :mod:`~station.roads.cells`: the roads' cells, predictions, statistics, :class:`Roads`.
+- :mod:`~station.roads.rules`: where each result goes (:func:`build_roads`).
+- :mod:`~station.roads.scoreboard`: the same, one result at a time, for the live service.
+- :mod:`~station.roads.war_board`: the Casino War results per box.
+
+Reading a history typed as letters is the ``station roads`` command's
+(:mod:`station.cli.commands.roads`). docs/roads.md has the rules with worked examples.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# kept for station/diag/display_test.py; remove once it imports build_roads from
+# station.roads.rules and parse_results from station.cli.commands.roads
+from station.roads.rules import build_roads as build_roads
+
+# kept for bench/web_latency.py; remove once it imports from station.roads.scoreboard
+from station.roads.scoreboard import Scoreboard as Scoreboard
+
+
+def __getattr__(name: str) -> Any:
+    """kept for station/diag/display_test.py; remove once it imports parse_results from
+    station.cli.commands.roads. Looked up on first use, not imported: the command imports
+    this package, so importing it from here would be circular."""
+    if name == "parse_results":
+        from station.cli.commands.roads import parse_results
+
+        return parse_results
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,7 +28,7 @@ from station.analysis import round_table as table_module
 from station.analysis.baccarat_odds import analyse_baccarat, count_rounds
 from station.analysis.war_odds import analyse_war
 from station.cards import FULL_DECK, ShoeComposition
-from station.games.baccarat import banker_draws
+from station.games.baccarat.rules import banker_draws
 
 
 def straightforward_counts(values: list[int]) -> list[int]:

@@ -30,8 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from station.cards import FULL_DECK, Card
-from station.events import ButtonPressed, CardDrawn, CardsReturned, Event, Timer, event_from_dict, event_to_dict
-from station.games.baccarat import play_round
+from station.events import (
+    ButtonPressed,
+    CardDrawn,
+    CardsReturned,
+    Event,
+    Timer,
+    event_from_dict,
+    event_to_dict,
+)
+from station.games.baccarat.rules import play_round
 from station.journal import Journal, JournalReader
 from station.journal.verify import verify
 

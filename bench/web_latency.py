@@ -23,8 +23,8 @@ import time
 from playwright.sync_api import sync_playwright
 
 from station.cards import FULL_DECK
-from station.games.baccarat import play_round
-from station.roads import Scoreboard
+from station.games.baccarat.rules import play_round
+from station.roads.scoreboard import Scoreboard
 from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
 
 CHROMIUM_ARGS = [

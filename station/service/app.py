@@ -217,9 +217,9 @@ class Station:
         from station.web.snapshot import Limit, TableInfo
 
         t = self.config.table
+        rules = self.options.rules
         limits = (Limit("Table", t.min_bet, t.max_bet),)
-        game = "casino war" if t.game == "war" else "baccarat"
-        return TableInfo(self.config.station.name, game, t.variant if t.game == "baccarat" else "", limits)
+        return TableInfo(self.config.station.name, rules.title, rules.variant_of(self.options.table), limits)
 
     def _start_web(self) -> None:
         if not self.config.web.enabled and self.run_options.web_port is None:

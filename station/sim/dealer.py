@@ -29,7 +29,7 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.options import CoreOptions
 from station.events import BetPlaced, DealerAction, Event
-from station.games.baccarat import Hand, next_hand, result_of
+from station.games.interface import Play
 
 log = structlog.get_logger(__name__)
 
@@ -102,7 +102,7 @@ class SimulatedDealer:
         self._burst_pending = False  # a whole round was handed to the station at once
         self._rounds_closed = 0  # RoundSettled and RoundVoided seen from the station
         self._rounds_settled = 0  # RoundSettled alone: what a session's round limit counts
-        self._hands: tuple[list[Card], list[Card]] = ([], [])  # of the round last dealt in one go
+        self._play: Play | None = None  # the round last dealt in one go
         self._cut_card_out = False  # in the shoe being dealt
         self._war_boxes: tuple[str, ...] = ()
         self.error: str | None = None
@@ -371,19 +371,18 @@ class SimulatedDealer:
         """At full speed a dealer who knows the third-card rules deals the whole round without
         looking up between cards (styles A and C, where nothing is squeezed in between). The
         station still checks every card against the rules and stops the round on a wrong one."""
-        return self.script.pace_s == 0 and self.options.game == "baccarat" and self.options.dealing_style in ("A", "C")
+        return self.script.pace_s == 0 and not self.options.rules.choices and self.options.dealing_style in ("A", "C")
 
     def _deal_rest_of_round(self) -> None:
-        player: list[Card] = []
-        banker: list[Card] = []
-        self._hands = (player, banker)
+        """Deal the round's cards by the game's rules, after those already out in it."""
+        play = self.options.rules.open_round()
         for card in self._round_cards:  # cards already out in this round go where the rules sent them
-            hand = next_hand(player, banker)
-            if hand is None:
-                return
-            (player if hand is Hand.PLAYER else banker).append(card)
-        while (hand := next_hand(player, banker)) is not None:
-            (player if hand is Hand.PLAYER else banker).append(self._draw())
+            if not play.step().wants_card:
+                break
+            play = play.place(card).play
+        while play.step().wants_card:
+            play = play.place(self._draw()).play
+        self._play = play
 
     # --- dealing ahead ----------------------------------------------------------------------
 
@@ -439,8 +438,8 @@ class SimulatedDealer:
 
     def _own_outcome(self) -> str:
         """The result of the round just dealt, as the dealer reads it off the cards."""
-        player, banker = self._hands
-        return result_of(player, banker).outcome.value
+        assert self._play is not None, "a round was dealt"
+        return self._play.result().outcome
 
     def _whole_round(self) -> None:
         """Full speed: clear the layout, take the next round's bets, close them and deal the
@@ -480,7 +479,7 @@ class SimulatedDealer:
             # this round's first card leaves the shoe.
             self._return_cards()
         self._round_cards = []
-        carried = ("banker", "player") if self._last_outcome == "tie" and self.options.game == "baccarat" else ()
+        carried = self.options.rules.carry_regions if self._last_outcome == "tie" else ()
         events: list[Event] = [BetPlaced(self.script.box, self.script.player, region, amount)
                                for region, amount in self.script.bets.items() if region not in carried]
         return [*events, DealerAction("no_more_bets")]

@@ -122,7 +122,7 @@ class PedalPress:
 
 
 @dataclass(frozen=True, slots=True)
-class DealerStopped:
+class DealerEnded:
     """The dealer has stopped; ``error`` says why when it could not go on."""
 
     error: str | None
@@ -136,4 +136,4 @@ class TableStopping:
     reason: str
 
 
-FromTable = Ready | StartFailed | ScreenActions | PedalPress | DealerStopped | TableStopping
+FromTable = Ready | StartFailed | ScreenActions | PedalPress | DealerEnded | TableStopping

@@ -47,7 +47,7 @@ from station.events import Event
 from station.sim.cpus import allowed_cpus, pin_process, split_for_table
 from station.sim.messages import (
     Begin,
-    DealerStopped,
+    DealerEnded,
     HaltDealer,
     PedalPress,
     Posted,
@@ -230,7 +230,7 @@ class SimulatedTable:
                             order.arrived(action.number, action.after, action.event)
                     case PedalPress(button):
                         self._press(button)
-                    case DealerStopped(error):
+                    case DealerEnded(error):
                         self.error = error
                         self.stopped.set()
                     case TableStopping(reason):

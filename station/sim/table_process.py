@@ -29,7 +29,7 @@ from station.sim.cpus import pin_process
 from station.sim.dealer import SimulatedDealer
 from station.sim.messages import (
     Begin,
-    DealerStopped,
+    DealerEnded,
     FromTable,
     HaltDealer,
     PedalPress,
@@ -67,7 +67,7 @@ class _Outbox:
             self._conn.send(message)
 
 
-class Screen:
+class DealerScreen:
     """The dealer's screen, in the table's process: actions and bets go to the station in order.
 
     A card slid out of the shoe travels over the shoe's serial line, not this pipe; so a card
@@ -134,7 +134,7 @@ def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None
         return
     outbox.send(Ready({name: sim.url for name, sim in running.items()}))
     dealer: SimulatedDealer | None = None
-    screen = Screen(outbox, running["shoe"].device) if "shoe" in running else None
+    screen = DealerScreen(outbox, running["shoe"].device) if "shoe" in running else None
     try:
         while True:
             try:
@@ -212,7 +212,7 @@ def _die_with(parent: int) -> None:
         os._exit(0)
 
 
-def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, screen: Screen,
+def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, screen: DealerScreen,
                   outbox: _Outbox) -> SimulatedDealer:
     shoe = running["shoe"].device
     shuffler = running["shuffler"].device if "shuffler" in running else None
@@ -237,7 +237,7 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
     def report() -> None:
         dealer.stopped.wait()
         with contextlib.suppress(OSError, ValueError):  # the station is gone; nobody is left to tell
-            outbox.send(DealerStopped(dealer.error))
+            outbox.send(DealerEnded(dealer.error))
 
     dealer.resume_round(list(resume.round_cards), resume.last_outcome)
     dealer.start(resume.state, resume.expectation, resume.remaining, resume.cut_card_out)

@@ -25,7 +25,10 @@ GAME_NEUTRAL = [
     ROOT / "station" / "service" / "publisher.py",
     ROOT / "station" / "service" / "setup.py",
     ROOT / "station" / "service" / "config.py",
-    *(ROOT / "station" / "cli" / "commands" / f"{name}.py" for name in ("roads", "analyze", "recall", "diagram")),
+    *(ROOT / "station" / "cli" / "commands" / f"{name}.py"
+      for name in ("roads", "analyze", "recall", "diagram", "run", "demo")),
+    ROOT / "station" / "service" / "app.py",
+    *sorted((ROOT / "station" / "sim").glob("*.py")),
 ]
 
 BRANCH = re.compile(r"\bgame\s*[!=]==?|isinstance\([^)]*WarRound")

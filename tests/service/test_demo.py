@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from station.cards import parse_card
-from station.games.baccarat import result_of
+from station.games.baccarat.rules import result_of
 
 REPO = Path(__file__).resolve().parents[2]
 

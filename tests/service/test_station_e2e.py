@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from station.games.baccarat import result_of
+from station.games.baccarat.rules import result_of
 
 SHOE_FINISHED = "shoe finished"
 

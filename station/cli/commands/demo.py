@@ -44,6 +44,30 @@ def _round_numbers(round_id: str) -> tuple[int, int]:
     return int(shoe), int(number)
 
 
+def _baccarat_round(output: out.RoundSettled) -> tuple[list[str], dict[str, Any]]:
+    """A baccarat round's line (docs/demo.md): the hands, totals and side results."""
+    hands = {position: [c.code for c in cards] for position, cards in output.hands}
+    totals = dict(output.totals)
+    return [output.outcome], {
+        "player": hands.get("player", []), "banker": hands.get("banker", []),
+        "player_total": totals.get("player"), "banker_total": totals.get("banker"),
+        "outcome": output.outcome, "natural": output.natural,
+        "player_pair": output.player_pair, "banker_pair": output.banker_pair,
+    }
+
+
+def _war_round(output: out.RoundSettled) -> tuple[list[str], dict[str, Any]]:
+    """A Casino War round's line: each position's cards and ranks, and each box's result."""
+    return [result for _box, result in BOX_RESULT.findall(output.outcome)], {
+        "game": "war", "cards": {position: [c.code for c in cards] for position, cards in output.hands},
+        "ranks": dict(output.totals), "outcome": output.outcome,
+    }
+
+
+#: How each game's settled round is reported, by the game's configured name.
+ROUND_RECORDS = {"baccarat": _baccarat_round, "war": _war_round}
+
+
 class _Subscriber:
     """An extension that only listens (see :mod:`station.service.extension`)."""
 
@@ -120,24 +144,11 @@ class DemoReport(_Subscriber):
             self.rounds += 1
             self.house_net += output.house_net
             shoe, number = _round_numbers(output.round_id)
-            hands = {position: [c.code for c in cards] for position, cards in output.hands}
-            totals = dict(output.totals)
             bets = [{"box": b.box, "player": b.player, "region": b.region, "stake": b.stake, "valid": b.valid,
                      "void": b.void, "outcome": b.outcome, "net": b.net} for b in output.bets]
-            if output.game == "baccarat":
-                self.outcomes[output.outcome] += 1
-                record: dict[str, Any] = {
-                    "type": "round", "shoe": shoe, "round": number,
-                    "player": hands.get("player", []), "banker": hands.get("banker", []),
-                    "player_total": totals.get("player"), "banker_total": totals.get("banker"),
-                    "outcome": output.outcome, "natural": output.natural,
-                    "player_pair": output.player_pair, "banker_pair": output.banker_pair, "bets": bets,
-                }
-            else:
-                for _box, result in BOX_RESULT.findall(output.outcome):
-                    self.outcomes[result] += 1
-                record = {"type": "round", "game": "war", "shoe": shoe, "round": number,
-                          "cards": hands, "ranks": totals, "outcome": output.outcome, "bets": bets}
+            outcomes, record = ROUND_RECORDS[output.game](output)
+            self.outcomes.update(outcomes)
+            record = {"type": "round", "shoe": shoe, "round": number, **record, "bets": bets}
             record["house_net"] = output.house_net
             self._emit(record)
         elif isinstance(output, out.RoundVoided):

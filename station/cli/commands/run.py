@@ -53,9 +53,11 @@ def _check(loaded: LoadedConfig, journal: Path) -> int:
               file=sys.stderr)
     if any(f.error for f in findings):
         return Status.CONFIG
-    t = loaded.config.table
-    print(f"{loaded.path}: configuration is valid ({t.game}, {t.variant if t.game == 'baccarat' else 'casino war'}, "
-          f"{t.decks} decks, journal {journal})")
+    from station.service.setup import core_options
+
+    options = core_options(loaded.config, loaded.path)
+    layout = options.rules.variant_of(options.table) or options.rules.title
+    print(f"{loaded.path}: configuration is valid ({options.game}, {layout}, {options.decks} decks, journal {journal})")
     return 0
 
 

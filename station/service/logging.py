@@ -45,7 +45,7 @@ def writes_to_journald(stream: TextIO) -> bool:
     expected = os.environ.get("JOURNAL_STREAM", "")
     try:
         info = os.fstat(stream.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # not a file at all
         return False
     return expected == f"{info.st_dev}:{info.st_ino}"
 

@@ -42,6 +42,9 @@ REASONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "device_fault": ("device lost during the round", (RESUME, VOID)),
     "supervisor_called": ("the dealer called the supervisor", (RESUME, VOID)),
     "card_without_shoe": ("card drawn while no shoe is in play", (BURN,)),
+    # A fault of the station itself while applying an input: the table's state may be half
+    # changed, so it stops for a person instead of going on (a "shutdown" latch).
+    "internal_error": ("an internal error of the station while applying an input", (RESUME, VOID)),
 }
 
 

@@ -24,6 +24,17 @@ event is written at once: at a dealer's pace, and whenever someone is waiting fo
 answer to what they just did (a burn card, a confirmed cut), nothing waits for a window nobody
 else will join.
 
+What arrives from outside is contained here. An event the journal refuses to store (text that
+is not valid Unicode, say) is refused on its own, with a journaled note of the refusal, and the
+rest of its batch goes on. When the journal cannot be written at all (the disk is full), nothing
+is applied: the loop says so once (:class:`~station.core.outputs.JournalUnwritable`), keeps the
+batch, keeps its heartbeat (the station is alive and waiting), tries again every
+``JOURNAL_RETRY_S`` and goes on by itself once the write succeeds. An exception while applying
+an event latches the table into an irregularity (:func:`~station.core.replay.apply_safely`).
+
+Whoever posts an event may ask to hear what became of it (:meth:`CoreLoop.post` with
+``on_done``): :class:`Verdict` says whether it was applied or refused, with the rule's reason.
+
 Timers live on the loop, not on threads: the machine says which timer it wants
 (:meth:`TableMachine.wanted_timer`), the loop notes its due time on a monotonic clock and, when
 it is due, posts a :class:`~station.events.Timer` event, which is journaled like any other.
@@ -36,19 +47,35 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
-from station.core.outputs import DeviceFaulted, ExpectationChanged, IrregularityRaised, Output, StateChanged
+from station.core.outputs import (
+    DeviceFaulted,
+    ExpectationChanged,
+    IrregularityRaised,
+    JournalUnwritable,
+    JournalWritable,
+    Output,
+    Refused,
+    StateChanged,
+)
 from station.core.queues import take_waiting
 from station.core.replay import CoreReplayError, apply_safely, replay
 from station.events import Event, Timer, event_to_dict
-from station.journal import Journal
+from station.journal import Journal, JournalError, RecordError
+from station.journal.store import check_record
 
-__all__ = ["CoreLoop", "CoreReplayError", "Subscriber"]
+__all__ = ["CoreLoop", "CoreReplayError", "Subscriber", "Verdict"]
+
+#: The kind of the journal record noting an input that could not be journaled itself.
+UNJOURNALABLE_INPUT = "UnjournalableInput"
+#: Seconds between attempts to write a journal that could not be written.
+JOURNAL_RETRY_S = 1.0
 
 log = structlog.get_logger("station.core")
 
@@ -56,6 +83,18 @@ Subscriber = Callable[[Output], None]
 
 #: How often the loop looks for more events while it gathers a batch (see ``CoreLoop._gather``).
 GATHER_SLICE_S = 0.0005
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What became of one posted event: applied, or refused with the reason a person reads."""
+
+    applied: bool
+    reason: str = ""
+    outputs: tuple[Output, ...] = ()
+
+
+Done = Callable[[Verdict], None]
 
 
 class CoreLoop:
@@ -94,8 +133,12 @@ class CoreLoop:
         self._timer: tuple[str, float] | None = None  # (name, due on the clock)
         self._fired = ""  # the last timer posted: never armed again
         self._stop = threading.Event()
+        self._unwritable_since = 0.0
         self._thread: threading.Thread | None = None
-        self.failures = 0  # events whose application raised (logged; the table goes on)
+        self.failures = 0  # events whose application raised (each latched an irregularity)
+        self.unjournalable = 0  # events refused because the journal could not store them
+        self.journal_error: str | None = None  # why the journal cannot be written, while it cannot
+        self._waiters: dict[int, Done] = {}  # id(event) -> who waits for its verdict
         self.skipped_records = 0  # journal records that are not input events
         started = time.perf_counter()
         self.replayed = self._replay()
@@ -107,10 +150,16 @@ class CoreLoop:
 
     # --- inputs and outputs -------------------------------------------------------------
 
-    def post(self, event: Event) -> None:
-        """Queue an input event (any thread). It is journaled, then applied, in order."""
+    def post(self, event: Event, on_done: Done | None = None) -> None:
+        """Queue an input event (any thread). It is journaled, then applied, in order.
+
+        ``on_done`` is called on the loop's thread with the event's :class:`Verdict` once it
+        has been applied or refused; it must not block (it is usually a waiting thread's
+        wake-up)."""
         if not isinstance(event, Event):
             raise TypeError(f"only station events may be posted, not {type(event).__name__}")
+        if on_done is not None:
+            self._waiters[id(event)] = on_done
         self._queue.put(event)
 
     def subscribe(self, callback: Subscriber, kinds: tuple[type[Output], ...] | None = None) -> Callable[[], None]:
@@ -250,13 +299,93 @@ class CoreLoop:
             time.sleep(min(left, GATHER_SLICE_S))
 
     def _process(self, batch: list[Event]) -> None:
-        # Journal first: if this raises, nothing of the batch is applied.
-        records = self.journal.append_many([(event.kind, event_to_dict(event)) for event in batch])
+        # Journal first: nothing of the batch is applied before it is on disk.
+        items = [(event.kind, event_to_dict(event)) for event in batch]
+        records = self._journal_batch(batch, items)
+        if records is None:
+            return  # stopping while the journal could not be written: nothing was applied
+        waiters = self._waiters
         for event, record in zip(batch, records, strict=True):
             self._apply(event, seq=record.seq)
-            self._deliver(self.machine.take_outputs())
+            outputs = self.machine.take_outputs()
+            self._deliver(outputs)
+            if waiters:
+                done = waiters.pop(id(event), None)
+                if done is not None:
+                    self._tell(done, _verdict(event, outputs))
         self._sync_timer()
         self._backlog = not self._queue.empty()
+
+    def _journal_batch(self, batch: list[Event], items: list[tuple[str, dict[str, Any]]]) -> list[Any] | None:
+        """Append the batch, after taking out what the journal cannot store; while the journal
+        cannot be written, wait and retry. None only when asked to stop meanwhile."""
+        while True:
+            try:
+                records = self.journal.append_many(items)
+            except RecordError:
+                self._refuse_unjournalable(batch, items)
+                continue
+            except JournalError as exc:
+                if not self._wait_for_journal(str(exc)):
+                    return None
+                continue
+            if self.journal_error is not None:
+                self._journal_back()
+            return records
+
+    def _refuse_unjournalable(self, batch: list[Event], items: list[tuple[str, dict[str, Any]]]) -> None:
+        """Take out of ``batch`` (in place) each event the journal cannot store, refusing it with
+        its reason; a note of the refusal (which the journal can store) takes its place."""
+        for index in range(len(batch) - 1, -1, -1):
+            event, (kind, payload) = batch[index], items[index]
+            try:
+                check_record(kind, payload)
+            except RecordError as exc:
+                reason = f"cannot be journaled: {exc}"
+                self.unjournalable += 1
+                log.warning("core.input_refused", input=kind, reason=reason)
+                del batch[index], items[index]
+                refused = Refused(kind, reason)
+                self._deliver([refused])
+                done = self._waiters.pop(id(event), None)
+                if done is not None:
+                    self._tell(done, Verdict(False, reason, (refused,)))
+                # Journaled on its own: it has no place in the batch of events (replay skips it).
+                self._append_note(UNJOURNALABLE_INPUT, {"kind": kind, "reason": reason})
+
+    def _append_note(self, kind: str, payload: dict[str, Any]) -> None:
+        while True:
+            try:
+                self.journal.append(kind, payload)
+                return
+            except JournalError as exc:
+                if not self._wait_for_journal(str(exc)):
+                    return
+
+    def _wait_for_journal(self, reason: str) -> bool:
+        """The journal cannot be written: say so (once per outage), wait, and let the caller
+        retry. Returns False when asked to stop meanwhile."""
+        if self.journal_error is None:
+            self.journal_error = reason
+            self._unwritable_since = time.monotonic()
+            log.error("core.journal_unwritable", reason=reason)
+            self._deliver([JournalUnwritable(reason)])
+        if self._heartbeat is not None:
+            self._heartbeat()
+        return not self._stop.wait(JOURNAL_RETRY_S)
+
+    def _journal_back(self) -> None:
+        waited = time.monotonic() - self._unwritable_since
+        self.journal_error = None
+        log.info("core.journal_writable", waited_s=round(waited, 1))
+        self._deliver([JournalWritable(round(waited, 1))])
+
+    @staticmethod
+    def _tell(done: Done, verdict: Verdict) -> None:
+        try:
+            done(verdict)
+        except Exception:
+            log.exception("core.verdict_callback_failed")
 
     def _apply(self, event: Event, *, seq: int) -> None:
         if not apply_safely(self.machine, event, seq):
@@ -288,3 +417,11 @@ class CoreLoop:
         if self._timer is None:
             return poll
         return max(0.0, min(poll, self._timer[1] - self._clock()))
+
+
+def _verdict(event: Event, outputs: list[Output]) -> Verdict:
+    """Applied, unless the machine refused the event (a refusal of this event's kind)."""
+    for output in outputs:
+        if isinstance(output, Refused) and output.what == event.kind:
+            return Verdict(False, output.reason, tuple(outputs))
+    return Verdict(True, "", tuple(outputs))

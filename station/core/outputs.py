@@ -153,6 +153,21 @@ class DeviceBack(Output):
 
 
 @dataclass(frozen=True)
+class JournalUnwritable(Output):
+    """The journal cannot be written (the disk is full, an I/O error): nothing more is applied
+    until it can, and the loop keeps trying. Published once per outage."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class JournalWritable(Output):
+    """The journal can be written again: the table goes on from the inputs that waited."""
+
+    waited_s: float
+
+
+@dataclass(frozen=True)
 class BetAccepted(Output):
     round_id: str
     box: str

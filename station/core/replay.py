@@ -68,12 +68,17 @@ class Decoder:
 
 
 def apply_safely(machine: TableMachine, event: Event, seq: int) -> bool:
-    """Apply one event; a failure is logged and the table goes on (live and in replay alike,
-    so replay reaches the same state). Returns False when the event failed."""
+    """Apply one event. A failure latches the table into an ``internal_error`` irregularity
+    that a supervisor must clear (live and in replay alike, so replay reaches the same state)
+    and is logged with its traceback. Returns False when the event failed."""
     try:
         machine.apply(event)
-    except Exception:
-        log.exception("core.apply_failed", seq=seq, event=event.kind)
+    except Exception as exc:
+        log.exception("core.apply_failed", seq=seq, input=event.kind)
+        try:
+            machine.latch_internal_error(event.kind, exc)
+        except Exception:  # the latch itself failed: the log keeps both tracebacks
+            log.exception("core.latch_failed", seq=seq, input=event.kind)
         return False
     return True
 

@@ -56,6 +56,20 @@ class StopSteps(MachineBase):
         if self.faulted.pop(ev.device, None) is not None:
             self._emit(out.DeviceBack(ev.device))
 
+    def latch_internal_error(self, event_kind: str, error: BaseException) -> None:
+        """Applying ``event_kind`` raised ``error``: stop the round for a supervisor with the
+        error's summary, never go on with state that may be half applied. Replay latches at
+        the same input, so the state after a restart is the same stopped one."""
+        detail = f"{type(error).__name__}: {error} (while applying {event_kind})"[:300]
+        if self.state == st.IRREGULARITY and self.irregularity is not None:
+            # Already stopped: the supervisor's decision must now weigh this too.
+            self.irregularity.detail = f"{self.irregularity.detail}; then {detail}"[:600]
+            problem = self.irregularity
+            self._emit(out.IrregularityRaised(problem.ident, problem.reason, problem.detail, problem.round_id,
+                                              problem.decisions))
+            return
+        self._raise("internal_error", detail)
+
     def _raise_for_card(self, reason: str, detail: str, card: Card, device: str) -> None:
         """Stop the round over a card read from the shoe: it leaves the composition if it can
         (an impossible card read during a fault is held without touching the composition)."""

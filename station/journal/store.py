@@ -240,6 +240,11 @@ def _prepare(kind: Any, payload: Any) -> tuple[str, str, dict[str, Any]]:
     return kind, text, json.loads(text)
 
 
+def check_record(kind: Any, payload: Any) -> None:
+    """Raise :class:`RecordError` (naming the part) if the journal could not store this record."""
+    _prepare(kind, payload)
+
+
 # --- shared reading ------------------------------------------------------------------------
 
 _COLUMNS = "seq, time, kind, payload, prev_hash, hash"

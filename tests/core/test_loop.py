@@ -13,7 +13,8 @@ import pytest
 
 from station.cards import parse_card
 from station.core import outputs as out
-from station.core.loop import CoreLoop, CoreReplayError
+from station.core import loop as loop_module
+from station.core.loop import CoreLoop, CoreReplayError, Verdict
 from station.core.options import CoreOptions
 from station.events import BetPlaced, CardDrawn, DealerAction
 from station.journal import Journal, JournalError
@@ -52,28 +53,115 @@ def test_events_posted_from_many_threads_are_all_journaled_then_applied(tmp_path
 
 
 class _FailingJournal(Journal):
-    """A real journal whose disk write fails (the failure is injected: a full disk cannot be
-    arranged reliably here)."""
+    """A real journal whose disk write fails on demand (the quick form of a full disk; the
+    real one, a small file system filled up, is in tests/service/test_disk_full.py)."""
 
     fail = False
 
     def append_many(self, items: Any) -> Any:
         if self.fail:
-            raise JournalError("disk full")
+            raise JournalError("database or disk is full")
         return super().append_many(items)
 
 
-def test_nothing_is_applied_that_was_not_journaled(tmp_path: Path) -> None:
+def _wait(predicate: Any, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_nothing_is_applied_that_was_not_journaled_and_the_loop_waits_for_the_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loop_module, "JOURNAL_RETRY_S", 0.02)
     journal = _FailingJournal(tmp_path / "j.sqlite3")
-    loop = CoreLoop(journal, CoreOptions())
+    beats: list[float] = []
+    loop = CoreLoop(journal, CoreOptions(), heartbeat=lambda: beats.append(time.monotonic()))
+    heard: list[out.Output] = []
+    loop.subscribe(heard.append)
     loop.post(DealerAction("shuffle_done"))
     loop.run_pending()
     journal.fail = True
+    thread = loop.start()
     loop.post(DealerAction("confirm_cut"))
-    with pytest.raises(JournalError):
-        loop.run_pending()
-    assert loop.state == "cutting" and loop.machine.events_applied == 1
+    assert _wait(lambda: loop.journal_error is not None)
+    time.sleep(0.2)
+    assert loop.state == "cutting" and loop.machine.events_applied == 1  # nothing unjournaled applied
+    waiting_beats = len(beats)
+    assert waiting_beats >= 3  # the station is alive and says so (the watchdog keeps being fed)
+    assert [o for o in heard if isinstance(o, out.JournalUnwritable)] == [out.JournalUnwritable("database or disk is full")]
+    journal.fail = False  # space is back
+    assert _wait(lambda: loop.state == "burning")
+    assert loop.journal_error is None and any(isinstance(o, out.JournalWritable) for o in heard)
+    loop.stop()
+    assert not thread.is_alive()
+    assert [r.kind for r in loop.journal.records()] == ["DealerAction", "DealerAction"]
     loop.close()
+
+
+def test_a_record_the_journal_refuses_is_refused_alone_and_the_batch_goes_on(tmp_path: Path) -> None:
+    loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
+    verdicts: list[Verdict] = []
+    loop.post(DealerAction("shuffle_done"))
+    loop.post(DealerAction("reveal", box="\udfff"), on_done=verdicts.append)  # a lone surrogate
+    loop.post(DealerAction("confirm_cut"))
+    loop.run_pending()
+    assert loop.state == "burning"  # the events around it were journaled and applied
+    assert [v.applied for v in verdicts] == [False]
+    assert verdicts[0].reason.startswith("cannot be journaled: DealerAction payload.box: text that is not valid")
+    kinds = [r.kind for r in loop.journal.records()]
+    assert kinds == ["UnjournalableInput", "DealerAction", "DealerAction"]
+    assert loop.unjournalable == 1
+    loop.close()
+    again = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())  # and replay takes the note in its stride
+    assert (again.state, again.skipped_records) == ("burning", 1)
+    again.close()
+
+
+def test_whoever_posts_may_hear_whether_the_event_was_applied_or_refused(tmp_path: Path) -> None:
+    loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
+    verdicts: list[Verdict] = []
+    loop.post(DealerAction("shuffle_done"), on_done=verdicts.append)
+    loop.post(DealerAction("shuffle_done"), on_done=verdicts.append)  # not while cutting
+    loop.run_pending()
+    assert verdicts[0].applied and verdicts[0].reason == ""
+    assert not verdicts[1].applied and verdicts[1].reason
+    loop.close()
+
+
+def test_an_exception_while_applying_latches_an_irregularity_live_and_in_replay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from station.core.machine import TableMachine
+
+    original = TableMachine.apply
+
+    def broken(self: TableMachine, event: Any) -> None:
+        if isinstance(event, DealerAction) and event.action == "confirm_cut":
+            raise KeyError("a bug in the cut")
+        original(self, event)
+
+    monkeypatch.setattr(TableMachine, "apply", broken)
+    path = tmp_path / "j.sqlite3"
+    loop = CoreLoop(path, CoreOptions())
+    heard: list[out.Output] = []
+    loop.subscribe(heard.append)
+    loop.post(DealerAction("shuffle_done"))
+    loop.post(DealerAction("confirm_cut"))
+    loop.post(DealerAction("shuffle_done"))  # nothing goes on by itself after the latch
+    loop.run_pending()
+    assert loop.state == "irregularity" and loop.failures == 1
+    problem = loop.machine.irregularity
+    assert problem is not None and problem.reason == "internal_error"
+    assert "KeyError: 'a bug in the cut' (while applying DealerAction)" in problem.detail
+    assert problem.decisions == ("resume",)  # no round is open: nothing to void
+    raised = [o for o in heard if isinstance(o, out.IrregularityRaised)]
+    assert raised and raised[0].reason == "internal_error"
+    loop.close()
+    replayed = CoreLoop(path, CoreOptions())  # replay latches at the same input
+    assert replayed.state == "irregularity" and replayed.machine.irregularity.reason == "internal_error"
+    replayed.close()
 
 
 def test_replay_skips_records_that_are_not_events_and_refuses_broken_ones(tmp_path: Path) -> None:

@@ -1,32 +1,39 @@
-"""The table's devices as the configuration names them: drivers, and simulators behind ``sim:``.
+"""The table's devices as the configuration names them: one driver each, behind one contract.
 
-The transport is the seam (ARCHITECTURE.md): a device whose URL is ``sim:`` gets a simulator
-started here, in-process, on a pseudo-terminal (or, for the USB pedals, behind a simulated
-pyusb backend), and then exactly the same driver a real device gets, pointed at the
-simulator. No driver has an ``if simulated`` in it.
+Every configured device gets its driver from the driver table
+(:func:`drivers.factory.configured_driver`) and is held as a
+:class:`~drivers.devices.contract.Device`: the set starts them, tests them and stops them
+without asking which device or transport any of them is.
+
+The transport is the seam (ARCHITECTURE.md): a device is opened where its configuration says,
+unless ``endpoints`` says otherwise. That is how simulation plugs in: whoever starts the
+simulators (the simulation plug-in for ``station run``/``demo``, the diagnostics) hands their
+endpoints here, and the very driver a real device gets opens them. This module starts no
+simulator and imports none; a ``sim:`` device with no endpoint given is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
-from drivers.devices import DeviceError, SerialDeviceDriver
-from drivers.factory import create_driver, parse_sim_url
-from drivers.usb.driver import PedalDriver
-from drivers.usb.locator import simulated_locator
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
+from drivers.devices import DeviceError
+from drivers.devices.contract import Device, DeviceEndpoint
+from drivers.factory import configured_driver
 from station.events import Event
-from station.service.config import DevicesSection
+from station.service.config import DeviceSection, DevicesSection
 
 log = structlog.get_logger(__name__)
 
 SIM = "sim:"
-Driver = SerialDeviceDriver | PedalDriver
+Driver = Device  # compatibility: the name before the device contract (station/diag used it)
+
+
+class DeviceSetupError(ValueError):
+    """A configured device that cannot be set up; the message names it (``devices.shoe: ...``)."""
 
 
 @dataclass
@@ -38,24 +45,23 @@ class SelfTestOutcome:
 
 @dataclass
 class DeviceSet:
-    """Every configured device: its driver, and its simulator when it is simulated."""
+    """Every configured device's driver, and where each is opened."""
 
-    drivers: dict[str, Driver] = field(default_factory=dict)
+    drivers: dict[str, Device] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)  # where each device is opened, as people read it
+    # compatibility: removed when station/sim lands. Simulators started by build_devices' old
+    # keyword arguments, by device name, stopped with the set.
     simulators: dict[str, Any] = field(default_factory=dict)
-    urls: dict[str, str] = field(default_factory=dict)
 
-    def __iter__(self) -> Iterator[tuple[str, Driver]]:
+    def __iter__(self) -> Iterator[tuple[str, Device]]:
         return iter(self.drivers.items())
 
-    def get(self, name: str) -> Driver | None:
+    def get(self, name: str) -> Device | None:
         return self.drivers.get(name)
 
     def start(self, wait: float = 5.0) -> None:
         for name, driver in self.drivers.items():
-            if isinstance(driver, PedalDriver):
-                driver.start(wait_s=wait)
-            else:
-                driver.start(wait)
+            driver.start(wait)
             log.info("device_started", device=name, url=self.urls[name])
 
     def self_tests(self) -> list[SelfTestOutcome]:
@@ -64,14 +70,11 @@ class DeviceSet:
         for name, driver in self.drivers.items():
             try:
                 report = driver.self_test()
-            except (DeviceError, OSError, RuntimeError) as exc:
+            except DeviceError as exc:
                 outcomes.append(SelfTestOutcome(name, False, str(exc)))
                 continue
-            # Serial devices answer (passed, code, detail); the USB pedals (ok, problems).
-            passed = bool(getattr(report, "passed", getattr(report, "ok", False)))
-            detail = str(getattr(report, "detail", "") or "; ".join(getattr(report, "problems", ())))
-            detail = detail or ("ok" if passed else "failed")
-            outcomes.append(SelfTestOutcome(name, passed, detail))
+            detail = report.detail or ("ok" if report.passed else "failed")
+            outcomes.append(SelfTestOutcome(name, report.passed, detail))
         return outcomes
 
     def stop(self) -> None:
@@ -80,53 +83,90 @@ class DeviceSet:
                 driver.stop()
             except Exception:  # stopping must go on for the others
                 log.exception("device_stop_failed", device=name)
-        # Serial simulators stop with their drivers; the pedals' simulation owns no thread.
-
-
-class _PedalSimulation:
-    """An in-process simulated pedal unit on its own simulated USB bus (no threads to stop)."""
-
-    def __init__(self) -> None:
-        self.device = SimulatedPedal(serial="PED-SIM-0001")
-        self.backend = SimulatedBackend([self.device])
-
-
-def simulator_options(name: str, section: Any, sim_defaults: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """What the simulator behind a ``sim:`` device is started with: the table's facts, then
-    the device's ``options`` in the configuration, then the options in its URL."""
-    return {"name": name, **(sim_defaults or {}).get(name, {}), **section.options, **parse_sim_url(section.url)}
+        for name, running in self.simulators.items():  # compatibility: see build_devices
+            try:
+                running.stop()
+            except Exception:
+                log.exception("simulator_stop_failed", device=name)
 
 
 def build_devices(
     devices: DevicesSection,
     emit: Callable[[Event], None],
-    sim_defaults: dict[str, dict[str, Any]] | None = None,
-    simulated_elsewhere: dict[str, str] | None = None,
+    sim_defaults: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    endpoints: Mapping[str, DeviceEndpoint] | None = None,
+    simulated_elsewhere: Mapping[str, str] | None = None,
 ) -> DeviceSet:
-    """Create (not start) a driver for every configured device, simulators included.
+    """Create (not start) a driver for every configured device.
 
-    ``sim_defaults`` gives a simulator the table's facts (a continuous shuffler, 6 decks);
-    a device's own ``options`` in the configuration override them. ``simulated_elsewhere``
-    names ``sim:`` devices whose simulator already runs in another process (the simulated
-    table), with the port to open instead: their drivers are built as for real devices."""
+    ``endpoints`` overrides where a device is opened: a port path or pyserial URL for a
+    serial device, a locator (URL or :class:`~drivers.usb.locator.PedalLocator`) for the
+    pedals; a simulator's starter passes its ``RunningSimulator.endpoint``. A device
+    configured ``sim:`` must be given one.
+
+    ``sim_defaults`` and ``simulated_elsewhere`` are the arguments from before endpoints:
+    given either, the simulators are started here as they used to be (compatibility, removed
+    when station/sim lands).
+    """
+    if sim_defaults is not None or simulated_elsewhere is not None:
+        return _build_with_simulators(devices, emit, sim_defaults, {**(simulated_elsewhere or {}), **(endpoints or {})})
     built = DeviceSet()
     for name, section in devices.configured():
-        if name == "pedals":
-            if section.url == SIM:
-                sim = _PedalSimulation()
-                built.simulators[name] = sim
-                locator: Any = simulated_locator(sim.backend, serial=sim.device.serial)
-                built.urls[name] = str(locator)
-            else:
-                locator = section.url
-                built.urls[name] = section.url
-            built.drivers[name] = PedalDriver(name, locator, emit)
-            continue
-        url = (simulated_elsewhere or {}).get(name, section.url)
-        sim_options = simulator_options(name, section, sim_defaults) if url.startswith(SIM) else None
-        driver = create_driver(name, name, url, emit, sim_options=sim_options, baudrate=section.baudrate)
-        if driver.simulator is not None:
-            built.simulators[name] = driver.simulator  # stopped by the driver's stop()
-        built.urls[name] = driver.url if driver.simulator is None else driver.simulator.url
-        built.drivers[name] = driver
+        endpoint = _endpoint(name, section, endpoints or {})
+        built.drivers[name] = configured_driver(name, name, endpoint, emit, baudrate=section.baudrate)
+        built.urls[name] = str(endpoint)
+    return built
+
+
+def _endpoint(name: str, section: DeviceSection, endpoints: Mapping[str, DeviceEndpoint]) -> DeviceEndpoint:
+    endpoint = endpoints.get(name, section.url)
+    if isinstance(endpoint, str) and endpoint.startswith(SIM):
+        raise DeviceSetupError(
+            f"devices.{name}: '{SIM}' needs the simulation plug-in (station run/demo start it); "
+            "no simulator is running for it"
+        )
+    return endpoint
+
+
+# --- compatibility: removed when station/sim lands ---------------------------------------------
+# station/service/app.py still calls build_devices(devices, emit, sim_defaults,
+# simulated_elsewhere=...) and simulator_options(name, section, sim_defaults), and expects the
+# in-process simulators in DeviceSet.simulators. These two functions are the only place this
+# module reaches the simulators, through the one import in _simulation().
+
+
+def _simulation() -> Any:
+    from drivers import simulators  # compatibility: removed when station/sim lands
+
+    return simulators
+
+
+def simulator_options(
+    name: str, section: DeviceSection, sim_defaults: Mapping[str, Mapping[str, Any]] | None
+) -> dict[str, Any]:
+    """Deprecated: ``drivers.simulators.simulator_options(name, section.options, section.url, sim_defaults)``."""
+    options: dict[str, Any] = _simulation().simulator_options(name, section.options, section.url, sim_defaults)
+    return options
+
+
+def _build_with_simulators(
+    devices: DevicesSection,
+    emit: Callable[[Event], None],
+    sim_defaults: Mapping[str, Mapping[str, Any]] | None,
+    endpoints: dict[str, DeviceEndpoint],
+) -> DeviceSet:
+    started: dict[str, Any] = {}
+    try:
+        for name, section in devices.configured():
+            if name not in endpoints and section.url.startswith(SIM):
+                running = _simulation().start_simulator(name, simulator_options(name, section, sim_defaults))
+                started[name] = running
+                endpoints[name] = running.endpoint
+        built = build_devices(devices, emit, endpoints=endpoints)
+    except BaseException:
+        for running in started.values():
+            running.stop()
+        raise
+    built.simulators.update(started)
     return built

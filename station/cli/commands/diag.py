@@ -262,7 +262,7 @@ def _identify_port(args: argparse.Namespace) -> int:
 
 @_talks_to_devices
 def _monitor(args: argparse.Namespace) -> int:
-    from drivers.usb.driver import PedalDriver
+    from drivers.devices import PedalDriver
     from station.diag.monitor import FrameMonitor, json_line, run_monitor
     from station.diag.target import DiagError, EventSink, open_session
 

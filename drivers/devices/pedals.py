@@ -203,6 +203,7 @@ class PedalDriver:
             self._port.open()
         except UsbLinkLost as lost:
             return Outage(lost.reason, lost.code)
+        self.stats.frames_out += 1  # the GET_STATUS that greeted it
         self._tracker.reset()
         self._proven = False
         self._stalls_in_a_row = 0

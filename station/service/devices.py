@@ -29,7 +29,6 @@ from station.service.config import DeviceSection, DevicesSection
 log = structlog.get_logger(__name__)
 
 SIM = "sim:"
-Driver = Device  # compatibility: the name before the device contract (station/diag used it)
 
 
 class DeviceSetupError(ValueError):
@@ -59,9 +58,10 @@ class DeviceSet:
     def get(self, name: str) -> Device | None:
         return self.drivers.get(name)
 
-    def start(self, wait: float = 5.0) -> None:
+    def start(self, wait_s: float = 5.0) -> None:
+        """Start every device, each given at most ``wait_s`` to connect (an absent one keeps trying)."""
         for name, driver in self.drivers.items():
-            driver.start(wait)
+            driver.start(wait_s)
             log.info("device_started", device=name, url=self.urls[name])
 
     def self_tests(self) -> list[SelfTestOutcome]:

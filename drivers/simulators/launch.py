@@ -56,12 +56,13 @@ class RunningSimulator:
     def __repr__(self) -> str:
         return f"RunningSimulator({self.kind!r}, endpoint={str(self.endpoint)!r})"
 
-    # compatibility: the names from before endpoints (``station/service/sim_table.py``,
-    # ``tests/service``, ``bench/latency.py``); removed when those use endpoint/simulator.
     @property
     def url(self) -> str:
+        """The endpoint as text: for a configuration file, a message, another process."""
         return str(self.endpoint)
 
+    # compatibility: the name from before endpoints (station/service/app.py, sim_table.py,
+    # tests/service, bench/latency.py); removed when station/sim lands and those use ``simulator``.
     @property
     def device(self) -> Any:
         return self.simulator

@@ -32,7 +32,7 @@ def _simulator_process(conn: Any, transport: str, cards: int) -> None:
     from drivers.simulators.pool import shuffled_shoe
 
     running = start_simulator("shoe", transport=transport)
-    shoe = running.device
+    shoe = running.simulator
     items = [c for _ in range(cards // 416 + 1) for c in shuffled_shoe(8, seed=1)][:cards]
     shoe.load(items)  # type: ignore[attr-defined]
     conn.send(running.url)
@@ -80,7 +80,7 @@ def main() -> int:
             written.append(parent.recv())
     else:
         running = start_simulator("shoe", transport=transport)
-        shoe = running.device
+        shoe = running.simulator
         assert isinstance(shoe, ShoeSimulator)
         url = running.url
         shoe.load([c for _ in range(args.cards // 416 + 1) for c in shuffled_shoe(8, seed=1)][: args.cards])
@@ -89,7 +89,7 @@ def main() -> int:
             shoe.draw(on_sent=written.append)
 
     driver = ShoeDriver("shoe", url, emit)
-    if not driver.start(wait=10):
+    if not driver.start(10):
         print("driver did not connect", file=sys.stderr)
         return 1
     started = time.perf_counter()

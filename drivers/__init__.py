@@ -1,9 +1,12 @@
-"""Device drivers of the dealing station.
+"""Device drivers of the dealing station: five devices, one contract.
 
-Serial devices (shoe, shuffler, display board, button box) are layered as
-``transport`` (ports by URL) -> ``codec`` (pure bytes <-> messages, one protocol per
-device in a registry) -> ``devices`` (link and drivers emitting station events), with
-``simulators`` speaking the same protocols from the device side. ``factory.create_driver``
-builds a driver for a URL (``sim:`` starts a simulator); ``probe.probe`` identifies
-whatever is on a port. USB dealer pedals live in ``usb``. See docs/drivers.md.
+Serial devices (shoe, shuffler, display board, button box) are layered as ``transport``
+(ports by URL) -> ``codec`` (pure bytes <-> messages, one protocol per device in a registry)
+-> ``devices`` (the link and the drivers emitting station events). The USB dealer pedals have
+the same layers: ``transport/usb_port.py`` (pyusb), ``usb`` (their protocol, codec and
+locator), ``devices/pedals.py``. Every driver meets ``devices/contract.py`` and reconnects
+through ``devices/reconnect.py``; ``factory`` builds any of them from the driver table.
+``simulators`` speak the same protocols from the device side (``simulators/pedals`` behind a
+simulated pyusb backend) and ``simulators.start_simulator`` starts any of them; ``probe``
+identifies whatever is on a serial port. See docs/drivers.md.
 """

@@ -1,60 +1,37 @@
-"""The transport seam: configuration names a device URL, and ``sim:`` selects a simulator.
+"""The driver table as a factory: a device's kind and where it is opened give its driver.
 
-``create_driver("shoe", "shoe", "/dev/serial/by-id/usb-ACME_Shoe-if00", emit)`` builds
-the real driver; with ``url="sim:"`` (or ``"sim:?decks=6&seed=7"``) it first starts the
-simulator of that kind in-process and hands its pty path to the same driver class, so
-no driver code knows whether it is talking to hardware. The simulator is stopped with
-the driver, and is reachable as ``driver.simulator`` for scripting.
+``create_driver("shoe", "shoe", "/dev/serial/by-id/usb-ACME_Shoe-if00", emit)`` builds the
+shoe's driver, ``create_driver("pedals", "pedals", "usb://1209:0001?serial=PED-0001", emit)``
+the pedals' one: every device through the same call, each a
+:class:`~drivers.devices.contract.Device`. A simulator is opened the same way, by the
+endpoint its starter got from ``drivers.simulators.start_simulator``: no driver knows whether
+it talks to hardware, and none owns or stops a simulator.
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl
 
-from drivers.devices import DRIVERS, SerialDeviceDriver
-from drivers.devices.base import Emit
-
-SIM_SCHEME = "sim:"
+from drivers.devices import DRIVERS
+from drivers.devices.contract import Device, DeviceClass, DeviceEndpoint, Emit
 
 
-def _value(text: str) -> Any:
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
-
-
-def parse_sim_url(url: str) -> dict[str, Any]:
-    """Options of a ``sim:`` URL: ``sim:?decks=6&transport=socket`` -> {"decks": 6, "transport": "socket"}."""
-    if not url.startswith(SIM_SCHEME):
-        raise ValueError(f"{url!r} is not a sim: URL")
-    query = url[len(SIM_SCHEME):].lstrip("/").lstrip("?")
-    return {key.replace("-", "_"): _value(value) for key, value in parse_qsl(query, strict_parsing=bool(query))}
-
-
-def create_driver(
-    kind: str, name: str, url: str, emit: Emit, *, sim_options: dict[str, Any] | None = None, **options: Any
-) -> SerialDeviceDriver:
-    """The driver for ``kind`` ("shoe", "shuffler", "display", "buttonbox") on ``url``.
-
-    ``sim_options`` are given to the simulator a ``sim:`` URL starts (the options in the URL's
-    query win over them); they are ignored for a real device."""
+def driver_class(kind: str) -> DeviceClass:
+    """The driver of ``kind``: ``shoe``, ``shuffler``, ``display``, ``buttonbox`` or ``pedals``."""
     try:
-        cls = DRIVERS[kind]
+        return DRIVERS[kind]
     except KeyError:
-        raise ValueError(f"unknown serial device kind {kind!r}; choose from {sorted(DRIVERS)}") from None
-    if not url.startswith(SIM_SCHEME):
-        return cls(name, url, emit, **options)
-    from drivers.simulators import start_simulator
+        raise ValueError(f"unknown device kind {kind!r}; choose from {sorted(DRIVERS)}") from None
 
-    running = start_simulator(kind, **{**(sim_options or {}), **parse_sim_url(url)})
-    try:
-        driver = cls(name, running.url, emit, **options)
-    except Exception:
-        running.stop()
-        raise
-    driver.attach_simulator(running)
-    return driver
+
+def create_driver(kind: str, name: str, endpoint: DeviceEndpoint, emit: Emit, **options: Any) -> Device:
+    """The driver for ``kind`` on ``endpoint``, with the options of that driver class
+    (``settings=``/``baudrate=`` for serial devices, ``buttons=``, ``backoff=``... for the pedals)."""
+    cls: Any = driver_class(kind)
+    device: Device = cls(name, endpoint, emit, **options)
+    return device
+
+
+def configured_driver(kind: str, name: str, endpoint: DeviceEndpoint, emit: Emit, *, baudrate: int) -> Device:
+    """The driver as the station's configuration describes the device (endpoint and line speed)."""
+    return driver_class(kind).from_config(name, endpoint, emit, baudrate=baudrate)

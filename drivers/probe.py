@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from drivers.codec import StreamCodec, get_protocol
 from drivers.codec.protocol import Ack, CodecError, Identify, IdentityReport, Kind, Packet
-from drivers.devices.base import Identity
+from drivers.devices.contract import Identity
 from drivers.transport import SerialTransport, TransportError
 
 

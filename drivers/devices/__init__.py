@@ -1,27 +1,39 @@
-"""Device drivers: one class per device, each emitting typed station events."""
+"""Device drivers: one class per device, each meeting the device contract and emitting station events.
 
-from drivers.devices.base import Identity, SelfTestReport, SerialDeviceDriver
-from drivers.devices.link import (
+``DRIVERS`` is the driver table: the five devices of a table by the name the configuration
+gives them. Every entry builds a :class:`~drivers.devices.contract.Device` the same way
+(``from_config``), so the service never asks which device or transport it is building.
+"""
+
+from drivers.devices.base import SerialDeviceDriver
+from drivers.devices.buttonbox import ButtonBoxDriver
+from drivers.devices.contract import Device, DeviceClass, DeviceEndpoint, Emit, Identity, SelfTestReport, Tap
+from drivers.devices.display import DisplayDriver
+from drivers.devices.errors import (
     DeviceError,
     DeviceProtocolError,
     DeviceRefused,
     DeviceTimeout,
     DeviceUnavailable,
-    LinkSettings,
 )
-from drivers.devices.buttonbox import ButtonBoxDriver
-from drivers.devices.display import DisplayDriver
+from drivers.devices.link import LinkSettings
+from drivers.devices.pedals import PedalDriver, PedalStatus, UsbIdentity
+from drivers.devices.reconnect import Backoff
 from drivers.devices.shoe import ShoeDriver, ShoeState
 from drivers.devices.shuffler import ShufflerDriver, ShufflerInfo
+from drivers.devices.stats import DeviceStats
 
-DRIVERS: dict[str, type[SerialDeviceDriver]] = {
+DRIVERS: dict[str, DeviceClass] = {
     "shoe": ShoeDriver,
     "shuffler": ShufflerDriver,
     "display": DisplayDriver,
     "buttonbox": ButtonBoxDriver,
+    "pedals": PedalDriver,
 }
 
 __all__ = [
-    "ButtonBoxDriver", "DRIVERS", "DeviceError", "DisplayDriver", "ShufflerDriver", "ShufflerInfo", "DeviceProtocolError", "DeviceRefused", "DeviceTimeout", "DeviceUnavailable",
-    "Identity", "LinkSettings", "SelfTestReport", "SerialDeviceDriver", "ShoeDriver", "ShoeState",
+    "Backoff", "ButtonBoxDriver", "DRIVERS", "Device", "DeviceClass", "DeviceEndpoint", "DeviceError",
+    "DeviceProtocolError", "DeviceRefused", "DeviceStats", "DeviceTimeout", "DeviceUnavailable", "DisplayDriver",
+    "Emit", "Identity", "LinkSettings", "PedalDriver", "PedalStatus", "SelfTestReport", "SerialDeviceDriver",
+    "ShoeDriver", "ShoeState", "ShufflerDriver", "ShufflerInfo", "Tap", "UsbIdentity",
 ]

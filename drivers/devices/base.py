@@ -1,16 +1,17 @@
-"""What every serial device driver has in common.
+"""What every serial device driver has in common, and how it meets the device contract.
 
-A driver is built from a device name, a URL and an ``emit`` sink. It turns the device's
-wire events into typed :mod:`station.events` and nothing else: it never touches game
-state. Link loss becomes :class:`~station.events.DeviceFault` (once per outage) and the
-reconnection :class:`~station.events.DeviceRecovered`.
+A driver is built from a device name, a port (path or pyserial URL) and an ``emit`` sink.
+It turns the device's wire events into typed :mod:`station.events` and nothing else: it
+never touches game state. Link loss becomes :class:`~station.events.DeviceFault` (once per
+outage) and the reconnection :class:`~station.events.DeviceRecovered`. Everything the
+service asks of any device (:class:`~drivers.devices.contract.Device`) is here; each
+subclass adds its device's commands and maps its wire events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import structlog
 
@@ -24,27 +25,16 @@ from drivers.codec.protocol import (
     SelfTestResult,
     get_protocol,
 )
-from drivers.devices.link import DeviceLink, DeviceProtocolError, LinkSettings, LinkStats, Tap
+from drivers.devices.contract import DeliveryObserver, DeviceEndpoint, Emit, Identity, SelfTestReport, Tap
+from drivers.devices.errors import DeviceProtocolError
+from drivers.devices.link import DeviceLink, LinkSettings
+from drivers.devices.stats import DeviceStats
 from drivers.transport.serial_port import SerialTransport, Transport
 from station.events import DeviceFault, DeviceRecovered, Event
 
 log = structlog.get_logger(__name__)
 
-Emit = Callable[[Event], None]
-
-
-@dataclass(frozen=True)
-class Identity:
-    model: str
-    serial: str
-    firmware: str
-
-
-@dataclass(frozen=True)
-class SelfTestReport:
-    passed: bool
-    code: int
-    detail: str
+__all__ = ["Emit", "Identity", "SelfTestReport", "SerialDeviceDriver"]
 
 
 class SerialDeviceDriver:
@@ -66,7 +56,6 @@ class SerialDeviceDriver:
         self.name = name
         self.url = url
         self._emit = emit
-        self.simulator: Any = None  # a RunningSimulator when created from a sim: URL
         if settings is None:
             settings = LinkSettings(**link_options)
         elif link_options:
@@ -82,24 +71,26 @@ class SerialDeviceDriver:
             settings=settings,
         )
 
+    @classmethod
+    def from_config(cls, name: str, endpoint: DeviceEndpoint, emit: Emit, *, baudrate: int) -> Self:
+        """The driver as the station's configuration describes the device: a port and its speed."""
+        if not isinstance(endpoint, str):
+            raise TypeError(f"{name}: a serial device is opened by port path or URL, not {endpoint!r}")
+        return cls(name, endpoint, emit, baudrate=baudrate)
+
     # -- lifecycle ----------------------------------------------------------------------------
 
-    def start(self, wait: float | None = 5.0) -> bool:
-        """Open the port and start the reader; returns whether the handshake finished within ``wait``.
+    def start(self, wait_s: float | None = 5.0) -> bool:
+        """Open the port and start the reader; returns whether the handshake finished within ``wait_s``.
 
         If the device is absent the driver emits a DeviceFault and keeps trying in the
         background; it emits DeviceRecovered when the device answers.
         """
-        return self.link.start(wait)
+        return self.link.start(wait_s)
 
     def stop(self) -> None:
+        """Stop the link's threads and close the port. A simulator behind it is its starter's to stop."""
         self.link.stop()
-        if self.simulator is not None:
-            self.simulator.stop()
-
-    def attach_simulator(self, running: Any) -> None:
-        """Own an in-process simulator (``sim:`` URLs): it stops with the driver."""
-        self.simulator = running
 
     @property
     def connected(self) -> bool:
@@ -118,24 +109,35 @@ class SerialDeviceDriver:
         self.link.request(Ping())
 
     def self_test(self) -> SelfTestReport:
-        answer = self._expect(self.link.request(SelfTest(), timeout=max(self.link.settings.reply_timeout, 2.0)), SelfTestResult)
-        return SelfTestReport(answer.passed, answer.code, answer.detail)
+        timeout = max(self.link.settings.reply_timeout, 2.0)  # a device's self-test takes a while
+        answer = self._expect(self.link.request(SelfTest(), timeout=timeout), SelfTestResult)
+        return SelfTestReport(answer.passed, answer.detail, answer.code)
+
+    def status(self) -> Any:
+        """What the device reports about its state; each device answers in its own terms."""
+        raise NotImplementedError(f"{type(self).__name__} has no status request")
 
     # -- diagnostics --------------------------------------------------------------------------
 
-    def add_tap(self, tap: Tap) -> None:
-        """Call ``tap(direction, raw, decoded)`` for every frame sent ("tx") or received ("rx")."""
+    def add_tap(self, tap: Tap) -> Callable[[], None]:
+        """Call ``tap(direction, raw, decoded)`` for every frame sent ("tx") or received ("rx");
+        returns a function that removes it."""
         self.link.add_tap(tap)
+        return lambda: self.link.remove_tap(tap)
 
     def remove_tap(self, tap: Tap) -> None:
         self.link.remove_tap(tap)
 
     @property
-    def stats(self) -> LinkStats:
+    def stats(self) -> DeviceStats:
         return self.link.stats
 
     def recent_frames(self) -> list[tuple[float, str, str, str]]:
         return self.link.recent_frames()
+
+    def observe_deliveries(self, observer: DeliveryObserver | None) -> None:
+        """Set the one observer of deliveries; on the reader thread, before each event's ACK."""
+        self.link.on_delivered = observer
 
     # -- for subclasses -----------------------------------------------------------------------
 

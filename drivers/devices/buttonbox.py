@@ -15,8 +15,9 @@ import structlog
 
 from drivers.codec import buttonbox as wire
 from drivers.codec.protocol import Ack, Boot, Message
-from drivers.devices.base import Emit, SerialDeviceDriver
-from drivers.devices.link import DeviceProtocolError
+from drivers.devices.base import SerialDeviceDriver
+from drivers.devices.contract import Emit
+from drivers.devices.errors import DeviceProtocolError
 from station import events
 
 log = structlog.get_logger(__name__)

@@ -14,7 +14,7 @@ from drivers.codec import display as wire
 from drivers.codec.display import BeadCell, BigRoadCell, Mark, Prediction, WireOutcome
 from drivers.codec.protocol import Ack, Boot, Message
 from drivers.devices.base import SerialDeviceDriver
-from drivers.devices.link import DeviceProtocolError
+from drivers.devices.errors import DeviceProtocolError
 from station import events
 from station.cards import Card, parse_card
 

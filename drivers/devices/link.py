@@ -5,9 +5,11 @@ One :class:`DeviceLink` per device. It owns two threads:
 * the **reader** reads the transport, decodes frames, ACKs device events (after handing
   them on, so an event is never acknowledged before the station has it), filters
   retransmitted duplicates by sequence number, and matches responses to the waiting command;
-* the **supervisor** opens the transport, performs the handshake (``Identify``), sends a
-  ``Ping`` when the link has been quiet, and on loss closes the port, reports the fault and
-  reopens it with capped exponential backoff, logging every attempt.
+* the **supervisor** is the shared :class:`~drivers.devices.reconnect.ReconnectLoop` driving
+  this link as its :class:`~drivers.devices.reconnect.Connection`: it opens the transport,
+  performs the handshake (``Identify``), sends a ``Ping`` when the link has been quiet, and on
+  loss closes the port, reports the fault and reopens it with capped exponential backoff,
+  logging every attempt (as the USB pedals do, through the same loop).
 
 Commands are stop-and-wait: one outstanding command per link, retransmitted with the same
 sequence number on timeout (the device answers a repeated sequence number from its cache
@@ -21,7 +23,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
 
@@ -39,38 +40,13 @@ from drivers.codec.protocol import (
     Protocol,
     StreamCodec,
 )
+from drivers.devices.contract import DeliveryObserver, Tap
+from drivers.devices.errors import DeviceError, DeviceRefused, DeviceTimeout, DeviceUnavailable
+from drivers.devices.reconnect import Backoff, Outage, ReconnectLoop
+from drivers.devices.stats import DeviceStats
 from drivers.transport.serial_port import Transport, TransportError
 
 log = structlog.get_logger(__name__)
-
-Tap = Callable[[str, bytes, "Message | CodecError | None"], None]
-"""Frame monitor: ``tap(direction, raw, decoded)`` with direction ``"rx"`` or ``"tx"``."""
-
-
-class DeviceError(Exception):
-    """A command to a device failed."""
-
-
-class DeviceUnavailable(DeviceError):
-    """The device is not connected (unplugged, or the link was lost during the command)."""
-
-
-class DeviceTimeout(DeviceError):
-    """The device did not answer a command, even after retransmissions."""
-
-
-class DeviceRefused(DeviceError):
-    """The device answered NAK: it understood the command and refused it."""
-
-    def __init__(self, command: str, code: Any, detail: str) -> None:
-        name = getattr(code, "name", str(code)).lower()
-        super().__init__(f"{command} refused: {name}" + (f" ({detail})" if detail else ""))
-        self.code = code
-        self.detail = detail
-
-
-class DeviceProtocolError(DeviceError):
-    """The device answered with a message that does not answer the command."""
 
 
 @dataclass(frozen=True)
@@ -84,20 +60,10 @@ class LinkSettings:
     heartbeat: float = 2.0  # ping after this long without any frame from the device
     ring_size: int = 32  # frames kept for the fault log
 
-
-@dataclass
-class LinkStats:
-    frames_in: int = 0
-    frames_out: int = 0
-    bad_frames: int = 0
-    noise_bytes: int = 0
-    duplicates: int = 0
-    retransmissions: int = 0
-    stale_responses: int = 0
-    reconnections: int = 0
-    faults: int = 0
-    events_delivered: int = 0  # device events handed over (each once: resends are not counted)
-    errors_by_kind: dict[str, int] = field(default_factory=dict)
+    @property
+    def backoff(self) -> Backoff:
+        """The reconnection delays: from ``reconnect_initial``, doubling, at most ``reconnect_max``."""
+        return Backoff(self.reconnect_initial, 2.0, self.reconnect_max)
 
 
 @dataclass
@@ -136,16 +102,14 @@ class DeviceLink:
         self.transport = transport
         self.protocol = protocol
         self.settings = settings or LinkSettings()
-        self.stats = LinkStats()
+        self.stats = DeviceStats()
         self._codec = StreamCodec(protocol)
         self._on_event = on_event
-        self._on_down = on_down
-        self._on_up = on_up
         self._on_undecodable = on_undecodable
         self._taps: list[Tap] = []
         #: Called on the reader thread with the running count after each device event is handed
         #: over, before it is acknowledged (the simulated table orders the dealer's screen by it).
-        self.on_delivered: Callable[[int], None] | None = None
+        self.on_delivered: DeliveryObserver | None = None
         # Frames are kept as they came and worded only when someone reads the ring (a fault
         # report, diagnostics): describing every frame as it passes cost more than handling it.
         self._ring: deque[tuple[float, str, bytes, Message | CodecError | None]] = deque(maxlen=self.settings.ring_size)
@@ -161,19 +125,27 @@ class DeviceLink:
         self._lost = threading.Event()
         self._lost_reason = ""
         self._ready = threading.Event()
-        self._down_reported = False
         self._reader: threading.Thread | None = None
-        self._supervisor: threading.Thread | None = None
         self.identity: IdentityReport | None = None
+        self._supervisor = ReconnectLoop(
+            name,
+            self,
+            where=transport.url,
+            backoff=self.settings.backoff,
+            stats=self.stats,
+            stopping=self._stop,
+            on_down=lambda outage: on_down(outage.reason, outage.code),
+            on_up=lambda: on_up(self.identity) if self.identity is not None else None,
+            recent_frames=lambda: [f"{d} {h} {t}" for _, d, h, t in self.recent_frames()],
+            thread_name=f"{name}-link",
+        )
 
     # -- public -------------------------------------------------------------------------------
 
     def start(self, wait: float | None = None) -> bool:
         """Start connecting in the background; with ``wait``, block up to that long for the handshake."""
-        if self._supervisor is not None:
+        if self._supervisor.running:
             return self._ready.is_set()
-        self._stop.clear()
-        self._supervisor = threading.Thread(target=self._supervise, name=f"{self.name}-link", daemon=True)
         self._supervisor.start()
         if wait is not None:
             return self._ready.wait(wait)
@@ -181,11 +153,11 @@ class DeviceLink:
 
     def stop(self) -> None:
         self._stop.set()
-        self._lost.set()
-        for thread in (self._supervisor, self._reader):
-            if thread is not None and thread is not threading.current_thread():
-                thread.join(timeout=5)
-        self._supervisor = None
+        self._lost.set()  # wakes the supervisor's watch and the reader
+        self._supervisor.stop()
+        reader = self._reader
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(timeout=5)
         self._reader = None
         self.transport.close()
         self._ready.clear()
@@ -291,7 +263,7 @@ class DeviceLink:
         self.stats.bad_frames += error.fault != "noise"
         if error.fault == "noise":
             self.stats.noise_bytes += len(error.raw)
-        self.stats.errors_by_kind[error.fault] = self.stats.errors_by_kind.get(error.fault, 0) + 1
+        self.stats.count_error(error.fault)
         self._record("rx", error.raw, error)
         log.warning("frame_discarded", device=self.name, fault=error.fault, detail=error.detail, raw=error.raw[:64].hex(" "))
         if error.seq is not None and error.type_code is not None and 0x40 <= error.type_code <= 0x7F:
@@ -313,7 +285,7 @@ class DeviceLink:
             # Until the handshake is done (and DeviceRecovered emitted) events are neither
             # delivered nor ACKed: the device resends them, so after a reconnection the
             # station always sees DeviceRecovered before the next event from the device.
-            self.stats.errors_by_kind["event_before_handshake"] = self.stats.errors_by_kind.get("event_before_handshake", 0) + 1
+            self.stats.count_error("event_before_handshake")
             return
         if kind is Kind.EVENT:
             is_boot = isinstance(message, Boot)
@@ -330,7 +302,7 @@ class DeviceLink:
             except Exception:
                 # Not handed over, so not acknowledged: the device resends it (a full queue
                 # in the core applies back-pressure instead of losing a card).
-                self.stats.errors_by_kind["handler_failed"] = self.stats.errors_by_kind.get("handler_failed", 0) + 1
+                self.stats.count_error("handler_failed")
                 log.exception("event_handler_failed", device=self.name, message=message.describe())
                 return
             self._last_rx_seq = packet.seq
@@ -349,7 +321,7 @@ class DeviceLink:
                 self.stats.stale_responses += 1
                 log.info("stale_response", device=self.name, seq=packet.seq, message=message.describe())
             return
-        self.stats.errors_by_kind["unexpected_command"] = self.stats.errors_by_kind.get("unexpected_command", 0) + 1
+        self.stats.count_error("unexpected_command")
         log.warning("unexpected_message", device=self.name, message=message.describe())
 
     def _ack(self, seq: int) -> None:
@@ -363,7 +335,7 @@ class DeviceLink:
         self.stats.frames_out += 1
         self._record("tx", frame, Ack())
 
-    # -- connection management ------------------------------------------------------------------
+    # -- the connection, as the supervisor drives it ---------------------------------------------
 
     def _signal_lost(self, reason: str) -> None:
         with self._state_lock:
@@ -376,34 +348,13 @@ class DeviceLink:
             waiter.lost = True
             waiter.done.set()
 
-    def _supervise(self) -> None:
-        delay = self.settings.reconnect_initial
-        attempt = 0
-        while not self._stop.is_set():
-            attempt += 1
-            reason = self._connect()
-            if reason is None:
-                delay = self.settings.reconnect_initial
-                attempt = 0
-                reason, code = self._watch()
-                if self._stop.is_set():
-                    break
-                self._teardown()
-                self._report_down(reason, code)
-                continue
-            self._report_down(reason, "open_failed" if reason.startswith("cannot open") else "handshake_failed")
-            log.info("reconnect_attempt", device=self.name, url=self.transport.url, attempt=attempt, retry_in=round(delay, 3), reason=reason)
-            if self._stop.wait(delay):
-                break
-            delay = min(delay * 2, self.settings.reconnect_max)
-        self._teardown()
-
-    def _connect(self) -> str | None:
-        """Open and handshake; None on success, else why not."""
+    def open(self) -> Outage | None:
+        """Open and handshake; None on success, else why not (the port is closed again)."""
         try:
             self.transport.open()
         except TransportError as exc:
-            return str(exc)
+            reason = str(exc)
+            return Outage(reason, "open_failed" if reason.startswith("cannot open") else "handshake_failed")
         self._codec.reset()
         self._lost.clear()
         self._last_rx_time = time.monotonic()
@@ -412,41 +363,44 @@ class DeviceLink:
         try:
             answer = self.request(Identify())
         except DeviceError as exc:
-            self._teardown()
-            return f"handshake failed: {exc}"
+            self.close(final=False)
+            return Outage(f"handshake failed: {exc}", "handshake_failed")
         if not isinstance(answer, IdentityReport):
-            self._teardown()
-            return f"handshake failed: Identify answered by {type(answer).__name__}"
+            self.close(final=False)
+            return Outage(f"handshake failed: Identify answered by {type(answer).__name__}", "handshake_failed")
         previous, self.identity = self.identity, answer
         if previous is not None and previous != answer:
             # a different unit (or new firmware) behind the same port: worth a technician's look
-            log.warning("device_identity_changed", device=self.name, before=previous.describe(), after=answer.describe())
-        was_down = self._down_reported
-        self._down_reported = False
-        log.info("device_connected", device=self.name, url=self.transport.url, model=answer.model, serial=answer.serial, firmware=answer.firmware)
-        if was_down:
-            self.stats.reconnections += 1
-            self._on_up(answer)
+            log.warning(
+                "device_identity_changed", device=self.name, before=previous.describe(), after=answer.describe()
+            )
+        log.info(
+            "device_connected", device=self.name, url=self.transport.url,
+            model=answer.model, serial=answer.serial, firmware=answer.firmware,
+        )  # fmt: skip
+        self._supervisor.proven()  # DeviceRecovered goes out before any event is delivered
         self._ready.set()
         return None
 
-    def _watch(self) -> tuple[str, str]:
+    def serve(self) -> Outage:
         """Wait while connected; ping when quiet. Returns why the link went down."""
         heartbeat = self.settings.heartbeat
         while not self._stop.is_set():
             quiet = time.monotonic() - self._last_rx_time
             if self._lost.wait(max(0.01, heartbeat - quiet)):
-                return self._lost_reason or "link lost", "link_lost"
+                return Outage(self._lost_reason or "link lost", "link_lost")
             if time.monotonic() - self._last_rx_time >= heartbeat:
+                self.stats.heartbeats += 1
                 try:
                     self.request(Ping())
                 except DeviceUnavailable:
                     continue  # _lost is set; the next wait returns at once
                 except DeviceError as exc:
-                    return f"not responding: {exc}", "not_responding"
-        return "stopped", "stopped"
+                    return Outage(f"not responding: {exc}", "not_responding")
+        return Outage("stopped", "stopped")
 
-    def _teardown(self) -> None:
+    def close(self, *, final: bool) -> None:
+        """Stop the reader and close the port (a serial port has nothing to give back)."""
         self._ready.clear()
         self._signal_lost("closed")
         reader = self._reader
@@ -454,18 +408,3 @@ class DeviceLink:
             reader.join(timeout=5)  # it notices _lost within one read timeout
         self._reader = None
         self.transport.close()
-
-    def _report_down(self, reason: str, code: str) -> None:
-        if self._down_reported or self._stop.is_set():
-            return
-        self._down_reported = True
-        self.stats.faults += 1
-        log.warning(
-            "device_link_fault",
-            device=self.name,
-            url=self.transport.url,
-            reason=reason,
-            code=code,
-            recent_frames=[f"{d} {h} {t}" for _, d, h, t in self.recent_frames()],
-        )
-        self._on_down(reason, code)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from drivers.codec import shuffler as wire
 from drivers.codec.protocol import Ack, Boot, Message
 from drivers.devices.base import SerialDeviceDriver
-from drivers.devices.link import DeviceProtocolError
+from drivers.devices.errors import DeviceProtocolError
 from station import events
 
 

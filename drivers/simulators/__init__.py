@@ -1,68 +1,27 @@
-"""Simulated devices speaking the real wire protocols over ptys or TCP sockets.
+"""Simulated devices speaking the real protocols from the device side, with fault injection.
 
-``start_simulator(kind, **options)`` starts one in-process (for the service when the
-configuration asks for simulated hardware, and for tests); ``station simulate`` starts one
-by hand.
+The serial devices (``shoe``, ``shuffler``, ``display``, ``buttonbox``) run over ptys or TCP
+sockets; the USB ``pedals`` (``pedals/``) sit on a simulated pyusb bus, in-process or served
+on a Unix socket. ``start_simulator(kind, options)`` (``launch.py``) starts any of them and
+says where a driver opens it; ``options.py`` merges a ``sim:`` device's options from the
+configuration; ``station simulate`` starts one by hand.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from drivers.simulators.base import SimulatedDevice, SimStats
-from drivers.simulators.pool import CUT_CARD, CardPool, CutCardMarker, shuffled_shoe
+from drivers.simulators.base import SimStats, SimulatedDevice
 from drivers.simulators.buttonbox import ButtonBoxSimulator
 from drivers.simulators.display import DisplaySimulator
+from drivers.simulators.launch import SERIAL_SIMULATORS, RunningSimulator, start_simulator
+from drivers.simulators.options import parse_sim_url, simulator_options
+from drivers.simulators.pool import CUT_CARD, CardPool, CutCardMarker, shuffled_shoe
 from drivers.simulators.shoe import EmptyShoeError, ShoeSimulator
 from drivers.simulators.shuffler import ShufflerSimulator
 
-SIMULATORS: dict[str, type[SimulatedDevice]] = {
-    "shoe": ShoeSimulator,
-    "shuffler": ShufflerSimulator,
-    "display": DisplaySimulator,
-    "buttonbox": ButtonBoxSimulator,
-}
-
-
-@dataclass
-class RunningSimulator:
-    """A started simulator: hand ``url`` to the driver, script ``device``, ``stop()`` at the end."""
-
-    kind: str
-    device: SimulatedDevice
-
-    @property
-    def url(self) -> str:
-        return self.device.url
-
-    def stop(self) -> None:
-        self.device.stop()
-
-    def __enter__(self) -> RunningSimulator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def start_simulator(kind: str, **options: Any) -> RunningSimulator:
-    """Start a simulated ``shoe``, ``shuffler``, ``display`` or ``buttonbox``.
-
-    Common options: ``transport`` ("pty" or "socket"), ``name``, ``serial``, ``firmware``,
-    ``ack_timeout`` (seconds before an unacknowledged event is resent), ``directory``
-    (where the pty symlink goes), ``tcp_port``. Device options are listed on each class.
-    """
-    try:
-        cls = SIMULATORS[kind]
-    except KeyError:
-        raise ValueError(f"unknown simulator {kind!r}; choose from {sorted(SIMULATORS)}") from None
-    device = cls(**options)
-    device.start()
-    return RunningSimulator(kind, device)
-
+SIMULATORS = SERIAL_SIMULATORS  # the serial simulators by kind (the pedals are in pedals/)
 
 __all__ = [
-    "ButtonBoxSimulator", "DisplaySimulator", "ShufflerSimulator", "CUT_CARD", "CardPool", "CutCardMarker", "EmptyShoeError", "RunningSimulator", "SIMULATORS",
-    "ShoeSimulator", "SimStats", "SimulatedDevice", "shuffled_shoe", "start_simulator",
+    "ButtonBoxSimulator", "CUT_CARD", "CardPool", "CutCardMarker", "DisplaySimulator", "EmptyShoeError",
+    "RunningSimulator", "SERIAL_SIMULATORS", "SIMULATORS", "ShoeSimulator", "ShufflerSimulator", "SimStats",
+    "SimulatedDevice", "parse_sim_url", "shuffled_shoe", "simulator_options", "start_simulator",
 ]

@@ -8,8 +8,9 @@ Configuration names the pedals by URL:
 * ``usb-sim:///run/station/pedals.sock?serial=PED-SIM-0001`` - a simulated device served by
   ``station simulate pedals`` in another process, reached through a forwarding backend.
 
-In-process simulations (tests) build a locator with :func:`simulated_locator`. The driver
-code is the same for all three: only the backend differs, which is the point.
+A simulator in the station's own process is reached by a locator carrying its backend
+(:func:`simulated_locator`, what ``start_simulator("pedals")`` hands out as its endpoint). The
+driver code is the same for all three: only the backend differs, which is the point.
 """
 
 from __future__ import annotations
@@ -116,5 +117,5 @@ def simulated_locator(
     vendor_id: int = p.VENDOR_ID,
     product_id: int = p.PRODUCT_ID,
 ) -> PedalLocator:
-    """A locator for an in-process backend (a :class:`~drivers.usb.simbackend.SimulatedBackend`)."""
+    """A locator for an in-process backend (a :class:`~drivers.simulators.pedals.backend.SimulatedBackend`)."""
     return PedalLocator(vendor_id, product_id, serial, lambda: backend, f"usb-sim:(in-process){'?serial=' + serial if serial else ''}")

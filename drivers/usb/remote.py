@@ -1,10 +1,11 @@
-"""A simulated pedal device in another process, reached through a forwarding pyusb backend.
+"""Reaching a simulated pedal unit in another process: a forwarding pyusb backend.
 
-``station simulate pedals`` serves a :class:`~drivers.usb.simbackend.SimulatedBackend` on a
-Unix socket (:class:`PedalSimServer`); a station configured with ``usb-sim:///path`` uses
-:class:`RemoteBackend`, which implements pyusb's backend interface by forwarding every call
-over that socket. The station's pyusb code therefore runs unchanged against a simulator it
-did not start, which is how a technician tests a station at the table.
+``station simulate pedals`` serves a simulated USB bus on a Unix socket
+(:class:`drivers.simulators.pedals.server.PedalSimServer`); a station configured with
+``usb-sim:///path`` uses :class:`RemoteBackend`, which implements pyusb's backend interface by
+forwarding every call over that socket. The station's pyusb code therefore runs unchanged
+against a simulator it did not start, which is how a technician tests a station at the
+table. This is the station's end only: it imports nothing of the simulator.
 
 Wire format: one JSON object per line. Request ``{"session": S, "op": NAME, "args": [...]}``,
 reply ``{"result": ...}`` or ``{"error": {"type", "message", "code", "errno"}}``. Each client
@@ -16,11 +17,10 @@ releasing its interfaces as the kernel does when a process exits.
 from __future__ import annotations
 
 import array
+import contextlib
 import errno
 import json
-import os
 import socket
-import socketserver
 import threading
 import uuid
 from collections.abc import Iterator
@@ -30,32 +30,12 @@ from typing import Any
 import usb.backend  # type: ignore[import-untyped]
 import usb.core  # type: ignore[import-untyped]
 
+from drivers.usb.descriptor import Descriptor
 from drivers.usb.errors import LibusbError
-from drivers.usb.simbackend import SimDeviceId, SimHandle, SimulatedBackend
-from drivers.usb.simdevice import Descriptor
-
-_DESCRIPTOR_OPS = {
-    "get_device_descriptor",
-    "get_configuration_descriptor",
-    "get_interface_descriptor",
-    "get_endpoint_descriptor",
-}
-_HANDLE_OPS = {
-    "close_device",
-    "set_configuration",
-    "get_configuration",
-    "set_interface_altsetting",
-    "claim_interface",
-    "release_interface",
-    "is_kernel_driver_active",
-    "detach_kernel_driver",
-    "attach_kernel_driver",
-    "clear_halt",
-    "reset_device",
-}
 
 
-def _error_to_wire(exc: BaseException) -> dict[str, Any]:
+def error_to_wire(exc: BaseException) -> dict[str, Any]:
+    """How the server sends back a failure: typed, so the client raises what libusb would."""
     if isinstance(exc, usb.core.USBTimeoutError):
         kind = "timeout"
     elif isinstance(exc, usb.core.USBError):
@@ -74,7 +54,8 @@ def _error_to_wire(exc: BaseException) -> dict[str, Any]:
     }
 
 
-def _error_from_wire(error: dict[str, Any]) -> BaseException:
+def error_from_wire(error: dict[str, Any]) -> BaseException:
+    """The exception a failure on the wire stands for (the inverse of :func:`error_to_wire`)."""
     kind, message = error.get("type"), str(error.get("message", ""))
     if kind == "timeout":
         return usb.core.USBTimeoutError(message, error.get("code"), error.get("errno"))
@@ -85,170 +66,6 @@ def _error_from_wire(error: dict[str, Any]) -> BaseException:
     if kind == "index":
         return IndexError(message)
     return ValueError(message)
-
-
-# --- server ---------------------------------------------------------------------------------
-
-
-class _Session:
-    def __init__(self) -> None:
-        self.connections = 0
-        self.handles: set[int] = set()
-
-
-class PedalSimServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    """Serve ``backend`` on the Unix socket ``path`` until :meth:`shutdown`."""
-
-    daemon_threads = True
-
-    def __init__(self, path: str, backend: SimulatedBackend) -> None:
-        self.path = path
-        self.backend = backend
-        self._lock = threading.Lock()
-        self._handles: dict[int, SimHandle] = {}
-        self._sessions: dict[str, _Session] = {}
-        self.instance = uuid.uuid4().hex
-        if os.path.exists(path):
-            _remove_stale_socket(path)
-        super().__init__(path, _RequestHandler)
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"usb-sim://{os.path.abspath(self.path)}"
-
-    def start(self) -> PedalSimServer:
-        """Serve in a background thread (for tests and the ``simulate`` command)."""
-        self._thread = threading.Thread(
-            target=self.serve_forever, kwargs={"poll_interval": 0.05}, name="pedal-sim-server", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
-
-    # --- dispatch -----------------------------------------------------------------------------
-
-    def join_session(self, session: str) -> None:
-        with self._lock:
-            self._sessions.setdefault(session, _Session()).connections += 1
-
-    def leave_session(self, session: str) -> None:
-        with self._lock:
-            state = self._sessions.get(session)
-            if state is None:
-                return
-            state.connections -= 1
-            if state.connections > 0:
-                return
-            del self._sessions[session]
-            handles = [self._handles.pop(n) for n in state.handles if n in self._handles]
-        for handle in handles:
-            self.backend.close_device(handle)
-
-    def _devid(self, wire: dict[str, int]) -> SimDeviceId:
-        pedals = self.backend.pedals
-        key = int(wire["key"])
-        if wire.get("instance") != self.instance or not 0 <= key < len(pedals):
-            # A device seen on an earlier run of the simulator is as gone as an unplugged one.
-            raise usb.core.USBError("No such device (it may have been disconnected)", int(LibusbError.NO_DEVICE), errno.ENODEV)
-        return SimDeviceId(pedals[key], int(wire["generation"]), key)
-
-    def _handle(self, number: int) -> SimHandle:
-        with self._lock:
-            handle = self._handles.get(number)
-        if handle is None:
-            raise usb.core.USBError("Invalid parameter", int(LibusbError.INVALID_PARAM), errno.EINVAL)
-        return handle
-
-    def call(self, session: str, op: str, args: list[Any]) -> Any:
-        backend = self.backend
-        if op == "enumerate_devices":
-            return [
-                {"instance": self.instance, "key": d.key, "generation": d.generation} for d in backend.enumerate_devices()
-            ]
-        if op in _DESCRIPTOR_OPS:
-            descriptor = getattr(backend, op)(self._devid(args[0]), *args[1:])
-            fields = descriptor.fields()
-            if "extra_descriptors" in fields:
-                fields["extra_descriptors"] = list(fields["extra_descriptors"])
-            return fields
-        if op == "get_parent":
-            return None
-        if op == "open_device":
-            handle = backend.open_device(self._devid(args[0]))
-            with self._lock:
-                self._handles[handle.number] = handle
-                self._sessions.setdefault(session, _Session()).handles.add(handle.number)
-            return handle.number
-        if op in _HANDLE_OPS:
-            handle = self._handle(args[0])
-            result = getattr(backend, op)(handle, *args[1:])
-            if op == "close_device":
-                with self._lock:
-                    self._handles.pop(handle.number, None)
-                    if session in self._sessions:
-                        self._sessions[session].handles.discard(handle.number)
-            return result
-        if op == "intr_read":
-            handle, ep, intf, size, timeout = self._handle(args[0]), *args[1:]
-            buff = array.array("B", bytes(size))
-            count = backend.intr_read(handle, ep, intf, buff, timeout)
-            return buff[:count].tobytes().hex()
-        if op == "ctrl_transfer":
-            handle, request_type, request, value, index, payload, timeout = self._handle(args[0]), *args[1:]
-            device_to_host = bool(request_type & 0x80)
-            buff = array.array("B", bytes(payload) if device_to_host else bytes.fromhex(payload))
-            count = backend.ctrl_transfer(handle, request_type, request, value, index, buff, timeout)
-            return buff[:count].tobytes().hex() if device_to_host else count
-        raise NotImplementedError(op)
-
-
-class _RequestHandler(socketserver.StreamRequestHandler):
-    server: PedalSimServer
-
-    def handle(self) -> None:
-        session = None
-        try:
-            for line in self.rfile:
-                try:
-                    request = json.loads(line)
-                    if session is None:
-                        session = str(request["session"])
-                        self.server.join_session(session)
-                    reply = {"result": self.server.call(session, str(request["op"]), list(request["args"]))}
-                except Exception as exc:  # every failure goes back to the caller, typed
-                    reply = {"error": _error_to_wire(exc)}
-                self.wfile.write(json.dumps(reply).encode() + b"\n")
-                self.wfile.flush()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            if session is not None:
-                self.server.leave_session(session)
-
-
-def _remove_stale_socket(path: str) -> None:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(path)
-    except (ConnectionRefusedError, FileNotFoundError):
-        os.unlink(path)
-        return
-    finally:
-        probe.close()
-    raise OSError(errno.EADDRINUSE, f"a pedal simulator is already serving {path}")
-
-
-# --- client ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -283,10 +100,8 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
         with self._sockets_lock:
             sockets, self._sockets = self._sockets, []
         for sock in sockets:
-            try:
+            with contextlib.suppress(OSError):
                 sock.close()
-            except OSError:
-                pass
 
     def _connection(self) -> tuple[socket.socket, Any]:
         conn = getattr(self._local, "conn", None)
@@ -315,7 +130,7 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
                 f"pedal simulator at {self.path} not reachable: {exc}", int(LibusbError.NO_DEVICE), errno.ENODEV
             ) from exc
         if "error" in reply:
-            raise _error_from_wire(reply["error"])
+            raise error_from_wire(reply["error"])
         return reply["result"]
 
     def enumerate_devices(self) -> Iterator[RemoteDeviceId]:
@@ -362,10 +177,8 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
         return RemoteHandle(int(self._call("open_device", dev.wire())))
 
     def close_device(self, dev_handle: RemoteHandle) -> None:
-        try:
+        with contextlib.suppress(usb.core.USBError):  # a vanished simulator has no handle left to close
             self._call("close_device", dev_handle.number)
-        except usb.core.USBError:
-            pass  # a vanished simulator has no handle left to close
 
     def set_configuration(self, dev_handle: RemoteHandle, config_value: int) -> None:
         self._call("set_configuration", dev_handle.number, config_value)
@@ -416,7 +229,8 @@ class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
         device_to_host = bool(bmRequestType & 0x80)
         payload: int | str = len(data) * data.itemsize if device_to_host else data.tobytes().hex()
         result = self._call(
-            "ctrl_transfer", dev_handle.number, bmRequestType, bRequest, wValue, wIndex, payload, timeout, timeout_ms=timeout
+            "ctrl_transfer", dev_handle.number, bmRequestType, bRequest, wValue, wIndex, payload, timeout,
+            timeout_ms=timeout,
         )
         if not device_to_host:
             return int(result)

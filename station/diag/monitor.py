@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.codec.protocol import CodecError, Message
+from drivers.devices.pedals import PedalDriver
 from drivers.usb.codec import PedalReport, ReportError, SelfTestReply
-from drivers.usb.driver import PedalDriver
 from station.events import Event, event_to_dict
 
 

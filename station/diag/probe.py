@@ -1,9 +1,10 @@
 """``station diag probe``: who a device says it is, what state it reports, how its link is doing.
 
-Everything shown comes from the device through the service's own driver: the serial
-devices answer ``Identify`` and ``GetStatus``; the USB pedals have no status request, so
-their descriptors are the identity and their self-test (fitted and held switches, long-press
-time) is the status. Link statistics are the driver's counters after the exchange.
+Everything shown comes from the device through the service's own driver and the device
+contract alone: ``identify()``, ``status()`` and ``stats``. The serial devices answer
+``Identify`` and ``GetStatus``; the USB pedals' identity is their descriptors and, having no
+status request, their status is their self-test (fitted and held switches, long-press time),
+whose problems count as errors. Link statistics are the driver's counters after the exchange.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from dataclasses import is_dataclass
 from enum import Enum
 from typing import Any
 
-from drivers.devices import DeviceError, SerialDeviceDriver
-from drivers.usb.driver import PedalDriver, PedalError
+from drivers.devices import DeviceError
 from station.diag.target import Session
 
 
@@ -42,27 +42,17 @@ def probe(session: Session) -> dict[str, Any]:
         "status": None,
         "errors": [],
     }
-    if isinstance(driver, PedalDriver):
-        try:
-            report["identity"] = _plain(driver.identify())
-        except PedalError as exc:
-            report["errors"].append(f"identity: {exc}")
-        report["status"] = _plain(driver.self_test())
-        if not report["status"]["ok"]:
-            report["errors"].append("status: " + "; ".join(report["status"]["problems"]))
-        report["link"] = _plain(driver.stats)
-        return report
-    assert isinstance(driver, SerialDeviceDriver)
     try:
         report["identity"] = _plain(driver.identify())
     except DeviceError as exc:
         report["errors"].append(f"identity: {exc}")
-    status = getattr(driver, "status", None)
-    if status is not None:
-        try:
-            report["status"] = _plain(status())
-        except DeviceError as exc:
-            report["errors"].append(f"status: {exc}")
+    try:
+        report["status"] = _plain(driver.status())
+    except DeviceError as exc:
+        report["errors"].append(f"status: {exc}")
+    status = report["status"]
+    if isinstance(status, dict) and status.get("ok") is False:  # a status that is a verdict (the pedals')
+        report["errors"].append("status: " + "; ".join(status.get("problems", ())))
     report["link"] = _plain(driver.stats)
     return report
 
@@ -82,14 +72,14 @@ def _fields(values: dict[str, Any] | None) -> str:
 
 def format_probe(report: dict[str, Any], where: str) -> str:
     identity = report["identity"]
-    if identity and "model" in identity:
-        ident = f"model {identity['model']}, serial {identity['serial']}, firmware {identity['firmware']}"
-    elif identity:
+    if identity and "vendor_id" in identity:  # a USB device adds where it is on the bus
         ident = (
-            f"{identity['manufacturer']} {identity['product']}, serial {identity['serial_number']}, "
+            f"{identity['manufacturer']} {identity['model']}, serial {identity['serial']}, "
             f"firmware {identity['firmware']}, {identity['vendor_id']:04x}:{identity['product_id']:04x} "
             f"bus {identity['bus']} address {identity['address']}"
         )
+    elif identity:
+        ident = f"model {identity['model']}, serial {identity['serial']}, firmware {identity['firmware']}"
     else:
         ident = "-"
     link = {k: v for k, v in (report.get("link") or {}).items() if v not in (0, {}, None)}

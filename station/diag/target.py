@@ -4,8 +4,10 @@ A technician names a device the way the configuration does (``shoe``) or points 
 directly (``--url /dev/serial/by-id/... --kind shoe``). Either way the diagnostic uses the
 very driver the service uses: the one-device driver set is built by
 :func:`station.service.devices.build_devices` from a configuration section holding only that
-device, so a ``sim:`` device gets its simulator started exactly as the service would, and
-nothing here knows how any driver is constructed.
+device, and nothing here knows how any driver is constructed. A ``sim:`` device gets its
+simulator started here, with the options the simulation plug-in would give it
+(:func:`drivers.simulators.simulator_options`), and its endpoint handed to
+``build_devices``; the session stops it after the driver.
 
 Before any byte is sent, :func:`check_free` asks the service holder lock whether the
 running service holds the device or a round is live (``station.service.holder``).
@@ -20,12 +22,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from drivers.devices import SerialDeviceDriver
-from drivers.usb.driver import PedalDriver
+from drivers.devices.contract import Device
 from station.events import DeviceFault, Event
 from station.service.config import DeviceSection, DevicesSection
-from station.service.devices import SIM, DeviceSet, Driver, build_devices
+from station.service.devices import SIM, DeviceSet, build_devices
 from station.service.holder import read_holder, refuse_if_held
 
 KINDS: tuple[str, ...] = ("shoe", "shuffler", "display", "buttonbox", "pedals")
@@ -54,7 +56,7 @@ class Target:
 
     @property
     def simulated(self) -> bool:
-        return self.section.url == SIM
+        return self.section.url.startswith(SIM)
 
 
 def resolve_target(
@@ -149,7 +151,7 @@ class Session:
     """A started driver for one target (and the simulator behind it, for ``sim:``)."""
 
     target: Target
-    driver: Driver
+    driver: Device
     url: str  # where the driver actually connects (the simulator's pty for sim:)
     sink: EventSink
     device_set: DeviceSet = field(repr=False)
@@ -160,13 +162,23 @@ class Session:
         return f"{self.target.name} at {self.url}"
 
 
-def build_one(target: Target, sink: EventSink) -> tuple[DeviceSet, Driver]:
-    """Build (not start) the service's driver for one device, simulator included for ``sim:``."""
+def start_simulator_for(target: Target) -> Any:
+    """The simulator behind a ``sim:`` target, started as the simulation plug-in would start it."""
+    from drivers.simulators import simulator_options, start_simulator
+
+    try:
+        return start_simulator(target.kind, simulator_options(target.kind, target.section.options, target.url))
+    except (ValueError, TypeError, OSError) as exc:  # bad options in the URL, a simulator that cannot start
+        raise DiagError(f"{target.name}: cannot set up {target.url}: {exc}", 2) from None
+
+
+def build_one(target: Target, sink: EventSink, endpoint: Any = None) -> tuple[DeviceSet, Device]:
+    """Build (not start) the service's driver for one device, opened at ``endpoint`` if given."""
     only = {k: None for k in KINDS if k != target.kind}
     section = DevicesSection(**only, **{target.kind: target.section})
     try:
-        device_set = build_devices(section, sink)
-    except (ValueError, OSError) as exc:  # a malformed pedal locator, a simulator that cannot start
+        device_set = build_devices(section, sink, endpoints=None if endpoint is None else {target.kind: endpoint})
+    except (ValueError, OSError) as exc:  # a malformed pedal locator
         raise DiagError(f"{target.name}: cannot set up {target.url}: {exc}", 2) from None
     return device_set, device_set.drivers[target.kind]
 
@@ -177,7 +189,7 @@ def open_session(
     sink: EventSink | None = None,
     *,
     wait: float = 5.0,
-    before_start: Callable[[Driver], None] | None = None,
+    before_start: Callable[[Device], None] | None = None,
 ) -> Iterator[Session]:
     """Start the driver, wait for its handshake, and always stop it (and any simulator) after.
 
@@ -186,19 +198,20 @@ def open_session(
     :class:`DiagError` with the driver's own reason (port missing, no answer, wrong device).
     """
     sink = sink or EventSink()
-    device_set, driver = build_one(target, sink)
+    simulator = start_simulator_for(target) if target.simulated else None
     try:
-        if before_start is not None:
-            before_start(driver)
-        if isinstance(driver, PedalDriver):
-            driver.start(wait_s=wait)  # returns once its first connection attempt is over
-        else:
-            assert isinstance(driver, SerialDeviceDriver)
-            driver.start(wait)
-        if not driver.connected:
-            fault = sink.last_fault()
-            reason = fault.reason if fault is not None else "no answer to the handshake"
-            raise DiagError(f"{target.name} at {device_set.urls[target.kind]} is not reachable: {reason}")
-        yield Session(target, driver, device_set.urls[target.kind], sink, device_set)
+        device_set, driver = build_one(target, sink, None if simulator is None else simulator.endpoint)
+        try:
+            if before_start is not None:
+                before_start(driver)
+            driver.start(wait)  # the pedals return once their first connection attempt is over
+            if not driver.connected:
+                fault = sink.last_fault()
+                reason = fault.reason if fault is not None else "no answer to the handshake"
+                raise DiagError(f"{target.name} at {device_set.urls[target.kind]} is not reachable: {reason}")
+            yield Session(target, driver, device_set.urls[target.kind], sink, device_set)
+        finally:
+            device_set.stop()
     finally:
-        device_set.stop()
+        if simulator is not None:
+            simulator.stop()

@@ -109,10 +109,9 @@ class _Hooks:
 
     def observe_deliveries(self, device: str, callback: Callable[[int], None]) -> bool:
         driver = self._station.devices.get(device) if self._station.devices is not None else None
-        link = getattr(driver, "link", None)
-        if link is None:
+        if driver is None:
             return False
-        link.on_delivered = callback
+        driver.observe_deliveries(callback)
         return True
 
     def request_stop(self, reason: str) -> None:
@@ -165,7 +164,7 @@ class Station:
             journal.append(CONFIGURATION_RECORD, configuration_record(self.config))
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
-        self.devices = build_devices(self.config.devices, loop.post, endpoints)
+        self.devices = build_devices(self.config.devices, loop.post, endpoints=endpoints)
         self.devices.start()
         for outcome in self.devices.self_tests():
             if outcome.passed:
@@ -262,7 +261,7 @@ class Station:
                 "reason": irregularity.reason, "detail": irregularity.detail,
                 "decisions": list(irregularity.decisions),
             },
-            "devices": {name: ("connected" if getattr(d, "connected", False) else "not connected")
+            "devices": {name: ("connected" if d.connected else "not connected")
                         for name, d in (self.devices or DeviceSet())},
             "faulted": dict(machine.faulted),
             "journal": str(self.journal_path),

@@ -1,9 +1,15 @@
-"""The table's devices as the configuration names them: drivers, and simulators behind ``sim:``.
+"""The table's devices as the configuration names them: one driver each, behind one contract.
 
-The transport is the seam (ARCHITECTURE.md): a device whose URL is ``sim:`` gets a simulator
-started here, in-process, on a pseudo-terminal (or, for the USB pedals, behind a simulated
-pyusb backend), and then exactly the same driver a real device gets, pointed at the
-simulator. No driver has an ``if simulated`` in it.
+Every configured device gets its driver from the driver table
+(:func:`drivers.factory.configured_driver`) and is held as a
+:class:`~drivers.devices.contract.Device`: the set starts them, tests them and stops them
+without asking which device or transport any of them is.
+
+The transport is the seam (ARCHITECTURE.md): a device is opened where its configuration says,
+unless ``endpoints`` says otherwise. That is how simulation plugs in: whoever starts the
+simulators (the simulation plug-in for ``station run``/``demo``, the diagnostics) hands their
+endpoints here, and the very driver a real device gets opens them. This module starts no
+simulator and imports none; a ``sim:`` device with no endpoint given is refused.
 """
 
 from __future__ import annotations
@@ -14,19 +20,19 @@ from typing import Any
 
 import structlog
 
-from drivers.devices import DeviceError, SerialDeviceDriver
-from drivers.factory import create_driver, parse_sim_url
-from drivers.usb.driver import PedalDriver
-from drivers.usb.locator import simulated_locator
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
+from drivers.devices import DeviceError
+from drivers.devices.contract import Device, DeviceEndpoint
+from drivers.factory import configured_driver
 from station.events import Event
-from station.service.config import DevicesSection
+from station.service.config import DeviceSection, DevicesSection
 
 log = structlog.get_logger(__name__)
 
 SIM = "sim:"
-Driver = SerialDeviceDriver | PedalDriver
+
+
+class DeviceSetupError(ValueError):
+    """A configured device that cannot be set up; the message names it (``devices.shoe: ...``)."""
 
 
 @dataclass
@@ -38,25 +44,26 @@ class SelfTestOutcome:
 
 @dataclass
 class DeviceSet:
-    """Every configured device: its driver, and its simulator when it is simulated."""
+    """Every configured device's driver, and where each is opened."""
 
-    drivers: dict[str, Driver] = field(default_factory=dict)
-    simulators: dict[str, Any] = field(default_factory=dict)
-    urls: dict[str, str] = field(default_factory=dict)
+    drivers: dict[str, Device] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)  # where each device is opened, as people read it
 
-    def __iter__(self) -> Iterator[tuple[str, Driver]]:
+    def __iter__(self) -> Iterator[tuple[str, Device]]:
         return iter(self.drivers.items())
 
-    def get(self, name: str) -> Driver | None:
+    def get(self, name: str) -> Device | None:
         return self.drivers.get(name)
 
-    def start(self, wait: float = 5.0) -> None:
+    def start(self, wait_s: float = 5.0) -> None:
+        """Start every device, each given at most ``wait_s`` to connect (an absent one keeps
+        trying in the background, and says so: it is never logged as connected)."""
         for name, driver in self.drivers.items():
-            if isinstance(driver, PedalDriver):
-                driver.start(wait_s=wait)
+            if driver.start(wait_s):
+                log.info("device_connected", device=name, url=self.urls[name])
             else:
-                driver.start(wait)
-            log.info("device_started", device=name, url=self.urls[name])
+                log.warning("device_not_connected", device=name, url=self.urls[name],
+                            detail=f"no answer within {wait_s:g} s; the station keeps trying")
 
     def self_tests(self) -> list[SelfTestOutcome]:
         """Ask every device to test itself; a device that cannot answer fails its test."""
@@ -64,14 +71,11 @@ class DeviceSet:
         for name, driver in self.drivers.items():
             try:
                 report = driver.self_test()
-            except (DeviceError, OSError, RuntimeError) as exc:
+            except DeviceError as exc:
                 outcomes.append(SelfTestOutcome(name, False, str(exc)))
                 continue
-            # Serial devices answer (passed, code, detail); the USB pedals (ok, problems).
-            passed = bool(getattr(report, "passed", getattr(report, "ok", False)))
-            detail = str(getattr(report, "detail", "") or "; ".join(getattr(report, "problems", ())))
-            detail = detail or ("ok" if passed else "failed")
-            outcomes.append(SelfTestOutcome(name, passed, detail))
+            detail = report.detail or ("ok" if report.passed else "failed")
+            outcomes.append(SelfTestOutcome(name, report.passed, detail))
         return outcomes
 
     def stop(self) -> None:
@@ -80,58 +84,34 @@ class DeviceSet:
                 driver.stop()
             except Exception:  # stopping must go on for the others
                 log.exception("device_stop_failed", device=name)
-        # Serial simulators stop with their drivers; the pedals' simulation owns no thread.
-
-
-class _PedalSimulation:
-    """An in-process simulated pedal unit on its own simulated USB bus (no threads to stop)."""
-
-    def __init__(self) -> None:
-        self.device = SimulatedPedal(serial="PED-SIM-0001")
-        self.backend = SimulatedBackend([self.device])
-
-
-def simulator_options(name: str, section: Any, sim_defaults: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """What the simulator behind a ``sim:`` device is started with: the table's facts, then
-    the device's ``options`` in the configuration, then the options in its URL."""
-    return {"name": name, **(sim_defaults or {}).get(name, {}), **section.options, **parse_sim_url(section.url)}
 
 
 def build_devices(
     devices: DevicesSection,
     emit: Callable[[Event], None],
-    endpoints: Mapping[str, Any] | None = None,
-    sim_defaults: dict[str, dict[str, Any]] | None = None,
+    *,
+    endpoints: Mapping[str, DeviceEndpoint] | None = None,
 ) -> DeviceSet:
-    """Create (not start) a driver for every configured device, simulators included.
+    """Create (not start) a driver for every configured device.
 
-    ``sim_defaults`` gives a simulator the table's facts (a continuous shuffler, 6 decks);
-    a device's own ``options`` in the configuration override them. ``endpoints`` says where a
-    device is opened instead of its configured URL (a port for a serial device, a locator for
-    the pedals): a simulator another part of the station started; the driver is built as for
-    a real device."""
+    ``endpoints`` overrides where a device is opened: a port path or pyserial URL for a
+    serial device, a locator (URL or :class:`~drivers.usb.locator.PedalLocator`) for the
+    pedals; a simulator's starter passes its ``RunningSimulator.endpoint``. A device
+    configured ``sim:`` must be given one.
+    """
     built = DeviceSet()
     for name, section in devices.configured():
-        if name == "pedals":
-            locator: Any
-            if name in (endpoints or {}):
-                locator = (endpoints or {})[name]
-                built.urls[name] = str(locator)
-            elif section.url == SIM:
-                sim = _PedalSimulation()
-                built.simulators[name] = sim
-                locator = simulated_locator(sim.backend, serial=sim.device.serial)
-                built.urls[name] = str(locator)
-            else:
-                locator = section.url
-                built.urls[name] = section.url
-            built.drivers[name] = PedalDriver(name, locator, emit)
-            continue
-        url = (endpoints or {}).get(name, section.url)
-        sim_options = simulator_options(name, section, sim_defaults) if url.startswith(SIM) else None
-        driver = create_driver(name, name, url, emit, sim_options=sim_options, baudrate=section.baudrate)
-        if driver.simulator is not None:
-            built.simulators[name] = driver.simulator  # stopped by the driver's stop()
-        built.urls[name] = driver.url if driver.simulator is None else driver.simulator.url
-        built.drivers[name] = driver
+        endpoint = _endpoint(name, section, endpoints or {})
+        built.drivers[name] = configured_driver(name, name, endpoint, emit, baudrate=section.baudrate)
+        built.urls[name] = str(endpoint)
     return built
+
+
+def _endpoint(name: str, section: DeviceSection, endpoints: Mapping[str, DeviceEndpoint]) -> DeviceEndpoint:
+    endpoint = endpoints.get(name, section.url)
+    if isinstance(endpoint, str) and endpoint.startswith(SIM):
+        raise DeviceSetupError(
+            f"devices.{name}: '{SIM}' needs the simulation plug-in (station run/demo start it); "
+            "no simulator is running for it"
+        )
+    return endpoint

@@ -82,7 +82,9 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: Text
     structlog.configure(
         processors=[*shared, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=out),
+        # One write per line (message and newline together): the simulated table's process
+        # shares the stream, and two processes' lines must not interleave mid-line.
+        logger_factory=structlog.WriteLoggerFactory(file=out),
         cache_logger_on_first_use=False,
     )
     handler = logging.StreamHandler(out)
@@ -93,6 +95,9 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: Text
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(numeric)
+    # The state machine library narrates every transition at info: the station logs what
+    # matters itself (state, expectation), so only its warnings are wanted.
+    logging.getLogger("transitions").setLevel(logging.WARNING)
 
 
 def bind_table_context(**ids: str | int | None) -> None:

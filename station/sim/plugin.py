@@ -23,11 +23,8 @@ from typing import Any
 
 import structlog
 
-from drivers.factory import parse_sim_url
-from drivers.usb.locator import simulated_locator
+from drivers.simulators import RunningSimulator, simulator_options, start_simulator
 from drivers.usb.protocol import DEFAULT_BUTTONS as PEDAL_BUTTONS
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.service.config import StationConfig
@@ -40,8 +37,6 @@ from station.sim.table import TABLE_OUTPUTS, SimulatedTable
 log = structlog.get_logger(__name__)
 
 SIM = "sim:"
-#: The serial number the simulated pedal unit reports over USB.
-PEDAL_SERIAL = "PED-SIM-0001"
 
 
 @dataclass(frozen=True)
@@ -71,7 +66,7 @@ class Simulation:
         self.options = options
         self.overrides = overrides or DealerOverrides()
         self.table: SimulatedTable | None = None
-        self._pedal: SimulatedPedal | None = None
+        self._pedals: RunningSimulator | None = None
         self._hooks: StationHooks | None = None
         self._halted = False
 
@@ -91,8 +86,9 @@ class Simulation:
             endpoints.update(self.table.start())
         pedals = self.config.devices.pedals
         if pedals is not None and pedals.url.startswith(SIM):
-            self._pedal = SimulatedPedal(serial=PEDAL_SERIAL)  # the default buttons
-            endpoints["pedals"] = simulated_locator(SimulatedBackend([self._pedal]), serial=PEDAL_SERIAL)
+            # In this process, behind a simulated pyusb backend: the real pyusb path runs.
+            self._pedals = start_simulator("pedals", simulator_options("pedals", pedals.options, pedals.url, {}))
+            endpoints["pedals"] = self._pedals.endpoint
         return endpoints
 
     def attach(self, hooks: StationHooks) -> None:
@@ -116,6 +112,8 @@ class Simulation:
         self._halted = True
         if self.table is not None:
             self.table.stop()  # its simulators, now that no driver talks to them
+        if self._pedals is not None:
+            self._pedals.stop()
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -138,8 +136,7 @@ class Simulation:
         devices = {}
         for name, section in self.config.devices.configured():
             if name != "pedals" and section.url.startswith(SIM):
-                options = {"name": name, **table_facts.get(name, {}), **section.options, **parse_sim_url(section.url)}
-                devices[name] = (name, options)
+                devices[name] = (name, simulator_options(name, section.options, section.url, table_facts))
         return devices
 
     def _table_spec(self, devices: dict[str, tuple[str, dict[str, Any]]]) -> TableSpec:
@@ -162,10 +159,10 @@ class Simulation:
 
     def _press_pedal(self, button: str) -> None:
         """The simulated dealer's foot on the simulated pedals (in this process, on pyusb)."""
-        pedal = self._pedal
-        if pedal is not None and button in pedal.buttons:
-            pedal.press(button)
-            pedal.release(button)
+        pedals = self._pedals
+        if pedals is not None and button in pedals.simulator.buttons:
+            pedals.simulator.press(button)
+            pedals.simulator.release(button)
 
     def _watch_dealer(self) -> None:
         assert self.table is not None

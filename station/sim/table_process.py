@@ -134,7 +134,7 @@ def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None
         return
     outbox.send(Ready({name: sim.url for name, sim in running.items()}))
     dealer: SimulatedDealer | None = None
-    screen = DealerScreen(outbox, running["shoe"].device) if "shoe" in running else None
+    screen = DealerScreen(outbox, running["shoe"].simulator) if "shoe" in running else None
     try:
         while True:
             try:
@@ -214,8 +214,8 @@ def _die_with(parent: int) -> None:
 
 def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, screen: DealerScreen,
                   outbox: _Outbox) -> SimulatedDealer:
-    shoe = running["shoe"].device
-    shuffler = running["shuffler"].device if "shuffler" in running else None
+    shoe = running["shoe"].simulator
+    shuffler = running["shuffler"].simulator if "shuffler" in running else None
     pool = getattr(shuffler, "pool", None) if spec.options.equipment == "continuous" else None
 
     def press(button: str) -> bool:

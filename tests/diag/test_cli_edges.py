@@ -38,7 +38,7 @@ def test_ctrl_c_ends_the_monitor_with_its_summary(sim) -> None:
     )
     try:
         deadline = time.monotonic() + 20
-        while not any(isinstance(m, Identify) for m in list(shoe.device.received)):
+        while not any(isinstance(m, Identify) for m in list(shoe.simulator.received)):
             assert time.monotonic() < deadline, "the monitor never connected"
             time.sleep(0.01)
         assert child.stdout is not None
@@ -63,7 +63,7 @@ def test_ctrl_c_ends_the_press_test_with_the_presses_so_far(sim) -> None:
         assert child.stdout is not None
         assert child.stdout.readline().startswith("press test on buttonbox")
         child.stdout.readline()  # the instructions
-        box.device.press(1)
+        box.simulator.press(1)
         assert "deal       short" in child.stdout.readline()
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=20)

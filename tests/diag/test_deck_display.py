@@ -28,8 +28,8 @@ def test_complete_deck_exits_zero_with_a_full_grid(sim, capsys) -> None:
 
 def test_short_and_over_deck_is_shown_per_cell_and_exits_one(sim, tmp_path: Path, capsys) -> None:
     shuffler = sim("shuffler", decks=8)
-    shuffler.device.remove_cards(parse_cards("2H 2H KC"))
-    shuffler.device.add_cards(parse_cards("AS"))
+    shuffler.simulator.remove_cards(parse_cards("2H 2H KC"))
+    shuffler.simulator.add_cards(parse_cards("AS"))
     config = write_config(tmp_path / "station.toml", {"shuffler": shuffler.url})
     assert main(["diag", "-c", str(config), "deck-check"]) == 1
     out = capsys.readouterr().out
@@ -45,7 +45,7 @@ def test_short_and_over_deck_is_shown_per_cell_and_exits_one(sim, tmp_path: Path
 
 def test_deck_check_json(sim, capsys) -> None:
     shuffler = sim("shuffler", decks=8)
-    shuffler.device.remove_cards(parse_cards("QD"))
+    shuffler.simulator.remove_cards(parse_cards("QD"))
     assert main(["diag", "deck-check", "--url", shuffler.url, "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["complete"] is False and report["missing"] == ["QD"] and report["extra"] == []
@@ -55,7 +55,7 @@ def test_deck_check_json(sim, capsys) -> None:
 
 def test_a_silent_shuffler_is_reported_unreachable(sim, capsys) -> None:
     shuffler = sim("shuffler")
-    shuffler.device.mute()
+    shuffler.simulator.mute()
     assert main(["diag", "deck-check", "--url", shuffler.url, "--wait", "0.5"]) == 1
     assert "not reachable" in capsys.readouterr().err
 
@@ -72,25 +72,25 @@ def test_display_test_sends_the_whole_sequence_each_acked(sim, tmp_path: Path, c
     assert main(["diag", "-c", str(config), "display-test", "--pause", "0"]) == 0
     out = capsys.readouterr().out
     assert "display test passed" in out and "FAILED" not in out
-    names = [type(c).__name__ for c in display.device.commands()]
+    names = [type(c).__name__ for c in display.simulator.commands()]
     assert names == [
         "ShowLimits", "ShowResult", "ShowRoads", "ShowExpected", "ShowMessage",
         "SetBrightness", "SetBrightness", "SetBrightness", "SetBrightness", "SetBrightness", "Clear",
     ]
-    limits = display.device.commands(wire.ShowLimits)[0]
+    limits = display.simulator.commands(wire.ShowLimits)[0]
     assert (limits.table_min, limits.table_max) == (1000, 200000)  # from the configuration
-    levels = [c.level for c in display.device.commands(wire.SetBrightness)]
+    levels = [c.level for c in display.simulator.commands(wire.SetBrightness)]
     assert levels == [25, 50, 75, 100, 80]  # steps, then back to what the board had
-    result = display.device.commands(wire.ShowResult)[0]
+    result = display.simulator.commands(wire.ShowResult)[0]
     assert (result.player_total, result.banker_total) == (9, 7)
-    roads = display.device.commands(wire.ShowRoads)[0]
+    roads = display.simulator.commands(wire.ShowRoads)[0]
     assert len(roads.bead_plate) == 16
-    assert display.device.screen.result is None  # cleared at the end
+    assert display.simulator.screen.result is None  # cleared at the end
 
 
 def test_display_test_fails_when_the_panel_is_broken(sim, capsys) -> None:
     display = sim("display")
-    display.device.panel_fault()
+    display.simulator.panel_fault()
     assert main(["diag", "display-test", "--url", display.url, "--pause", "0", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     steps = {s["name"]: s for s in report["steps"]}
@@ -103,7 +103,7 @@ def test_display_test_fails_when_the_panel_is_broken(sim, capsys) -> None:
 
 def test_display_test_skips_the_rest_when_the_board_stops_answering(sim, capsys) -> None:
     display = sim("display")
-    device = display.device
+    device = display.simulator
 
     def hang_after_status() -> None:
         # The board answers until the status request, then hangs (still plugged in). Whichever

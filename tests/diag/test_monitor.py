@@ -30,17 +30,17 @@ def _wait_handshake(device: object, timeout: float = 20.0) -> None:
 
 def test_monitor_shows_decoded_frames_and_corrupt_ones_as_such(sim) -> None:
     shoe = sim("shoe")
-    shoe.device.load(parse_cards("AS KH 9D"))
+    shoe.simulator.load(parse_cards("AS KH 9D"))
     # Ended by time, not by a frame count: the simulator's power-on notice may be retransmitted
     # once more before the monitor's handshake, so the number of frames is not fixed.
     child = _monitor(shoe.url, "--count", "50", "--seconds", "4")
     try:
-        _wait_handshake(shoe.device)
-        assert shoe.device.wait_idle(10)  # the power-on notice is through
-        shoe.device.inject_garbage(b"\x00\xffnoise")
-        shoe.device.corrupt_next_frames(1)
-        shoe.device.draw()  # sent with a bad CRC, then retransmitted intact
-        shoe.device.draw()
+        _wait_handshake(shoe.simulator)
+        assert shoe.simulator.wait_idle(10)  # the power-on notice is through
+        shoe.simulator.inject_garbage(b"\x00\xffnoise")
+        shoe.simulator.corrupt_next_frames(1)
+        shoe.simulator.draw()  # sent with a bad CRC, then retransmitted intact
+        shoe.simulator.draw()
         out, err = child.communicate(timeout=30)
     finally:
         if child.poll() is None:

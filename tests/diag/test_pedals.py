@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from drivers.usb.remote import PedalSimServer
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
+from drivers.simulators.pedals.backend import SimulatedBackend
+from drivers.simulators.pedals.device import SimulatedPedal
+from drivers.simulators.pedals.server import PedalSimServer
 from station.cli.main import main
 
 from .helpers import write_config
@@ -101,7 +101,7 @@ def test_corrupt_reports_and_unplugging_are_shown_not_counted(pedal, capsys) -> 
 
 def test_button_box_press_test_over_a_pty(sim, capsys) -> None:
     box = sim("buttonbox")
-    device = box.device
+    device = box.simulator
     presser = _when(
         lambda: device.stats.commands >= 1,
         lambda: (device.press(1), device.long_press(2), device.press(3), device.press(4)),

@@ -12,7 +12,7 @@ from .helpers import write_config
 
 def test_probe_by_url_shows_identity_status_and_link(sim, capsys) -> None:
     shoe = sim("shoe", serial="SHOE-4711", firmware="2.3.1")
-    shoe.device.load_shuffled(8, 7, None)
+    shoe.simulator.load_shuffled(8, 7, None)
     assert main(["diag", "probe", "--url", shoe.url, "--kind", "shoe"]) == 0
     out = capsys.readouterr().out
     assert f"shoe at {shoe.url}" in out
@@ -58,7 +58,7 @@ def test_probe_of_a_device_not_in_the_configuration_is_a_usage_error(tmp_path: P
 def test_selftest_tests_every_device_and_fails_on_one_broken(sim, tmp_path: Path, capsys) -> None:
     shoe = sim("shoe")
     display = sim("display")
-    display.device.panel_fault()
+    display.simulator.panel_fault()
     config = write_config(tmp_path / "station.toml", {"shoe": shoe.url, "display": display.url, "pedals": "sim:"})
     assert main(["diag", "-c", str(config), "selftest"]) == 1
     out = capsys.readouterr().out
@@ -93,7 +93,7 @@ def test_probe_of_an_unknown_port_identifies_whatever_answers(sim, capsys) -> No
     assert main(["diag", "probe", "--url", box.url]) == 0
     out = capsys.readouterr().out
     assert f"{box.url}: model SIM-BUTTONS-4, serial BOX-3, firmware 1.0.0" in out
-    box.device.mute()
+    box.simulator.mute()
     assert main(["diag", "probe", "--url", box.url, "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["found"] is False and "no answer" in report["error"]
@@ -105,4 +105,4 @@ def test_probing_an_unknown_port_is_refused_when_the_service_holds_it(sim, hold,
     holder = hold({"shoe": shoe.url})
     assert main(["diag", "probe", "--url", shoe.url]) == 1
     assert f"(pid {holder.child.pid}) holds the shoe" in capsys.readouterr().err
-    assert not shoe.device.received
+    assert not shoe.simulator.received

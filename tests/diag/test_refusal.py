@@ -40,7 +40,7 @@ def test_held_devices_are_refused(devices, hold, command, capsys) -> None:
     assert f"refused: the station service (pid {holder.child.pid}) holds the" in err
     assert "systemctl stop dealing-station" in err
     # nothing was sent: the simulators saw no handshake
-    assert all(not running.device.received for running in devices["sims"].values())
+    assert all(not running.simulator.received for running in devices["sims"].values())
 
 
 def test_selftest_is_refused_while_the_service_holds_the_devices(devices, hold, capsys) -> None:
@@ -66,7 +66,7 @@ def test_a_live_round_refuses_even_a_device_the_service_does_not_hold(devices, h
     url = "usb-sim:///nonexistent/pedals.sock?serial=PED-X" if kind == "pedals" else devices["urls"][kind]
     assert main(["diag", command, "--url", str(url), "--kind", kind, *extra]) == 1
     assert "refused: a round is live on this table" in capsys.readouterr().err
-    assert all(not running.device.received for running in devices["sims"].values())
+    assert all(not running.simulator.received for running in devices["sims"].values())
 
 
 def test_a_bench_device_on_another_port_is_not_refused(devices, hold, capsys) -> None:

@@ -21,9 +21,9 @@ def rec() -> Recorder:
 @pytest.fixture
 def box(rec: Recorder) -> Iterator[tuple[ButtonBoxSimulator, ButtonBoxDriver]]:
     running = start_simulator("buttonbox", ack_timeout=0.05, long_press_ms=150)
-    sim: ButtonBoxSimulator = running.device  # type: ignore[assignment]
+    sim: ButtonBoxSimulator = running.simulator  # type: ignore[assignment]
     driver = ButtonBoxDriver("buttons", sim.url, rec, buttons={1: "deal", 2: "confirm"}, settings=FAST)
-    assert driver.start(wait=WAIT)
+    assert driver.start(WAIT)
     assert sim.wait_idle(WAIT)  # the power-on notice has been delivered
     yield sim, driver
     driver.stop()

@@ -26,9 +26,9 @@ def rec() -> Recorder:
 @pytest.fixture
 def board(rec: Recorder) -> Iterator[tuple[DisplaySimulator, DisplayDriver]]:
     running = start_simulator("display", ack_timeout=0.05)
-    sim: DisplaySimulator = running.device  # type: ignore[assignment]
+    sim: DisplaySimulator = running.simulator  # type: ignore[assignment]
     driver = DisplayDriver("display", sim.url, rec, settings=FAST)
-    assert driver.start(wait=WAIT)
+    assert driver.start(WAIT)
     assert sim.wait_idle(WAIT)  # the power-on notice has been delivered
     yield sim, driver
     driver.stop()

@@ -23,11 +23,11 @@ from .helpers import FAST, WAIT, Recorder
 def deal_through_faults(cards: int, seed: int) -> None:
     rng = random.Random(seed)
     running = start_simulator("shoe", ack_timeout=0.03)
-    sim: ShoeSimulator = running.device  # type: ignore[assignment]
+    sim: ShoeSimulator = running.simulator  # type: ignore[assignment]
     rec = Recorder()
     driver = ShoeDriver("shoe", sim.url, rec, settings=FAST)
     try:
-        assert driver.start(wait=WAIT)
+        assert driver.start(WAIT)
         order = [c for c in shuffled_shoe(8, seed) if isinstance(c, Card)][:cards]
         sim.load(order)
         faults = {"garbage": 0, "corrupt": 0, "lost_ack": 0, "unplug": 0}

@@ -1,11 +1,14 @@
-"""``sim:`` URLs select an in-process simulator behind the unchanged driver."""
+"""The driver table as a factory, and ``sim:`` options: a simulator is started by whoever wants
+it, and the unchanged driver opens its endpoint."""
 
 from __future__ import annotations
 
 import pytest
 
-from drivers.devices import DisplayDriver, ShoeDriver
-from drivers.factory import create_driver, parse_sim_url
+from drivers.devices import DisplayDriver, PedalDriver, ShoeDriver
+from drivers.factory import configured_driver, create_driver
+from drivers.simulators import start_simulator
+from drivers.simulators.options import parse_sim_url, simulator_options
 from station import events as ev
 
 from .helpers import FAST, WAIT, Recorder
@@ -20,22 +23,40 @@ def test_sim_url_options_are_typed() -> None:
         parse_sim_url("/dev/ttyUSB0")
 
 
-def test_create_driver_with_a_simulator_and_stop_both() -> None:
+def test_simulator_options_layer_table_facts_then_section_then_url() -> None:
+    table = {"shuffler": {"mode": "continuous", "decks": 6, "seed": 1}}
+    options = simulator_options("shuffler", {"decks": 8, "step_delay": 0.0}, "sim:?seed=9", table)
+    assert options == {"name": "shuffler", "mode": "continuous", "decks": 8, "step_delay": 0.0, "seed": 9}
+
+
+def test_a_sim_url_starts_a_simulator_the_unchanged_driver_opens_and_its_starter_stops() -> None:
     rec = Recorder()
-    driver = create_driver("shoe", "shoe", "sim:?ack_timeout=0.05", rec, settings=FAST)
-    assert isinstance(driver, ShoeDriver)
+    running = start_simulator("shoe", parse_sim_url("sim:?ack_timeout=0.05"))
     try:
-        assert driver.start(wait=WAIT)
-        driver.simulator.device.load_shuffled(8, seed=5, cut_position=400)
-        card = driver.simulator.device.draw()
-        assert rec.wait_kind(ev.CardDrawn)[0].card == card  # type: ignore[attr-defined]
+        driver = create_driver("shoe", "shoe", running.endpoint, rec, settings=FAST)
+        assert isinstance(driver, ShoeDriver)
+        try:
+            assert driver.start(WAIT)
+            running.simulator.load_shuffled(8, seed=5, cut_position=400)
+            card = running.simulator.draw()
+            assert rec.wait_kind(ev.CardDrawn)[0].card == card  # type: ignore[attr-defined]
+        finally:
+            driver.stop()
+        assert running.simulator.port.plugged  # a driver never stops a simulator
     finally:
-        driver.stop()
-    assert not driver.simulator.device.port.plugged
+        running.stop()
+    assert not running.simulator.port.plugged
 
 
 def test_create_driver_for_hardware_does_not_open_until_started(tmp_path) -> None:
     driver = create_driver("display", "board", str(tmp_path / "nothing"), Recorder())
-    assert isinstance(driver, DisplayDriver) and driver.simulator is None
+    assert isinstance(driver, DisplayDriver) and not driver.connected
     with pytest.raises(ValueError):
         create_driver("toaster", "t", "sim:", Recorder())
+
+
+def test_every_device_is_built_the_same_way_from_its_configuration(tmp_path) -> None:
+    shoe = configured_driver("shoe", "shoe", str(tmp_path / "shoe"), Recorder(), baudrate=9600)
+    assert isinstance(shoe, ShoeDriver) and shoe.link.transport.baudrate == 9600  # type: ignore[attr-defined]
+    pedals = configured_driver("pedals", "pedals", "usb://1209:0001?serial=PED-1", Recorder(), baudrate=9600)
+    assert isinstance(pedals, PedalDriver) and pedals.locator.serial == "PED-1"

@@ -20,6 +20,6 @@ def test_probe_reports_why_nothing_answered(tmp_path) -> None:
     missing = probe(str(tmp_path / "ttyNONE"))
     assert not missing.found and "cannot open" in missing.error
     with start_simulator("buttonbox") as running:
-        running.device.mute(True)
+        running.simulator.mute(True)
         silent = probe(running.url, timeout=0.1, attempts=2)
         assert not silent.found and "no answer" in silent.error

@@ -22,7 +22,7 @@ from .helpers import FAST, WAIT, Recorder
 @pytest.fixture
 def sim() -> Iterator[ShoeSimulator]:
     running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.device  # type: ignore[misc]
+    yield running.simulator  # type: ignore[misc]
     running.stop()
 
 
@@ -34,7 +34,7 @@ def rec() -> Recorder:
 @pytest.fixture
 def shoe(sim: ShoeSimulator, rec: Recorder) -> Iterator[ShoeDriver]:
     driver = ShoeDriver("shoe", sim.url, rec, settings=FAST)
-    assert driver.start(wait=WAIT)
+    assert driver.start(WAIT)
     assert sim.wait_idle(WAIT)  # the power-on notice has been delivered
     yield driver
     driver.stop()
@@ -173,7 +173,7 @@ def test_device_absent_at_start_is_a_fault_until_it_appears(rec: Recorder, tmp_p
     sim = ShoeSimulator(directory=str(tmp_path), ack_timeout=0.05)
     driver = ShoeDriver("shoe", sim.url, rec, settings=FAST)
     try:
-        assert not driver.start(wait=0.3)
+        assert not driver.start(0.3)
         fault = rec.wait_kind(ev.DeviceFault)[0]
         assert fault.code == "open_failed"  # type: ignore[attr-defined]
         sim.start()
@@ -190,7 +190,7 @@ def test_device_absent_at_start_is_a_fault_until_it_appears(rec: Recorder, tmp_p
 def test_a_hung_device_is_noticed_by_the_heartbeat_and_recovers(sim: ShoeSimulator, rec: Recorder) -> None:
     shoe = ShoeDriver("shoe", sim.url, rec, settings=dataclasses.replace(FAST, heartbeat=0.5))
     try:
-        assert shoe.start(wait=WAIT)
+        assert shoe.start(WAIT)
         sim.mute(True)
         fault = rec.wait_kind(ev.DeviceFault)[0]
         assert fault.code == "not_responding"  # type: ignore[attr-defined]
@@ -258,13 +258,13 @@ def test_shoe_over_a_tcp_socket() -> None:
         assert running.url.startswith("socket://")
         driver = ShoeDriver("shoe", running.url, rec, settings=FAST)
         try:
-            assert driver.start(wait=WAIT)
-            running.device.load(parse_cards("TH"))  # type: ignore[attr-defined]
-            running.device.draw()  # type: ignore[attr-defined]
+            assert driver.start(WAIT)
+            running.simulator.load(parse_cards("TH"))  # type: ignore[attr-defined]
+            running.simulator.draw()  # type: ignore[attr-defined]
             rec.wait_kind(ev.CardDrawn)
-            running.device.unplug()
+            running.simulator.unplug()
             rec.wait_kind(ev.DeviceFault)
-            running.device.replug()
+            running.simulator.replug()
             rec.wait_kind(ev.DeviceRecovered)
         finally:
             driver.stop()
@@ -292,7 +292,7 @@ def test_boot_is_the_first_event_even_when_cards_were_loaded_before_power_on(rec
     driver = ShoeDriver("shoe", sim.url, rec, settings=FAST)
     driver.add_tap(lambda d, raw, decoded: seen.append(decoded) if d == "rx" else None)
     try:
-        assert driver.start(wait=WAIT)
+        assert driver.start(WAIT)
         assert sim.wait_idle(WAIT)
         events = [m for m in seen if isinstance(m, Message) and m.kind() is Kind.EVENT]
         assert isinstance(events[0], Boot) and isinstance(events[-1], wire.CardsPresent)
@@ -314,7 +314,7 @@ def test_an_event_the_station_could_not_take_is_not_acknowledged_and_comes_again
 
     driver = ShoeDriver("shoe", sim.url, flaky_sink, settings=FAST)
     try:
-        assert driver.start(wait=WAIT)
+        assert driver.start(WAIT)
         sim.load(parse_cards("6C"))
         sim.draw()
         assert sim.wait_idle(WAIT)
@@ -362,13 +362,13 @@ def test_the_link_counts_each_device_event_handed_over_once(sim: ShoeSimulator, 
     """What the simulated table orders the dealer's screen by: after the host has handed over
     every event the device queued, the two counts agree, resends not counted twice."""
     counts: list[int] = []
-    shoe.link.on_delivered = counts.append
+    shoe.observe_deliveries(counts.append)
     sim.load(parse_cards("AS 9H TD KC"))
     sim.ignore_acks(1)  # the first card is resent: handed over once all the same
     for _ in range(4):
         sim.draw()
     assert sim.wait_idle(WAIT)
-    assert shoe.link.stats.events_delivered == sim.events_queued  # Boot, CardsPresent, 4 cards, ShoeEmpty
+    assert shoe.stats.events_delivered == sim.events_queued  # Boot, CardsPresent, 4 cards, ShoeEmpty
     assert counts == list(range(counts[0], sim.events_queued + 1))
     assert cards_of(rec) == ["AS", "9H", "TD", "KC"]
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from drivers.devices import DeviceRefused, ShufflerDriver
 from drivers.codec.protocol import NakCode
+from drivers.devices import DeviceRefused, ShufflerDriver
 from drivers.simulators import CardPool, ShoeSimulator, ShufflerSimulator, start_simulator
 from station import events as ev
 from station.cards import FULL_DECK, parse_card
@@ -23,7 +23,7 @@ def rec() -> Recorder:
 
 def _connect(sim: ShufflerSimulator, rec: Recorder) -> ShufflerDriver:
     driver = ShufflerDriver("shuffler", sim.url, rec, settings=FAST)
-    assert driver.start(wait=WAIT)
+    assert driver.start(WAIT)
     assert sim.wait_idle(WAIT)
     return driver
 
@@ -31,7 +31,7 @@ def _connect(sim: ShufflerSimulator, rec: Recorder) -> ShufflerDriver:
 @pytest.fixture
 def batch(rec: Recorder) -> Iterator[tuple[ShufflerSimulator, ShufflerDriver]]:
     running = start_simulator("shuffler", decks=6, set_colour="blue", seed=3, ack_timeout=0.05)
-    sim: ShufflerSimulator = running.device  # type: ignore[assignment]
+    sim: ShufflerSimulator = running.simulator  # type: ignore[assignment]
     driver = _connect(sim, rec)
     yield sim, driver
     driver.stop()
@@ -98,7 +98,7 @@ def test_deck_check_counts_every_card_and_names_missing_and_extra(batch, rec: Re
 def test_continuous_shuffler_and_shoe_share_one_pool(rec: Recorder) -> None:
     pool = CardPool.of_decks(4, seed=9)
     with start_simulator("shuffler", mode="continuous", decks=4, pool=pool, ack_timeout=0.05) as running:
-        sim: ShufflerSimulator = running.device  # type: ignore[assignment]
+        sim: ShufflerSimulator = running.simulator  # type: ignore[assignment]
         shoe = ShoeSimulator(ack_timeout=0.05)
         shoe.attach_pool(pool)
         driver = _connect(sim, rec)

@@ -28,7 +28,7 @@ def test_simulated_shoe_by_hand_serves_a_driver_and_stops_on_ctrl_c() -> None:
     rec = Recorder()
     driver = ShoeDriver("shoe", url, rec, settings=FAST)
     try:
-        assert driver.start(wait=10)
+        assert driver.start(10)
         assert driver.identify().model == "SIM-SHOE-1"
         assert proc.stdin is not None
         proc.stdin.write("draw 3\n")

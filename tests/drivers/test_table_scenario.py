@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import queue
 
+from drivers.codec import display as wire
 from drivers.devices import DisplayDriver, ShoeDriver, ShufflerDriver
 from drivers.simulators import CUT_CARD, DisplaySimulator, ShoeSimulator, ShufflerSimulator, start_simulator
-from drivers.codec import display as wire
 from station import events as ev
 from station.cards import Card
 from station.events import ShufflerState
@@ -31,9 +31,9 @@ def test_shuffle_load_deal_and_show_one_round() -> None:
     with start_simulator("shuffler", decks=8, seed=11, step_delay=0.0, ack_timeout=0.05) as s_sim, \
             start_simulator("shoe", ack_timeout=0.05) as shoe_sim, \
             start_simulator("display", ack_timeout=0.05) as d_sim:
-        shuffler_dev: ShufflerSimulator = s_sim.device  # type: ignore[assignment]
-        shoe_dev: ShoeSimulator = shoe_sim.device  # type: ignore[assignment]
-        board_dev: DisplaySimulator = d_sim.device  # type: ignore[assignment]
+        shuffler_dev: ShufflerSimulator = s_sim.simulator  # type: ignore[assignment]
+        shoe_dev: ShoeSimulator = shoe_sim.simulator  # type: ignore[assignment]
+        board_dev: DisplaySimulator = d_sim.simulator  # type: ignore[assignment]
         drivers = [
             ShufflerDriver("shuffler", s_sim.url, inbox.put, settings=FAST),
             ShoeDriver("shoe", shoe_sim.url, inbox.put, settings=FAST),
@@ -41,7 +41,7 @@ def test_shuffle_load_deal_and_show_one_round() -> None:
         ]
         shuffler, shoe, display = drivers
         try:
-            assert all(d.start(wait=WAIT) for d in drivers)
+            assert all(d.start(WAIT) for d in drivers)
             shuffler.start_shuffle()  # type: ignore[attr-defined]
             while next_event(ev.ShufflerStatus).state is not ShufflerState.DONE:  # type: ignore[attr-defined]
                 pass

@@ -121,10 +121,10 @@ def test_shoe_unplugged_mid_round_waits_for_recovery_and_a_decision(external_tab
     table.start_station()
     table.play_until(lambda s: s["state"] == "dealing" and s["round"] == "1-2")
     table.draw()
-    table.shoe.device.unplug()
+    table.shoe.simulator.unplug()
     stopped = table.wait_for(lambda s: s["state"] == "irregularity")
     assert "shoe" in stopped["expecting"]
-    table.shoe.device.replug()
+    table.shoe.simulator.replug()
     table.wait_for(lambda s: "recovered" in s["expecting"], timeout=20)
     table.ctl("decide", {"decision": "resume"}, token="supervisor-token-for-tests")
     # The card drawn just before the unplug may not have been acknowledged: the shoe sends it

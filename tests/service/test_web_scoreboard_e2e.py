@@ -79,9 +79,9 @@ def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser
 
     # A fault is shown at once: the shoe is unplugged mid-round.
     table.play_until(lambda s: s["state"] == "dealing")
-    table.shoe.device.unplug()
+    table.shoe.simulator.unplug()
     page.wait_for_function("document.body.dataset.state && document.body.dataset.state.startsWith('fault')",
                            timeout=15_000)
     page.screenshot(path=str(ARTIFACTS / "station-scoreboard-fault.png"), full_page=True)
-    table.shoe.device.replug()
+    table.shoe.simulator.replug()
     table.stop_station()

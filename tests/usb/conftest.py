@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from drivers.usb.driver import Backoff, PedalDriver
+from drivers.devices import Backoff, PedalDriver
+from drivers.simulators.pedals.backend import SimulatedBackend
+from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.usb.locator import PedalLocator, simulated_locator
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
 from station.events import ButtonPressed, DeviceFault, DeviceRecovered, Event
 
 WAIT_S = 10.0  # generous: a loaded CI machine must never fail these by being slow

@@ -14,11 +14,12 @@ import structlog
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from drivers.devices import Backoff, DeviceUnavailable, PedalDriver
+from drivers.simulators.pedals.backend import SimulatedBackend
+from drivers.simulators.pedals.device import SimulatedPedal
+from drivers.simulators.pedals.faults import CORRUPTIONS
 from drivers.usb.codec import PedalReport, ReportError
-from drivers.usb.driver import PedalDriver, PedalError
 from drivers.usb.locator import simulated_locator
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import CORRUPTIONS, SimulatedPedal
 from station.events import ButtonPressed, DeviceFault, DeviceRecovered
 
 MakeDriver = Callable[..., PedalDriver]
@@ -87,7 +88,7 @@ def test_each_corruption_is_counted_and_never_a_press(
     pedal.click("right")
     assert events.wait_presses(1) == [("right", False)]
     assert pedal.wait_drained(10)
-    assert driver.stats.corrupt == 2
+    assert driver.stats.bad_frames == 2
     assert events.kinds() == ["ButtonPressed"]  # corruption is not a device fault
     errors = [decoded for _, _, decoded in seen if isinstance(decoded, ReportError)]
     assert len(errors) == 2
@@ -100,14 +101,14 @@ def test_corrupt_up_loses_that_press_but_not_the_next(driver: PedalDriver, pedal
     pedal.release("left")
     pedal.click("centre")
     assert events.wait_presses(1) == [("centre", False)]
-    assert driver.stats.corrupt == 1 and driver.stats.lost == 1
+    assert driver.stats.bad_frames == 1 and driver.stats.lost == 1
 
 
 def test_transient_stall_is_cleared_without_a_fault(driver: PedalDriver, pedal: SimulatedPedal, events: Any) -> None:
     pedal.stall()
     pedal.click("left")
     assert events.wait_presses(1) == [("left", False)]
-    assert pedal.counters.clear_halts >= 1 and driver.stats.stalls >= 1
+    assert pedal.counters.clear_halts >= 1 and driver.stats.errors_by_kind["stalled"] >= 1
     assert events.kinds() == ["ButtonPressed"]
 
 
@@ -166,7 +167,7 @@ def test_unplug_mid_stream_and_replug(driver: PedalDriver, pedal: SimulatedPedal
     assert kinds[2:4] == ["DeviceFault", "DeviceRecovered"]
     assert kinds.count("DeviceFault") == 1 and kinds.count("DeviceRecovered") == 1
     assert pedal.counters.kernel_detaches == 2  # the OS re-bound its driver on replug
-    assert driver.stats.reconnects == 1
+    assert driver.stats.reconnections == 1
 
 
 def test_repeated_unplug_gives_one_fault_per_outage(driver: PedalDriver, pedal: SimulatedPedal, events: Any) -> None:
@@ -186,9 +187,10 @@ def test_absent_at_start_then_plugged_in(make_driver: MakeDriver, bus: Simulated
     fault = events.wait_kind(DeviceFault)[0]
     assert fault.code == "not-found" and "1209:0001 serial PED-SIM-0001" in fault.reason
     assert not driver.connected
-    with pytest.raises(PedalError):
+    with pytest.raises(DeviceUnavailable):
         driver.identify()
-    assert driver.self_test().ok is False
+    with pytest.raises(DeviceUnavailable):  # no verdict from a unit that is not there
+        driver.self_test()
     pedal.replug()
     events.wait_kind(DeviceRecovered)
     assert driver.stats.connect_attempts >= 2
@@ -247,31 +249,34 @@ def test_identify_reads_the_descriptors(make_driver: MakeDriver, events: Any) ->
     pedal = SimulatedPedal("PED-0042", firmware="2.13", timed_long_press=False)
     driver = make_driver(simulated_locator(SimulatedBackend([pedal]), "PED-0042"))
     identity = driver.identify()
-    assert (identity.manufacturer, identity.product) == ("Dealing Station", "Dealer Pedals")
-    assert (identity.serial_number, identity.firmware) == ("PED-0042", "2.13")
+    assert (identity.manufacturer, identity.model) == ("Dealing Station", "Dealer Pedals")
+    assert (identity.serial, identity.firmware) == ("PED-0042", "2.13")
     assert (identity.vendor_id, identity.product_id, identity.address) == (0x1209, 0x0001, pedal.address)
 
 
 def test_self_test_reports_problems(driver: PedalDriver, pedal: SimulatedPedal) -> None:
     seen: list[Any] = []
     driver.add_tap(lambda direction, raw, decoded: seen.append((direction, decoded)))
-    healthy = driver.self_test()
+    healthy = driver.status()
     assert healthy.ok and healthy.installed == ("left", "centre", "right") and healthy.long_press_ms == 800
+    assert driver.self_test().passed
     pedal.set_switch_fault(wiring_open=True)
     pedal.press("left")
-    broken = driver.self_test()
+    broken = driver.status()
     assert not broken.ok
     assert broken.held == ("left",)
     assert "a pedal cable is open" in broken.problems
     assert any("held down" in problem for problem in broken.problems)
-    assert [type(decoded).__name__ for d, decoded in seen if d == "control-in"] == ["SelfTestReply"] * 2
+    report = driver.self_test()
+    assert not report.passed and report.problems[0] == "a pedal cable is open" and "held down" in report.detail
+    assert [type(decoded).__name__ for d, decoded in seen if d == "control-in"] == ["SelfTestReply"] * 4
 
 
 def test_self_test_notices_missing_buttons(make_driver: MakeDriver) -> None:
     pedal = SimulatedPedal("PED-2", buttons=("left", "right"), timed_long_press=False)
     driver = make_driver(simulated_locator(SimulatedBackend([pedal]), "PED-2"), buttons=("left", "centre", "right"))
     result = driver.self_test()
-    assert not result.ok and "not fitted: right" in result.problems[0]
+    assert not result.passed and "not fitted: right" in result.problems[0]
 
 
 def test_taps_see_raw_and_decoded_reports_and_can_be_removed(driver: PedalDriver, pedal: SimulatedPedal, events: Any) -> None:
@@ -315,32 +320,29 @@ def test_fault_log_carries_the_last_reports(driver: PedalDriver, pedal: Simulate
     with structlog.testing.capture_logs() as logs:
         pedal.unplug()
         events.wait_kind(DeviceFault)
-    fault = next(entry for entry in logs if entry["event"] == "pedals.fault")
-    assert fault["last_reports"] == ["01000100010000d6", "0101020000000032"]
-    assert fault["code"] == "disconnected"
-    assert driver.last_reports == fault["last_reports"]
+    fault = next(entry for entry in logs if entry["event"] == "device_link_fault")
+    reports = [line.split(" ", 1)[1][:23] for line in fault["recent_frames"]]  # "in <hex> <what it said>"
+    assert reports == ["01 00 01 00 01 00 00 d6", "01 01 02 00 00 00 00 32"]
+    assert fault["code"] == "disconnected" and fault["device"] == "pedals"
+    assert fault["recent_frames"] == [f"{d} {h} {t}" for _, d, h, t in driver.recent_frames()]
 
 
 def test_reconnect_attempts_are_logged_with_growing_capped_delays(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
-    from drivers.usb.driver import Backoff
-
     pedal.unplug()
     with structlog.testing.capture_logs() as logs:
         driver = make_driver(simulated_locator(bus, "PED-SIM-0001"), backoff=Backoff(0.01, 2.0, 0.04))
         events.wait_kind(DeviceFault)
-        while driver.stats.connect_attempts < 5:
+        while driver.stats.connect_attempts < 6:  # the fifth failed attempt is logged before the sixth
             threading.Event().wait(0.01)
         pedal.replug()
         events.wait_kind(DeviceRecovered)
-    waits = [entry["retry_in_s"] for entry in logs if entry["event"] == "pedals.reconnect_wait"]
+    waits = [entry["retry_in"] for entry in logs if entry["event"] == "reconnect_attempt"]
     assert waits[:4] == [0.01, 0.02, 0.04, 0.04]
-    attempts = [entry["attempt"] for entry in logs if entry["event"] == "pedals.connect_attempt"]
+    attempts = [entry["attempt"] for entry in logs if entry["event"] == "reconnect_attempt"]
     assert attempts == list(range(1, len(attempts) + 1)) and len(attempts) >= 5
 
 
 def test_backoff_sequence() -> None:
-    from drivers.usb.driver import Backoff
-
     delays = Backoff(0.25, 2.0, 3.0).delays()
     assert [next(delays) for _ in range(6)] == [0.25, 0.5, 1.0, 2.0, 3.0, 3.0]
 
@@ -352,9 +354,10 @@ def test_button_numbers_beyond_the_configured_names(make_driver: MakeDriver, eve
     assert events.wait_presses(1) == [("button5", False)]
 
 
-def test_start_twice_is_refused(driver: PedalDriver) -> None:
-    with pytest.raises(PedalError):
-        driver.start()
+def test_start_twice_does_not_start_a_second_reader(driver: PedalDriver, pedal: SimulatedPedal) -> None:
+    assert driver.start()  # already connected: says so, and opens nothing more
+    assert pedal.counters.claims == 1 and pedal.counters.opens == 1
+    assert len([t for t in threading.enumerate() if t.name == "pedals-pedals"]) == 1
 
 
 def test_events_round_trip_through_the_journal_format(driver: PedalDriver, pedal: SimulatedPedal, events: Any) -> None:
@@ -424,8 +427,8 @@ def test_device_buffer_overflow_keeps_the_newest_and_the_self_test_says_so(make_
     assert pedal.wait_drained(10)
     assert len(events.presses()) == 16
     result = driver.self_test()
-    assert not result.ok and "reports were dropped (buffer overflow)" in result.problems
-    assert driver.self_test().ok  # the flag is cleared once reported
+    assert not result.passed and "reports were dropped (buffer overflow)" in result.problems
+    assert driver.self_test().passed  # the flag is cleared once reported
 
 
 class _FlakyBus(SimulatedBackend):

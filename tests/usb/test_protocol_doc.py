@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.usb import protocol as p
 from drivers.usb.codec import ReportError, decode_report, decode_self_test
 from drivers.usb.presses import PressTracker
-from drivers.usb.simdevice import SimulatedPedal
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocols" / "pedals.md"
 HEX_LINE = re.compile(r"^((?:[0-9a-f]{2} )*[0-9a-f]{2})(?:\s{2,}(.*))?$")
@@ -32,7 +32,7 @@ def blocks() -> list[list[tuple[bytes, str]]]:
 
 def test_configuration_descriptor_matches_the_simulated_device() -> None:
     config = blocks()[0]
-    assert b"".join(raw for raw, _ in config) == SimulatedPedal()._configuration_bytes()
+    assert b"".join(raw for raw, _ in config) == SimulatedPedal().descriptors.configuration_bytes()
 
 
 def test_hid_report_descriptor_matches_the_protocol() -> None:

@@ -9,11 +9,11 @@ import pytest
 import usb.core
 import usb.util
 
+from drivers.simulators.pedals.backend import SimulatedBackend
+from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.usb import protocol as p
 from drivers.usb.codec import decode_report, decode_self_test
 from drivers.usb.protocol import EventType
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
 
 
 def find(bus: SimulatedBackend, serial: str | None = None) -> usb.core.Device:

@@ -1,6 +1,6 @@
 """The pedal simulator in another process, reached through ``usb-sim:///socket``.
 
-These tests start real processes (``python -m drivers.usb.simulator`` and the ``station
+These tests start real processes (``python -m drivers.simulators.pedals.console`` and the ``station
 simulate pedals`` console command), talk to them over real Unix sockets, and kill them.
 """
 
@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from drivers.usb.driver import PedalDriver
-from drivers.usb.remote import PedalSimServer
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import SimulatedPedal
-from drivers.usb.simulator import execute
+from drivers.devices import PedalDriver
+from drivers.simulators.pedals.backend import SimulatedBackend
+from drivers.simulators.pedals.console import execute
+from drivers.simulators.pedals.device import SimulatedPedal
+from drivers.simulators.pedals.server import PedalSimServer
 from station.events import DeviceFault, DeviceRecovered
 
 MakeDriver = Callable[..., PedalDriver]
@@ -64,7 +64,7 @@ def sim_process(tmp_path: Path) -> Iterator[Callable[..., SimProcess]]:
     started: list[SimProcess] = []
 
     def start(*extra: str, command: list[str] | None = None) -> SimProcess:
-        argv = command or [sys.executable, "-m", "drivers.usb.simulator"]
+        argv = command or [sys.executable, "-m", "drivers.simulators.pedals.console"]
         process = SimProcess([*argv, "--socket", str(tmp_path / "pedals.sock"), *extra])
         started.append(process)
         return process
@@ -78,7 +78,7 @@ def test_station_against_a_simulator_it_did_not_start(sim_process: Callable[...,
     sim = sim_process("--serial", "PED-X-7", "--buttons", "left,right")
     assert sim.url.startswith("usb-sim:///") and sim.url.endswith("?serial=PED-X-7")
     driver = make_driver(sim.url, buttons=("left", "right"))
-    assert driver.connected and driver.identify().serial_number == "PED-X-7"
+    assert driver.connected and driver.identify().serial == "PED-X-7"
     assert sim.command("click left") == "ok"
     assert sim.command("long 2") == "ok"
     assert events.wait_presses(2) == [("left", False), ("right", True)]
@@ -125,7 +125,7 @@ def test_a_killed_station_does_not_leave_the_pedals_claimed(sim_process: Callabl
             textwrap.dedent(
                 f"""
                 import sys, time
-                from drivers.usb.driver import PedalDriver
+                from drivers.devices import PedalDriver
                 driver = PedalDriver("pedals", {sim.url!r}, lambda event: None)
                 driver.start()
                 print("connected" if driver.connected else "not connected", flush=True)

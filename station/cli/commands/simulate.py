@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
         sub.set_defaults(handler=run_serial_simulator)
     pedals = kinds.add_parser("pedals", help="simulated USB dealer pedals")
     try:
-        from drivers.usb import simulator as usb_simulator
+        from drivers.simulators.pedals import console as usb_simulator
     except Exception as exc:  # optional: a missing or broken USB simulator must not break the station CLI
         reason = str(exc)
         pedals.set_defaults(handler=lambda args: _pedals_missing(reason))
@@ -90,13 +90,13 @@ def _build(args: argparse.Namespace) -> Any:
     from drivers.simulators.shoe import ShoeSimulator
     from station.cards import CardError, parse_card
 
-    common = dict(
+    common: dict[str, Any] = dict(
         transport="socket" if args.socket else "pty", tcp_port=args.tcp_port, directory=args.directory,
         serial=args.serial, firmware=args.firmware, ack_timeout=args.ack_timeout,
     )
     if args.kind == "shoe":
-        running = start_simulator("shoe", **common)
-        shoe = running.device
+        running = start_simulator("shoe", common)
+        shoe = running.simulator
         assert isinstance(shoe, ShoeSimulator)
         if args.stack:
             try:
@@ -113,11 +113,11 @@ def _build(args: argparse.Namespace) -> Any:
                 raise CliError(str(exc)) from None
         return running
     if args.kind == "shuffler":
-        return start_simulator("shuffler", mode=args.mode, decks=args.decks, set_colour=args.colour,
-                               seed=args.seed, step_delay=args.step_delay, **common)
+        return start_simulator("shuffler", common, mode=args.mode, decks=args.decks, set_colour=args.colour,
+                               seed=args.seed, step_delay=args.step_delay)
     if args.kind == "buttonbox":
-        return start_simulator("buttonbox", buttons=args.buttons, long_press_ms=args.long_press_ms, **common)
-    return start_simulator(args.kind, **common)
+        return start_simulator("buttonbox", common, buttons=args.buttons, long_press_ms=args.long_press_ms)
+    return start_simulator(args.kind, common)
 
 
 def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
@@ -180,9 +180,9 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
 
 def run_serial_simulator(args: argparse.Namespace) -> int:
     running = _build(args)
-    device = running.device
+    device = running.simulator
     actions = _actions(device)
-    print(f"{args.kind} simulator ready: connect to {running.url}", flush=True)
+    print(f"{args.kind} simulator ready: connect to {running.endpoint}", flush=True)
     print("type 'help' for commands; Ctrl-C to stop", flush=True)
     stop = threading.Event()
 

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 import usb.backend  # type: ignore[import-untyped]
 
+from drivers.simulators.pedals.device import SimulatedPedal
+from drivers.usb.descriptor import Descriptor
 from drivers.usb.errors import LibusbError, usb_error
-from drivers.usb.simdevice import Descriptor, SimulatedPedal
 
 
 @dataclass(frozen=True)

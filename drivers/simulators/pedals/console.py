@@ -10,7 +10,7 @@ line from standard input (and first from ``--script``), answering ``ok`` or ``er
     switch-fault stuck|open|none | status | sleep SECONDS | help | quit
 
 End of input does not stop the simulator (it may run with no terminal); ``quit``, Ctrl-C or
-SIGTERM do. Run it directly with ``python -m drivers.usb.simulator`` as well.
+SIGTERM do. Run it directly with ``python -m drivers.simulators.pedals.console`` as well.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
+from drivers.simulators.launch import start_simulator
+from drivers.simulators.pedals.device import SimulatedPedal
+from drivers.simulators.pedals.faults import CORRUPTIONS, SimulatorError
 from drivers.usb import protocol as p
-from drivers.usb.remote import PedalSimServer
-from drivers.usb.simbackend import SimulatedBackend
-from drivers.usb.simdevice import CORRUPTIONS, SimulatedPedal, SimulatorError
 
 HELP = """\
 press B | release B       push / let go of button B (name, or number from 1)
@@ -54,14 +54,20 @@ def default_socket_path() -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--socket", default=None, help="Unix socket to serve on (default: $XDG_RUNTIME_DIR/station-pedals-sim.sock, else /tmp)")
+    parser.add_argument(
+        "--socket", default=None,
+        help="Unix socket to serve on (default: $XDG_RUNTIME_DIR/station-pedals-sim.sock, else /tmp)",
+    )  # fmt: skip
     parser.add_argument("--serial", default="PED-SIM-0001", help="USB serial number string (default: %(default)s)")
     parser.add_argument(
         "--buttons", default=",".join(p.DEFAULT_BUTTONS), help="comma-separated button names (default: %(default)s)"
     )
-    parser.add_argument("--firmware", default="1.02", help="firmware version MAJOR.MINOR for bcdDevice (default: %(default)s)")
     parser.add_argument(
-        "--long-press-ms", type=int, default=p.DEFAULT_LONG_PRESS_MS, help="hold time for a long press (default: %(default)s)"
+        "--firmware", default="1.02", help="firmware version MAJOR.MINOR for bcdDevice (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--long-press-ms", type=int, default=p.DEFAULT_LONG_PRESS_MS,
+        help="hold time for a long press (default: %(default)s)",
     )
     parser.add_argument(
         "--no-kernel-driver", action="store_true", help="simulate a system where no OS driver is bound to the pedals"
@@ -168,23 +174,20 @@ def _feed(pedal: SimulatedPedal, lines: Iterable[str], out: TextIO) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     buttons = tuple(b.strip() for b in str(args.buttons).split(",") if b.strip())
+    path = args.socket or default_socket_path()
+    options = dict(
+        transport="socket", socket=path, serial=args.serial, buttons=buttons, firmware=args.firmware,
+        long_press_ms=args.long_press_ms, kernel_driver=not args.no_kernel_driver,
+    )
     try:
-        pedal = SimulatedPedal(
-            args.serial,
-            buttons=buttons,
-            firmware=args.firmware,
-            long_press_ms=args.long_press_ms,
-            kernel_driver=not args.no_kernel_driver,
-        )
+        running = start_simulator("pedals", options)
     except ValueError as exc:
         print(f"pedal simulator: {exc}", file=sys.stderr)
         return 2
-    path = args.socket or default_socket_path()
-    try:
-        server = PedalSimServer(path, SimulatedBackend([pedal])).start()
     except OSError as exc:
         print(f"pedal simulator: cannot serve on {path}: {exc}", file=sys.stderr)
         return 1
+    pedal: SimulatedPedal = running.simulator
     done = threading.Event()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: done.set())
@@ -194,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
         f"buttons {', '.join(pedal.buttons)}",
         file=out,
     )
-    print(f"Connect the station to: {server.url}?serial={pedal.serial}", file=out)
+    print(f"Connect the station to: {running.endpoint}", file=out)
     print("Type commands (help lists them); quit or Ctrl-C to stop.", file=out, flush=True)
     try:
         keep_going = True
@@ -213,12 +216,14 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.stop()
+        running.stop()
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m drivers.usb.simulator", description="Simulated dealer pedals.")
+    parser = argparse.ArgumentParser(
+        prog="python -m drivers.simulators.pedals.console", description="Simulated dealer pedals."
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

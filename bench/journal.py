@@ -116,7 +116,9 @@ def round_records(number: int, draw: Callable[[], Card]) -> list[tuple[str, dict
             },
         )
     )
-    records.append(("Settlement", {"round": number, "paid": {"banker": 19_500, "player": 0, "tie": 0}, "collected": 42_000}))
+    records.append(
+        ("Settlement", {"round": number, "paid": {"banker": 19_500, "player": 0, "tie": 0}, "collected": 42_000})
+    )
     for event in (
         Timer(name="results_shown"),
         ButtonPressed(device="pedals", button="next_round"),
@@ -195,7 +197,9 @@ def read_and_verify(settings: Settings) -> None:
     count = build_round_journal(path, settings.rounds)
     build = time.perf_counter() - start
     size = os.path.getsize(path)
-    report("verify", f"journal of {settings.rounds} rounds: {count} records, {size / 1e6:.1f} MB (built in {build:.2f} s)")
+    report(
+        "verify", f"journal of {settings.rounds} rounds: {count} records, {size / 1e6:.1f} MB (built in {build:.2f} s)"
+    )
 
     start = time.perf_counter()
     with JournalReader(path) as reader:
@@ -249,7 +253,9 @@ def machine() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", action="append", choices=list(MEASUREMENTS), help="run only this measurement (repeatable)")
+    parser.add_argument(
+        "--only", action="append", choices=list(MEASUREMENTS), help="run only this measurement (repeatable)"
+    )
     parser.add_argument("--list", action="store_true", help="list the measurements and exit")
     parser.add_argument("--dir", type=Path, help="directory for the journals (default: a temporary directory)")
     parser.add_argument("--appends", type=int, default=2000, help="events appended by the append measurements")

@@ -71,7 +71,9 @@ def main() -> int:
     if args.process:
         # perf_counter is CLOCK_MONOTONIC on Linux, so times compare across processes
         parent, child = multiprocessing.Pipe()
-        proc = multiprocessing.get_context("spawn").Process(target=_simulator_process, args=(child, transport, args.cards))
+        proc = multiprocessing.get_context("spawn").Process(
+            target=_simulator_process, args=(child, transport, args.cards)
+        )
         proc.start()
         url = parent.recv()
 

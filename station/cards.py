@@ -29,14 +29,14 @@ class ImpossibleComposition(ValueError):
     """A shoe composition that cannot exist (too many decks, a card removed twice too often)."""
 
 
-class Suit(str, Enum):
+class Suit(str, Enum):  # noqa: UP042  cards reach text, JSON and logs everywhere; StrEnum would change str()/format()
     SPADES = "S"
     HEARTS = "H"
     DIAMONDS = "D"
     CLUBS = "C"
 
 
-class Rank(str, Enum):
+class Rank(str, Enum):  # noqa: UP042  same reason as Suit: str()/format() must stay as they are
     ACE = "A"
     TWO = "2"
     THREE = "3"
@@ -120,10 +120,7 @@ def parse_card(code: str) -> Card:
 
 def parse_cards(text: str | Iterable[str]) -> list[Card]:
     """Parse comma- or whitespace-separated card codes (``"AS,10D 9C"``)."""
-    if isinstance(text, str):
-        tokens = text.replace(",", " ").split()
-    else:
-        tokens = list(text)
+    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
     return [parse_card(token) for token in tokens]
 
 

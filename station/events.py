@@ -83,7 +83,7 @@ class LidClosed(DeviceEvent):
     pass
 
 
-class ShufflerState(str, Enum):
+class ShufflerState(str, Enum):  # noqa: UP042  journaled and logged in events; StrEnum would change str()/format()
     IDLE = "idle"
     SHUFFLING = "shuffling"
     DONE = "done"  # batch shuffle finished: the set can go into the shoe

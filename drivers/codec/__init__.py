@@ -5,6 +5,7 @@ buttonbox). A vendor protocol is added by building a :class:`Protocol` and calli
 :func:`register_protocol`.
 """
 
+from drivers.codec import buttonbox, display, shoe, shuffler  # noqa: F401  (register the protocols)
 from drivers.codec.protocol import (
     CodecError,
     Message,
@@ -15,8 +16,6 @@ from drivers.codec.protocol import (
     protocol_names,
     register_protocol,
 )
-
-from drivers.codec import buttonbox, display, shoe, shuffler  # noqa: E402,F401  (register the protocols)
 
 __all__ = [
     "CodecError", "Message", "Packet", "Protocol", "StreamCodec",

@@ -165,7 +165,18 @@ class DisplayError(Message):
 DISPLAY = register_protocol(
     Protocol(
         "display",
-        (GetStatus, ShowResult, ShowRoads, ShowMessage, ShowLimits, ShowExpected, Clear, SetBrightness, DisplayStatus, DisplayError),
+        (
+            GetStatus,
+            ShowResult,
+            ShowRoads,
+            ShowMessage,
+            ShowLimits,
+            ShowExpected,
+            Clear,
+            SetBrightness,
+            DisplayStatus,
+            DisplayError,
+        ),
         summary="results display board: round results, roads, messages, limits, prompts",
     )
 )

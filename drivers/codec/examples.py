@@ -47,7 +47,11 @@ EXAMPLES: dict[str, list[Example]] = {
     "shoe": [
         ("the nine of hearts leaves the shoe", 5, shoe.CardRead(parse_card("9H"))),
         ("host acknowledges it", 5, Ack()),
-        ("the ten of diamonds: its byte 0xA2 is sent as is; seq 0x02 must be escaped", 2, shoe.CardRead(parse_card("TD"))),
+        (
+            "the ten of diamonds: its byte 0xA2 is sent as is; seq 0x02 must be escaped",
+            2,
+            shoe.CardRead(parse_card("TD")),
+        ),
         ("the cut card comes out", 6, shoe.CutCardRead()),
         ("last card gone", 7, shoe.ShoeEmpty()),
         ("cards loaded", 8, shoe.CardsPresent()),
@@ -55,7 +59,11 @@ EXAMPLES: dict[str, list[Example]] = {
         ("lid closed", 10, shoe.LidClosed()),
         ("a card passed but could not be read", 11, shoe.ReaderError(shoe.ReaderErrorCode.UNREADABLE_CARD, "")),
         ("host asks for the status", 12, shoe.GetStatus()),
-        ("lid closed, cards present, 87 cards read, no error", 12, shoe.ShoeStatus(False, True, 87, shoe.ReaderErrorCode.NONE)),
+        (
+            "lid closed, cards present, 87 cards read, no error",
+            12,
+            shoe.ShoeStatus(False, True, 87, shoe.ReaderErrorCode.NONE),
+        ),
     ],
     "shuffler": [
         ("host starts a batch shuffle", 7, shuffler.StartShuffle()),
@@ -66,27 +74,49 @@ EXAMPLES: dict[str, list[Example]] = {
         ("a jam", 5, shuffler.StatusChanged(shuffler.WireShufflerState.JAM, 40, "red", "elevator")),
         ("continuous mode: 6 cards returned after a round", 6, shuffler.CardsReturned(6)),
         ("host asks for the status", 9, shuffler.GetStatus()),
-        ("continuous shuffler ready, blue set, 410 cards inside", 9, shuffler.StatusReport(shuffler.WireShufflerState.READY, 100, shuffler.ShufflerMode.CONTINUOUS, "blue", 410)),
+        (
+            "continuous shuffler ready, blue set, 410 cards inside",
+            9,
+            shuffler.StatusReport(shuffler.WireShufflerState.READY, 100, shuffler.ShufflerMode.CONTINUOUS, "blue", 410),
+        ),
         ("host asks for a deck check", 10, shuffler.RequestDeckCheck()),
         (
             "a (tiny, illustrative) report: 1 deck expected, AS seen twice, KH missing",
             10,
-            shuffler.DeckCheckReport(1, (shuffler.CardCount(parse_card("AS"), 2),), (parse_card("KH"),), (parse_card("AS"),)),
+            shuffler.DeckCheckReport(
+                1, (shuffler.CardCount(parse_card("AS"), 2),), (parse_card("KH"),), (parse_card("AS"),)
+            ),
         ),
     ],
     "display": [
         (
             "round 12: Player 9 (4H 5C, natural) beats Banker 8 (4D 4S), Banker pair",
             12,
-            display.ShowResult(12, display.WireOutcome.PLAYER, 9, 8, tuple(parse_cards("4H 5C")), tuple(parse_cards("4D 4S")), True, False, True),
+            display.ShowResult(
+                12,
+                display.WireOutcome.PLAYER,
+                9,
+                8,
+                tuple(parse_cards("4H 5C")),
+                tuple(parse_cards("4D 4S")),
+                True,
+                False,
+                True,
+            ),
         ),
         ("the board acknowledges", 12, Ack()),
         (
             "roads after two rounds (Banker, then Player natural with a tie on it)",
             13,
             display.ShowRoads(
-                (display.BeadCell(display.WireOutcome.BANKER), display.BeadCell(display.WireOutcome.PLAYER, natural=True)),
-                (display.BigRoadCell(0, 0, display.WireOutcome.BANKER), display.BigRoadCell(1, 0, display.WireOutcome.PLAYER, 1)),
+                (
+                    display.BeadCell(display.WireOutcome.BANKER),
+                    display.BeadCell(display.WireOutcome.PLAYER, natural=True),
+                ),
+                (
+                    display.BigRoadCell(0, 0, display.WireOutcome.BANKER),
+                    display.BigRoadCell(1, 0, display.WireOutcome.PLAYER, 1),
+                ),
                 (display.Mark.RED,),
                 (),
                 (),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import binascii
 import re
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 STX = 0x02
 ETX = 0x03
@@ -31,7 +31,9 @@ ESCAPE_XOR = 0x20
 _SPECIAL = frozenset((STX, ETX, DLE))
 _NEXT_SPECIAL = re.compile(b"[" + re.escape(bytes((STX, ETX, DLE))) + b"]")
 #: A DLE not followed by one of the three escaped bytes (or at the end): a bad escape.
-_BAD_ESCAPE = re.compile(b"\\x10(?![" + re.escape(bytes((STX ^ ESCAPE_XOR, ETX ^ ESCAPE_XOR, DLE ^ ESCAPE_XOR))) + b"])")
+_BAD_ESCAPE = re.compile(
+    b"\\x10(?![" + re.escape(bytes((STX ^ ESCAPE_XOR, ETX ^ ESCAPE_XOR, DLE ^ ESCAPE_XOR))) + b"])"
+)
 
 #: Largest unescaped body (SEQ + TYPE + PAYLOAD + CRC) a receiver accepts.
 MAX_BODY = 4096
@@ -53,7 +55,7 @@ class Frame:
     raw: bytes = field(default=b"", compare=False, repr=False)  # wire bytes, for taps and logs
 
 
-class FrameFault(str, Enum):
+class FrameFault(StrEnum):
     """Why a frame was discarded; each has its own counter."""
 
     BAD_CRC = "bad_crc"

@@ -24,14 +24,14 @@ import dataclasses
 import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 from typing import Annotated, Any, ClassVar
 
 from drivers.codec.fields import BOOL, TEXT, U8, EnumU8, PayloadError, WireType
 from drivers.codec.framing import Frame, FrameDecoder, FrameError, encode_frame
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     COMMAND = "command"
     EVENT = "event"
     RESPONSE = "response"
@@ -206,7 +206,9 @@ class Protocol:
             cls.kind()  # validates the code range
             cls.layout()  # validates the annotations early
             if cls.TYPE in self.by_type and self.by_type[cls.TYPE] is not cls:
-                raise TypeError(f"{name}: type {cls.TYPE:#04x} used by {self.by_type[cls.TYPE].__name__} and {cls.__name__}")
+                raise TypeError(
+                    f"{name}: type {cls.TYPE:#04x} used by {self.by_type[cls.TYPE].__name__} and {cls.__name__}"
+                )
             self.by_type[cls.TYPE] = cls
 
     def encode(self, message: Message, seq: int) -> bytes:

@@ -37,7 +37,9 @@ class ButtonBoxDriver(SerialDeviceDriver):
 
     PROTOCOL = "buttonbox"
 
-    def __init__(self, name: str, url: str, emit: Emit, *, buttons: Mapping[int, str] | None = None, **options: Any) -> None:
+    def __init__(
+        self, name: str, url: str, emit: Emit, *, buttons: Mapping[int, str] | None = None, **options: Any
+    ) -> None:
         super().__init__(name, url, emit, **options)
         self.buttons = dict(buttons or DEFAULT_BUTTONS)
         self._long_pressed: set[int] = set()

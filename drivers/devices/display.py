@@ -20,6 +20,9 @@ from station.cards import Card, parse_card
 
 __all__ = ["BeadCell", "BigRoadCell", "DisplayDriver", "DisplayInfo", "Mark", "Prediction", "WireOutcome"]
 
+#: No derived-road marks: the default prediction (frozen, so one instance serves every call).
+NO_PREDICTION = Prediction()
+
 
 def _outcome(value: Any) -> WireOutcome:
     """Accept a WireOutcome, the engine's Outcome ("banker"/"player"/"tie") or its letter."""
@@ -90,8 +93,8 @@ class DisplayDriver(SerialDeviceDriver):
         small_road: Sequence[Mark | str] = (),
         cockroach_pig: Sequence[Mark | str] = (),
         *,
-        if_banker: Prediction = Prediction(),
-        if_player: Prediction = Prediction(),
+        if_banker: Prediction = NO_PREDICTION,
+        if_player: Prediction = NO_PREDICTION,
     ) -> None:
         self._command(
             wire.ShowRoads(tuple(bead_plate), tuple(big_road), _marks(big_eye_boy), _marks(small_road),
@@ -124,7 +127,9 @@ class DisplayDriver(SerialDeviceDriver):
     def on_message(self, message: Message) -> None:
         match message:
             case wire.DisplayError(code=code, detail=detail):
-                self.emit(events.DeviceFault(self.name, detail or f"display error: {code.name.lower()}", code.name.lower()))
+                self.emit(
+                    events.DeviceFault(self.name, detail or f"display error: {code.name.lower()}", code.name.lower())
+                )
             case Boot():
                 pass
             case _:

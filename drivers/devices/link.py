@@ -265,7 +265,9 @@ class DeviceLink:
             self.stats.noise_bytes += len(error.raw)
         self.stats.count_error(error.fault)
         self._record("rx", error.raw, error)
-        log.warning("frame_discarded", device=self.name, fault=error.fault, detail=error.detail, raw=error.raw[:64].hex(" "))
+        log.warning(
+            "frame_discarded", device=self.name, fault=error.fault, detail=error.detail, raw=error.raw[:64].hex(" ")
+        )
         if error.seq is not None and error.type_code is not None and 0x40 <= error.type_code <= 0x7F:
             # An intact event frame we cannot understand: resending will not help, so ACK it
             # to stop the retransmissions, but never turn it into an event: report a fault.

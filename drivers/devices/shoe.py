@@ -49,7 +49,9 @@ class ShoeDriver(SerialDeviceDriver):
                 self.emit(events.LidClosed(name))
             case wire.ReaderError(code=code, detail=detail):
                 # An unreadable card or a double feed must stop the round: never guess a card.
-                self.emit(events.DeviceFault(name, detail or f"card reader error: {code.name.lower()}", code.name.lower()))
+                self.emit(
+                    events.DeviceFault(name, detail or f"card reader error: {code.name.lower()}", code.name.lower())
+                )
             case Boot():
                 pass  # logged by the link; the shoe's sensors report their state as events
             case _:

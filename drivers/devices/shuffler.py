@@ -32,7 +32,9 @@ class ShufflerDriver(SerialDeviceDriver):
 
     def status(self) -> ShufflerInfo:
         a = self._expect(self.link.request(wire.GetStatus()), wire.StatusReport)
-        return ShufflerInfo(station_state(a.state), a.progress, a.mode.name.lower(), a.set_colour, a.cards_held, a.detail)
+        return ShufflerInfo(
+            station_state(a.state), a.progress, a.mode.name.lower(), a.set_colour, a.cards_held, a.detail
+        )
 
     def start_shuffle(self) -> None:
         """Start shuffling the set inside; progress and completion arrive as ShufflerStatus events.
@@ -45,7 +47,10 @@ class ShufflerDriver(SerialDeviceDriver):
 
     def deck_check(self) -> events.DeckCheck:
         """Count the set; the result is returned and also emitted as a DeckCheck event."""
-        a = self._expect(self.link.request(wire.RequestDeckCheck(), timeout=max(self.link.settings.reply_timeout, 2.0)), wire.DeckCheckReport)
+        a = self._expect(
+            self.link.request(wire.RequestDeckCheck(), timeout=max(self.link.settings.reply_timeout, 2.0)),
+            wire.DeckCheckReport,
+        )
         event = events.DeckCheck(
             self.name,
             decks=a.decks,

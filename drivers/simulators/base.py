@@ -5,12 +5,14 @@ A simulator speaks exactly the protocol a real device would: it answers commands
 events one at a time and retransmits each until the host ACKs it, and numbers its
 frames. Like a device's firmware, it sends an event at once when nothing is in flight, and
 the next queued event as soon as the ACK of the last one is in (from the receiving thread,
-without waking the sending one); the sending thread makes the retransmissions. Fault injection works on that real path: garbage bytes on the line, frames with
-a broken CRC, lost ACKs, lost or slow replies, unplugging and replugging the cable.
+without waking the sending one); the sending thread makes the retransmissions. Fault
+injection works on that real path: garbage bytes on the line, frames with a broken CRC,
+lost ACKs, lost or slow replies, unplugging and replugging the cable.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
@@ -268,11 +270,9 @@ class SimulatedDevice:
     # -- internals ------------------------------------------------------------------------------
 
     def _write(self, data: bytes) -> None:
-        with self._write_lock:
-            try:
-                self.port.write(data)
-            except PortClosed:
-                pass  # unplugged: bytes go nowhere, as on a pulled cable
+        # unplugged (PortClosed): bytes go nowhere, as on a pulled cable
+        with self._write_lock, contextlib.suppress(PortClosed):
+            self.port.write(data)
 
     def _frame(self, message: Message, seq: int) -> bytes:
         with self._lock:

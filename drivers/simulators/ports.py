@@ -9,6 +9,7 @@ reconnection by path finds the device again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import socket
@@ -74,10 +75,8 @@ class PtyPort:
     def close(self) -> None:
         self.unplug()
         if self._own_dir:
-            try:
+            with contextlib.suppress(OSError):
                 os.rmdir(self.directory)
-            except OSError:
-                pass
 
     def write(self, data: bytes) -> None:
         """Write all of ``data``; bytes nobody reads are dropped when the pty buffer is full."""
@@ -146,10 +145,8 @@ class TcpPort:
         with self._lock:
             for sock in (self._conn, self._listener):
                 if sock is not None:
-                    try:
+                    with contextlib.suppress(OSError):
                         sock.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
                     sock.close()
             self._conn = self._listener = None
 
@@ -199,7 +196,5 @@ class TcpPort:
     def _drop_connection(self, conn: socket.socket) -> None:
         if self._conn is conn:
             self._conn = None
-        try:
+        with contextlib.suppress(OSError):
             conn.close()
-        except OSError:
-            pass

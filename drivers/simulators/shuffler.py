@@ -164,7 +164,9 @@ class ShufflerSimulator(SimulatedDevice):
     def handle_command(self, message: Message) -> Message:
         if isinstance(message, wire.GetStatus):
             with self._state_lock:
-                return wire.StatusReport(self.state, self.progress, self.mode, self.set_colour, len(self.held_cards()), self.detail)
+                return wire.StatusReport(
+                    self.state, self.progress, self.mode, self.set_colour, len(self.held_cards()), self.detail
+                )
         if isinstance(message, wire.StartShuffle):
             refusal = self.start_shuffle()
             return refusal or Ack()

@@ -15,6 +15,7 @@ Python's interpreter lock to another thread and has to wait to get it back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 from dataclasses import dataclass
@@ -99,10 +100,9 @@ class SerialTransport:
     def close(self) -> None:
         port, self._port = self._port, None
         if port is not None:
-            try:
+            # already gone: closing a lost port is expected to fail
+            with contextlib.suppress(serial.SerialException, OSError):
                 port.close()
-            except (serial.SerialException, OSError):
-                pass  # already gone: closing a lost port is expected to fail
 
     @property
     def is_open(self) -> bool:

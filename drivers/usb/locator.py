@@ -118,4 +118,6 @@ def simulated_locator(
     product_id: int = p.PRODUCT_ID,
 ) -> PedalLocator:
     """A locator for an in-process backend (a :class:`~drivers.simulators.pedals.backend.SimulatedBackend`)."""
-    return PedalLocator(vendor_id, product_id, serial, lambda: backend, f"usb-sim:(in-process){'?serial=' + serial if serial else ''}")
+    return PedalLocator(
+        vendor_id, product_id, serial, lambda: backend, f"usb-sim:(in-process){'?serial=' + serial if serial else ''}"
+    )

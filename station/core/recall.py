@@ -80,8 +80,10 @@ def describe(round_: dict[str, Any]) -> str:
             line += f" -> {s['outcome']} {s['net']:+d}" + (f" (void {s['void']})" if s["void"] else "")
         lines.append(line)
     for s in round_["settlement"] or []:  # wagers added during the round (Go to War)
-        if not any((b["box"], b["player"], b["region"]) == (s["box"], s["player"], s["region"]) for b in round_["bets"]):
-            lines.append(f"  bet          box {s['box']} {s['player']} {s['region']} {s['stake']} -> {s['outcome']} {s['net']:+d}")
+        placed = (s["box"], s["player"], s["region"])
+        if not any((b["box"], b["player"], b["region"]) == placed for b in round_["bets"]):
+            wager = f"box {s['box']} {s['player']} {s['region']} {s['stake']}"
+            lines.append(f"  bet          {wager} -> {s['outcome']} {s['net']:+d}")
     for decision in round_["decisions"]:
         lines.append("  decision     " + ", ".join(f"{k}={v}" for k, v in decision.items() if v not in ("", [], None)))
     if round_["in_progress"]:

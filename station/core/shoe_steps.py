@@ -119,7 +119,9 @@ class ShoeSteps(MachineBase):
             self.shoe.progress = progress.card_burned()
         if self.shoe.progress.phase is ShoePhase.READY:
             self._open_round()
-            self._emit(out.ShoeStarted(self.shoe.number, self.shoe.exposed, tuple(self.shoe.burned), self.shoe.set_in_shoe))
+            self._emit(
+                out.ShoeStarted(self.shoe.number, self.shoe.exposed, tuple(self.shoe.burned), self.shoe.set_in_shoe)
+            )
             self._trigger("burn_complete")
 
     def _on_cut_card(self, ev: CutCardSeen) -> None:
@@ -134,11 +136,15 @@ class ShoeSteps(MachineBase):
             self.shoe.progress = progress.cut_card_seen(mid_round=True)
         elif progress.phase is ShoePhase.READY:
             self.shoe.progress = progress.cut_card_seen(mid_round=False)
-            if self.shoe.progress.is_shoe_end and self.round is not None and not self.round.settled:
+            if (
+                self.shoe.progress.is_shoe_end
+                and self.round is not None
+                and not self.round.settled
+                and self.state in (st.BETTING, st.DEALING)
+            ):
                 # No round may follow the cut card: the round still open never started.
-                if self.state in (st.BETTING, st.DEALING):
-                    self._void_round("the cut card came out: the shoe is finished")
-                    self._trigger("abandon")
+                self._void_round("the cut card came out: the shoe is finished")
+                self._trigger("abandon")
         else:
             self._refuse(ev, "the cut card came out during the burn")
 

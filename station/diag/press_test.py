@@ -73,7 +73,7 @@ def corrupt_note(direction: str, raw: bytes, decoded: Any) -> str | None:
 
 
 def run_press_test(
-    events: "queue.Queue[Event | str]",
+    events: queue.Queue[Event | str],
     tally: PressTally,
     *,
     seconds: float | None,

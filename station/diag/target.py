@@ -78,7 +78,9 @@ def resolve_target(
         return Target(chosen, chosen, section, configured=False)
     wanted = name or default_kind
     if wanted is None:
-        raise DiagError("name a configured device (shoe, shuffler, display, pedals, buttonbox) or give --url and --kind", 2)
+        raise DiagError(
+            "name a configured device (shoe, shuffler, display, pedals, buttonbox) or give --url and --kind", 2
+        )
     if wanted not in KINDS:
         raise DiagError(f"unknown device {wanted!r}: configured devices are named {', '.join(KINDS)}", 2)
     if devices is None:

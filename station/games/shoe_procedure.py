@@ -19,7 +19,7 @@ Procedure [choice, common practice, RULES.md "Burn procedure" and "Cut card and 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 
 from station.cards import Card
 
@@ -35,12 +35,12 @@ class ShoeProcedureError(ValueError):
     """An event the shoe procedure does not allow at this point."""
 
 
-class ShoeMode(str, Enum):
+class ShoeMode(StrEnum):
     CUT_CARD = "cut_card"  # manual shoe or batch shuffler
     CONTINUOUS = "continuous"  # continuous shuffling machine
 
 
-class ShoePhase(str, Enum):
+class ShoePhase(StrEnum):
     EXPOSE = "expose"  # waiting for the first card of the shoe to be exposed
     BURN = "burn"  # burning the cards the exposed card calls for
     READY = "ready"  # between rounds

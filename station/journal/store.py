@@ -33,7 +33,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -168,7 +168,7 @@ class JournalRecord:
 
 def utc_now() -> datetime:
     """The default clock."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def format_time(moment: datetime) -> str:
@@ -176,7 +176,7 @@ def format_time(moment: datetime) -> str:
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise JournalError("the journal clock returned a naive datetime; it must carry a time zone")
     # isoformat, not strftime: the same text, at a fraction of the cost
-    return moment.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 # --- validation ----------------------------------------------------------------------------

@@ -138,10 +138,15 @@ def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None 
         problem = f"{gone} missing from the end (head checkpoint says {head_seq}, records end at {last_seq})"
         return _bad(count, last_seq + 1, problem, last_seq, prev_hash)
     if head_seq < last_seq:
-        problem = f"record {head_seq + 1}: not covered by the head checkpoint (head says {head_seq}; added outside the station)"
+        problem = (
+            f"record {head_seq + 1}: not covered by the head checkpoint"
+            f" (head says {head_seq}; added outside the station)"
+        )
         return _bad(count, head_seq + 1, problem, last_seq, prev_hash)
     if head_hash != prev_hash:
-        return _bad(count, last_seq, f"record {last_seq}: hash differs from the head checkpoint (altered)", last_seq, prev_hash)
+        return _bad(
+            count, last_seq, f"record {last_seq}: hash differs from the head checkpoint (altered)", last_seq, prev_hash
+        )
     if anchor is not None and not anchor_seen:
         problem = f"record {anchor[0]} missing (the anchor names it; records end at {last_seq})"
         return _bad(count, min(anchor[0], last_seq + 1), problem, last_seq, prev_hash)
@@ -162,7 +167,9 @@ def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = Non
             if deep:
                 damage = reader.integrity_problems()
                 if damage:
-                    return _bad(_count_or_zero(reader), None, f"database structure damaged: {damage[0]}", 0, GENESIS_HASH)
+                    return _bad(
+                        _count_or_zero(reader), None, f"database structure damaged: {damage[0]}", 0, GENESIS_HASH
+                    )
             return verify_rows(reader.snapshot_rows(), anchor)
         except sqlite3.DatabaseError as exc:
             return _bad(_count_or_zero(reader), None, f"database damaged: {exc}", 0, GENESIS_HASH)

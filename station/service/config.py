@@ -107,14 +107,17 @@ class TableSection(_Strict):
         if len(set(self.chips)) != len(self.chips):
             raise ConfigRuleError("table.chips", "a chip denomination is listed twice")
         if self.min_bet % min(self.chips):
-            raise ConfigRuleError("table.min_bet", f"minimum {self.min_bet} cannot be made with a smallest chip of {min(self.chips)}")
+            raise ConfigRuleError(
+                "table.min_bet", f"minimum {self.min_bet} cannot be made with a smallest chip of {min(self.chips)}"
+            )
         if self.differential and self.differential < self.min_bet:
             raise ConfigRuleError(
                 "table.differential", f"a differential of {self.differential} is below the table minimum {self.min_bet}"
             )
         if self.equipment == "continuous" and self.dealing_style in ("B", "D"):
             raise ConfigRuleError(
-                "table.dealing_style", f"Dealing Style {self.dealing_style} is not allowed with a continuous shuffler (rule 3.3)"
+                "table.dealing_style",
+                f"Dealing Style {self.dealing_style} is not allowed with a continuous shuffler (rule 3.3)",
             )
         if self.set_colours[0] == self.set_colours[1]:
             raise ConfigRuleError("table.set_colours", "the two card sets must have different back colours")
@@ -170,7 +173,8 @@ class DevicesSection(_Strict):
             other = seen.get(section.url)
             if other is not None:
                 raise ConfigRuleError(
-                    f"devices.{name}.url", f"{section.url} is already used by devices.{other}; each device needs its own port"
+                    f"devices.{name}.url",
+                    f"{section.url} is already used by devices.{other}; each device needs its own port",
                 )
             seen[section.url] = name
         return self
@@ -231,7 +235,9 @@ class StationConfig(_Strict):
         for region, amount in self.dealer.bets.items():
             allowed = game_named(self.table.game).regions
             if region not in allowed:
-                raise ConfigRuleError(f"dealer.bets.{region}", f"unknown betting region; use one of {', '.join(allowed)}")
+                raise ConfigRuleError(
+                    f"dealer.bets.{region}", f"unknown betting region; use one of {', '.join(allowed)}"
+                )
             if amount <= 0:
                 raise ConfigRuleError(f"dealer.bets.{region}", "a bet must be a positive amount in minor units")
         return self
@@ -267,7 +273,9 @@ def _problems(exc: ValidationError) -> list[tuple[str, str]]:
         if error["type"] == "extra_forbidden":
             problems.append((key, "unknown key (check the spelling; see config/station.toml for every key)"))
         elif error["type"] == "literal_error":
-            problems.append((key, f"{error['input']!r} is not allowed (use {error['msg'].removeprefix('Input should be ')})"))
+            problems.append(
+                (key, f"{error['input']!r} is not allowed (use {error['msg'].removeprefix('Input should be ')})")
+            )
         else:
             problems.append((key, f"{error['msg']} (got {error['input']!r})"))
     return problems

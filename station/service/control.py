@@ -362,10 +362,8 @@ class ControlServer:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
-        try:
+        with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-        except FileNotFoundError:
-            pass
 
 
 def describe_invalid(exc: ValidationError, model: type[BaseModel]) -> str:

@@ -102,7 +102,9 @@ def test_payout_option_change_applies_from_the_next_round(table: Any) -> None:
     table.act("next_round")
     applied = table.last(out.PayoutOptionApplied)
     assert (applied.option, applied.from_round) == ("no_commission", "1-2")
-    assert table.machine.payout_history == [{"option": "no_commission", "role": "supervisor", "who": "sam", "from_round": "1-2"}]
+    assert table.machine.payout_history == [
+        {"option": "no_commission", "role": "supervisor", "who": "sam", "from_round": "1-2"}
+    ]
     table.bet("1", "ann", "banker", 2000).act("no_more_bets").cards("KH 3H 2D 3D 2C")
     assert table.last(out.RoundSettled).bets[0].net == 1000  # 1:2 on a Banker six
 
@@ -126,10 +128,11 @@ def test_betting_closes_on_a_journaled_timer(make_table: Any, tmp_path: Any) -> 
 
     now = [0.0]
     loop = CoreLoop(tmp_path / "t.sqlite3", CoreOptions(betting_seconds=30), clock=lambda: now[0])
-    from station.events import CardDrawn, DealerAction
     from station.cards import parse_card
+    from station.events import CardDrawn, DealerAction
 
-    for e in [DealerAction("shuffle_done"), DealerAction("confirm_cut")] + [CardDrawn("shoe", parse_card(c)) for c in "2S 2C 2D".split()]:
+    burn = [CardDrawn("shoe", parse_card(c)) for c in ["2S", "2C", "2D"]]
+    for e in [DealerAction("shuffle_done"), DealerAction("confirm_cut"), *burn]:
         loop.post(e)
     loop.run_pending()
     assert loop.state == "betting"

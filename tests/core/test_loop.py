@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from station.cards import parse_card
-from station.core import outputs as out
 from station.core import loop as loop_module
+from station.core import outputs as out
 from station.core.loop import CoreLoop, CoreReplayError, Verdict
 from station.core.options import CoreOptions
 from station.events import BetPlaced, CardDrawn, DealerAction
@@ -91,7 +91,9 @@ def test_nothing_is_applied_that_was_not_journaled_and_the_loop_waits_for_the_di
     assert loop.state == "cutting" and loop.machine.events_applied == 1  # nothing unjournaled applied
     waiting_beats = len(beats)
     assert waiting_beats >= 3  # the station is alive and says so (the watchdog keeps being fed)
-    assert [o for o in heard if isinstance(o, out.JournalUnwritable)] == [out.JournalUnwritable("database or disk is full")]
+    assert [o for o in heard if isinstance(o, out.JournalUnwritable)] == [
+        out.JournalUnwritable("database or disk is full")
+    ]
     journal.fail = False  # space is back
     assert _wait(lambda: loop.state == "burning")
     assert loop.journal_error is None and any(isinstance(o, out.JournalWritable) for o in heard)

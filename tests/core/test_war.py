@@ -31,7 +31,8 @@ def test_one_card_to_each_box_then_the_dealer(war_table: Any) -> None:
     settled = t.last(out.RoundSettled)
     nets = {(b.box, b.region): (b.outcome, b.net) for b in settled.bets}
     assert nets == {("1", "war"): ("win", 2000), ("3", "war"): ("lose", -2000), ("3", "tie"): ("lose", -1000)}
-    assert [(o.position, o.card.code) for o in t.of(out.CardRevealed)] == [("box 1", "KH"), ("box 3", "5D"), ("dealer", "9C")]
+    revealed = [(o.position, o.card.code) for o in t.of(out.CardRevealed)]
+    assert revealed == [("box 1", "KH"), ("box 3", "5D"), ("dealer", "9C")]
 
 
 def test_tie_then_war_burn_three_and_war_cards(war_table: Any) -> None:

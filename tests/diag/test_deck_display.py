@@ -33,7 +33,11 @@ def test_short_and_over_deck_is_shown_per_cell_and_exits_one(sim, tmp_path: Path
     config = write_config(tmp_path / "station.toml", {"shuffler": shuffler.url})
     assert main(["diag", "-c", str(config), "deck-check"]) == 1
     out = capsys.readouterr().out
-    grid = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith("  ") and len(line.split()) == 5}
+    grid = {
+        line.split()[0]: line.split()[1:]
+        for line in out.splitlines()
+        if line.startswith("  ") and len(line.split()) == 5
+    }
     assert grid["2"] == ["8", "6-", "8", "8"]  # columns S H D C
     assert grid["K"] == ["8", "8", "8", "7-"]
     assert grid["A"] == ["9+", "8", "8", "8"]

@@ -38,7 +38,7 @@ def test_deck_grid_matches_the_counts(decks: int, changes: dict[str, int]) -> No
     text = format_deck(report, "shuffler")
     rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.startswith("  ")}
     for rank in RANKS:
-        for suit, cell in zip(SUITS, rows[rank]):
+        for suit, cell in zip(SUITS, rows[rank], strict=True):
             n = held[rank + suit]
             assert cell == f"{n}{'-' if n < decks else '+' if n > decks else ''}"
     assert ("DECK NOT COMPLETE" in text) != report["complete"]

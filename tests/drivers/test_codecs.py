@@ -8,7 +8,20 @@ from hypothesis import strategies as st
 
 from drivers.codec import StreamCodec, get_protocol, protocol_names
 from drivers.codec.display import BEAD, BIG_ROAD, HAND, MARKS, PREDICTION
-from drivers.codec.fields import BOOL, CARD, U8, U16, U32, EnumU8, ListOf, PayloadError, Record, UInt, WireType, card_byte
+from drivers.codec.fields import (
+    BOOL,
+    CARD,
+    U8,
+    U16,
+    U32,
+    EnumU8,
+    ListOf,
+    PayloadError,
+    Record,
+    UInt,
+    WireType,
+    card_byte,
+)
 from drivers.codec.framing import encode_frame
 from drivers.codec.protocol import CodecError, Kind, Packet, Protocol, kind_of
 from station.cards import FULL_DECK

@@ -13,7 +13,13 @@ from drivers.codec.protocol import Packet
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocols"
 EXAMPLE = re.compile(r"^frame:\s+(?P<hex>[0-9a-f ]+)\ndecoded: (?P<text>.+)$", re.MULTILINE)
-PAGES = {"README.md": "shoe", "shoe.md": "shoe", "shuffler.md": "shuffler", "display.md": "display", "buttonbox.md": "buttonbox"}
+PAGES = {
+    "README.md": "shoe",
+    "shoe.md": "shoe",
+    "shuffler.md": "shuffler",
+    "display.md": "display",
+    "buttonbox.md": "buttonbox",
+}
 
 
 def examples_in(page: str) -> list[tuple[bytes, str]]:

@@ -55,7 +55,9 @@ def test_identify_status_and_self_test(sim: ShoeSimulator, shoe: ShoeDriver) -> 
     assert not report.passed and report.code == wire.ReaderErrorCode.SENSOR_FAULT
 
 
-def test_stacked_shoe_is_reported_card_by_card_with_the_cut_card(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_stacked_shoe_is_reported_card_by_card_with_the_cut_card(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     order: list[ShoeItem] = [*parse_cards("AS 9H TD"), CUT_CARD, *parse_cards("KC 5D")]
     sim.load(order)
     drawn = [sim.draw() for _ in range(len(order))]
@@ -69,7 +71,9 @@ def test_stacked_shoe_is_reported_card_by_card_with_the_cut_card(sim: ShoeSimula
         sim.draw()
 
 
-def test_seeded_shuffle_is_reproducible_and_remaining_counts_down(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_seeded_shuffle_is_reproducible_and_remaining_counts_down(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     order = sim.load_shuffled(decks=4, seed=42, cut_position=190)
     assert sim.remaining() == 208
     for _ in range(20):
@@ -91,7 +95,9 @@ def test_lid_sensor_events_and_status(sim: ShoeSimulator, shoe: ShoeDriver, rec:
     assert not shoe.status().lid_open
 
 
-def test_garbage_on_the_line_is_counted_and_the_next_card_arrives(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_garbage_on_the_line_is_counted_and_the_next_card_arrives(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     sim.load(parse_cards("2C 3C"))
     sim.inject_garbage(b"\x00\xffnoise\x02\x40\x91")  # ends inside a half frame
     sim.draw()
@@ -102,7 +108,9 @@ def test_garbage_on_the_line_is_counted_and_the_next_card_arrives(sim: ShoeSimul
     assert shoe.stats.bad_frames + shoe.stats.noise_bytes > 0
 
 
-def test_card_frame_with_bad_crc_is_dropped_then_retransmitted_once(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_card_frame_with_bad_crc_is_dropped_then_retransmitted_once(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     sim.load(parse_cards("7H 8H"))
     rec.wait_kind(ev.CardsPresent)
     sim.corrupt_next_frames(2)
@@ -115,7 +123,9 @@ def test_card_frame_with_bad_crc_is_dropped_then_retransmitted_once(sim: ShoeSim
     assert sim.stats.retransmissions >= 2
 
 
-def test_lost_acks_make_the_shoe_retransmit_but_each_card_is_delivered_once(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_lost_acks_make_the_shoe_retransmit_but_each_card_is_delivered_once(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     sim.load(parse_cards("QS JS TS"))
     sim.ignore_acks(3)
     for _ in range(3):
@@ -134,7 +144,9 @@ def test_lost_reply_is_retransmitted_and_the_command_runs_once(sim: ShoeSimulato
     assert sim.stats.duplicate_commands >= 2 and shoe.stats.retransmissions >= 2
 
 
-def test_slow_replies_within_the_timeout_work_and_a_silent_device_times_out(sim: ShoeSimulator, shoe: ShoeDriver) -> None:
+def test_slow_replies_within_the_timeout_work_and_a_silent_device_times_out(
+    sim: ShoeSimulator, shoe: ShoeDriver
+) -> None:
     sim.reply_delay = 0.05
     assert shoe.identify().model == "SIM-SHOE-1"
     sim.reply_delay = 0.0
@@ -143,7 +155,9 @@ def test_slow_replies_within_the_timeout_work_and_a_silent_device_times_out(sim:
         shoe.status()
 
 
-def test_unplug_mid_stream_reconnects_without_losing_or_duplicating_cards(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_unplug_mid_stream_reconnects_without_losing_or_duplicating_cards(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     sim.load(parse_cards("AH 2H 3H 4H"))
     sim.draw()
     rec.wait_kind(ev.CardDrawn, 1)
@@ -201,7 +215,9 @@ def test_a_hung_device_is_noticed_by_the_heartbeat_and_recovers(sim: ShoeSimulat
         shoe.stop()
 
 
-def test_duplicate_foreign_and_unreadable_cards_are_reported_not_hidden(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_duplicate_foreign_and_unreadable_cards_are_reported_not_hidden(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     sim.load(parse_cards("5S 6S"))
     sim.draw()
     sim.repeat_last_card()  # a second, genuine read of 5S: the station must see it and decide
@@ -270,7 +286,9 @@ def test_shoe_over_a_tcp_socket() -> None:
             driver.stop()
 
 
-def test_a_restarted_shoe_reusing_sequence_numbers_is_not_mistaken_for_duplicates(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_a_restarted_shoe_reusing_sequence_numbers_is_not_mistaken_for_duplicates(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     sim.load(parse_cards("AS"))
     sim.draw()  # events so far: Boot, CardsPresent, CardRead, ShoeEmpty
     assert sim.wait_idle(WAIT)
@@ -324,7 +342,9 @@ def test_an_event_the_station_could_not_take_is_not_acknowledged_and_comes_again
         driver.stop()
 
 
-def test_an_intact_event_that_cannot_be_decoded_is_a_fault_never_a_card(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_an_intact_event_that_cannot_be_decoded_is_a_fault_never_a_card(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     from drivers.codec.framing import encode_frame
 
     sim.inject_garbage(encode_frame(200, wire.CardRead.TYPE, b"\xe0"))  # 0xE0 is no card
@@ -337,7 +357,9 @@ def test_an_intact_event_that_cannot_be_decoded_is_a_fault_never_a_card(sim: Sho
     assert len(rec.of(ev.DeviceFault)) == 2
 
 
-def test_reconnection_backs_off_exponentially_up_to_the_cap_and_logs_each_attempt(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_reconnection_backs_off_exponentially_up_to_the_cap_and_logs_each_attempt(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     import time
 
     from structlog.testing import capture_logs
@@ -358,7 +380,9 @@ def test_reconnection_backs_off_exponentially_up_to_the_cap_and_logs_each_attemp
     assert len(rec.of(ev.DeviceFault)) == 1
 
 
-def test_the_link_counts_each_device_event_handed_over_once(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_the_link_counts_each_device_event_handed_over_once(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     """What the simulated table orders the dealer's screen by: after the host has handed over
     every event the device queued, the two counts agree, resends not counted twice."""
     counts: list[int] = []
@@ -373,7 +397,9 @@ def test_the_link_counts_each_device_event_handed_over_once(sim: ShoeSimulator, 
     assert cards_of(rec) == ["AS", "9H", "TD", "KC"]
 
 
-def test_held_events_wait_in_order_and_the_ones_before_the_mark_still_go(sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder) -> None:
+def test_held_events_wait_in_order_and_the_ones_before_the_mark_still_go(
+    sim: ShoeSimulator, shoe: ShoeDriver, rec: Recorder
+) -> None:
     """What keeps a card behind the dealer's screen actions in the simulated table: events
     queued after the mark stay in the outbox until released, then go out in order."""
     sim.load(parse_cards("AS 9H TD KC"))

@@ -19,7 +19,9 @@ def _start(*args: str) -> tuple[subprocess.Popen[str], str]:
     )
     assert proc.stdout is not None
     first = proc.stdout.readline()
-    assert "ready: connect to " in first, first + (proc.stderr.read() if proc.stderr and proc.poll() is not None else "")
+    assert "ready: connect to " in first, (
+        first + (proc.stderr.read() if proc.stderr and proc.poll() is not None else "")
+    )
     return proc, first.rsplit("connect to ", 1)[1].strip()
 
 

@@ -27,14 +27,30 @@ def test_every_card_code_round_trips() -> None:
         assert parse_card(card.code.lower()) == card
 
 
-@pytest.mark.parametrize(("code", "card"), [("10D", Card(Rank.TEN, Suit.DIAMONDS)), ("TD", Card(Rank.TEN, Suit.DIAMONDS)),
-                                            (" ks ", Card(Rank.KING, Suit.SPADES)), ("AS", Card(Rank.ACE, Suit.SPADES))])
+@pytest.mark.parametrize(
+    ("code", "card"),
+    [
+        ("10D", Card(Rank.TEN, Suit.DIAMONDS)),
+        ("TD", Card(Rank.TEN, Suit.DIAMONDS)),
+        (" ks ", Card(Rank.KING, Suit.SPADES)),
+        ("AS", Card(Rank.ACE, Suit.SPADES)),
+    ],
+)
 def test_accepted_spellings(code: str, card: Card) -> None:
     assert parse_card(code) == card
 
 
-@pytest.mark.parametrize(("code", "words"), [("1S", "unknown rank '1'"), ("KX", "unknown suit 'X'"), ("K", "expected rank"),
-                                             ("10", "unknown rank"), ("11D", "expected rank"), ("", "expected rank")])
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        ("1S", "unknown rank '1'"),
+        ("KX", "unknown suit 'X'"),
+        ("K", "expected rank"),
+        ("10", "unknown rank"),
+        ("11D", "expected rank"),
+        ("", "expected rank"),
+    ],
+)
 def test_bad_codes_are_refused_by_name(code: str, words: str) -> None:
     with pytest.raises(CardError) as info:
         parse_card(code)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from station.cards import Rank, Suit, Card, parse_card
+from station.cards import Card, Rank, Suit, parse_card
 from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProcedureError, ShoeProgress, burn_count
 
 
@@ -138,7 +138,7 @@ def test_replaying_the_same_events_reproduces_the_same_state(events: list, after
             before = shoe
             try:
                 shoe = {
-                    "expose": lambda s: s.first_card_exposed(Card(rank, Suit.SPADES)),
+                    "expose": lambda s, rank=rank: s.first_card_exposed(Card(rank, Suit.SPADES)),
                     "burn": lambda s: s.card_burned(),
                     "start": lambda s: s.after_round_started(),
                     "complete": lambda s: s.round_completed(),

@@ -20,7 +20,9 @@ def marker(seq: int) -> str:
 def build_journal(path: Path, count: int) -> Path:
     """A journal of ``count`` records whose payloads carry :func:`marker` text."""
     with Journal(path) as journal:
-        journal.append_many([("CardDrawn", {"device": "shoe", "card": "9H", "note": marker(n)}) for n in range(1, count + 1)])
+        journal.append_many(
+            [("CardDrawn", {"device": "shoe", "card": "9H", "note": marker(n)}) for n in range(1, count + 1)]
+        )
     return path
 
 

@@ -98,7 +98,9 @@ def test_swapped_records(journal_of, tamper) -> None:
     with tamper(path) as conn:
         rows = {
             seq: rest
-            for seq, *rest in conn.execute("SELECT seq, time, kind, payload, prev_hash, hash FROM records WHERE seq IN (8, 9)")
+            for seq, *rest in conn.execute(
+                "SELECT seq, time, kind, payload, prev_hash, hash FROM records WHERE seq IN (8, 9)"
+            )
         }
         for seq, other in ((8, 9), (9, 8)):
             conn.execute(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
 import sqlite3
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +32,12 @@ from station.journal import (
 )
 from station.journal.lock import lock_path
 from station.journal.store import APPLICATION_ID, JournalBusyError, JournalMissingError
-from station.journal.verify import verify
 
 
 class StepClock:
     """A deterministic clock: each call is one millisecond after the last."""
 
-    def __init__(self, start: datetime = datetime(2026, 11, 29, 21, 0, tzinfo=timezone.utc)) -> None:
+    def __init__(self, start: datetime = datetime(2026, 11, 29, 21, 0, tzinfo=UTC)) -> None:
         self.now = start
 
     def __call__(self) -> datetime:
@@ -220,7 +220,7 @@ def test_append_many_is_one_group(path: Path) -> None:
         journal.append("Before", {})
         group = journal.append_many([("CardDrawn", {"n": n}) for n in range(8)])
         assert [r.seq for r in group] == list(range(2, 10))
-        assert all(b.prev_hash == a.hash for a, b in zip(group, group[1:]))
+        assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(group))
         assert list(journal.records(since_seq=1)) == group
 
 
@@ -266,7 +266,7 @@ def test_a_failing_clock_writes_nothing(path: Path) -> None:
         calls += 1
         if calls == 1:
             raise RuntimeError("clock failed")
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     with Journal(path, clock=failing_clock) as journal:
         with pytest.raises(RuntimeError, match="clock failed"):
@@ -396,7 +396,7 @@ def test_two_writers_on_one_file_never_share_a_sequence_number(path: Path) -> No
         records = list(a.records())
     assert [r.seq for r in records] == list(range(1, 21))
     assert [r.payload["n"] for r in records] == list(range(20))
-    assert all(y.prev_hash == x.hash for x, y in zip(records, records[1:]))
+    assert all(y.prev_hash == x.hash for x, y in itertools.pairwise(records))
 
 
 def test_a_writer_blocked_by_another_gives_up_clearly_and_writes_nothing(path: Path) -> None:

@@ -206,10 +206,13 @@ def test_a_rewritten_journal_is_exposed_by_an_anchor(journal_of, tamper) -> None
     anchor = (7, _hash_of(path, 7)[:16])
     with tamper(path) as conn:  # rewrite 5..10 with fresh, consistent hashes and head
         prev = conn.execute("SELECT hash FROM records WHERE seq = 4").fetchone()[0]
-        for seq, time, kind in conn.execute("SELECT seq, time, kind FROM records WHERE seq >= 5 ORDER BY seq").fetchall():
+        rows = conn.execute("SELECT seq, time, kind FROM records WHERE seq >= 5 ORDER BY seq").fetchall()
+        for seq, time, kind in rows:
             payload = canonical_json({"device": "shoe", "card": "KD", "note": f"forged {seq}"})
             digest = record_hash(seq, time, kind, payload, prev)
-            conn.execute("UPDATE records SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?", (payload, prev, digest, seq))
+            conn.execute(
+                "UPDATE records SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?", (payload, prev, digest, seq)
+            )
             prev = digest
         conn.execute("UPDATE head SET last_hash = ?", (prev,))
     assert verify(path).ok

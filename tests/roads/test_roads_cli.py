@@ -22,7 +22,16 @@ def test_letters_any_case_and_bad_letters_refused_with_position() -> None:
 def test_text_output_draws_every_road_and_a_legend(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["roads", "bppTBBP"]) == 0
     out = capsys.readouterr().out
-    for title in ("Bead Plate", "Big Road", "Big Eye Boy", "Small Road", "Cockroach Pig", "Ask road", "Statistics", "Legend"):
+    for title in (
+        "Bead Plate",
+        "Big Road",
+        "Big Eye Boy",
+        "Small Road",
+        "Cockroach Pig",
+        "Ask road",
+        "Statistics",
+        "Legend",
+    ):
         assert title in out
     big_road = out.split("Big Road\n")[1].split("\n\n")[0].splitlines()
     assert big_road[0].split() == ["B", "P", "B", "P"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +59,7 @@ def test_each_derived_road_has_one_mark_per_entry_after_its_start(text: str) -> 
         cells = roads.derived(name)
         assert [c.entry for c in cells] == expected, name
         _cells_are_drawn_consistently(cells)
-        for a, b in zip(cells, cells[1:]):
+        for a, b in itertools.pairwise(cells):
             assert (a.colour == b.colour) == (a.streak == b.streak)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from station.cards import FULL_DECK, Card, Rank, Suit
 from station.games.baccarat.rules import Outcome, play_round, result_of
-from station.roads.cells import BLUE, RED
+from station.roads.cells import BLUE, RED, BeadPlateCell
 from station.roads.results import ResultRecord, RoadsInputError, as_record
 from station.roads.rules import build_roads, derived_colour
 from station.roads.scoreboard import Scoreboard
@@ -41,8 +41,11 @@ def test_bead_plate_carries_pairs_naturals_and_totals_from_real_rounds() -> None
     banker_pair = result_of([c("2S"), c("3H"), c("KD")], [c("QD"), c("QC"), c("7S")])
     roads = build_roads([natural_banker, banker_pair])
     first, second = roads.bead_plate
-    assert (first.result, first.player_pair, first.banker_pair, first.natural, first.total) == ("B", True, False, True, 9)
-    assert (second.result, second.player_pair, second.banker_pair, second.natural, second.total) == ("B", False, True, False, 7)
+    def bead(cell: BeadPlateCell) -> tuple[object, ...]:
+        return (cell.result, cell.player_pair, cell.banker_pair, cell.natural, cell.total)
+
+    assert bead(first) == ("B", True, False, True, 9)
+    assert bead(second) == ("B", False, True, False, 7)
     assert roads.stats.naturals == 1 and roads.stats.player_pairs == 1 and roads.stats.banker_pairs == 1
 
 

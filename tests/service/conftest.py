@@ -46,7 +46,8 @@ class ExternalTable:
         self.game = game
         self.decks = decks
         self.seed = seed
-        self.bets = bets if bets is not None else ({"war": 1000, "tie": 500} if game == "war" else {"banker": 2000, "player": 1000})
+        default_bets = {"war": 1000, "tie": 500} if game == "war" else {"banker": 2000, "player": 1000}
+        self.bets = bets if bets is not None else default_bets
         self.shoe: RunningSimulator = start_simulator("shoe", directory=str(directory))
         self.display: RunningSimulator = start_simulator("display", directory=str(directory))
         self.buttons: RunningSimulator = start_simulator("buttonbox", directory=str(directory))

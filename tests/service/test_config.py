@@ -71,7 +71,11 @@ def test_every_example_config_is_valid(path: Path) -> None:
         ("[dealer.bets]\ndragon = 500\n", "dealer.bets.dragon", "unknown betting region"),
         ('[dealer.buttons]\nleft = "self_destruct"\n', "dealer.buttons.left", "not allowed"),
         ('[web]\nhost = "0.0.0.0"\n', "web.host", "not allowed"),
-        ('[[control.users]]\nname = "ann"\nrole = "boss"\ntoken_sha256 = "' + "0" * 64 + '"\n', "control.users[0].role", "not allowed"),
+        (
+            '[[control.users]]\nname = "ann"\nrole = "boss"\ntoken_sha256 = "' + "0" * 64 + '"\n',
+            "control.users[0].role",
+            "not allowed",
+        ),
     ],
 )
 def test_bad_configuration_names_file_and_key(tmp_path: Path, text: str, key: str, words: str) -> None:

@@ -58,7 +58,10 @@ def test_stacked_shoe_and_bets(tmp_path: Path) -> None:
     assert lines[0] == {"type": "shoe", "shoe": 1, "exposed": "3C", "burned": ["AS", "2S", "3S"]}
     first, second, third = (r for r in lines if r["type"] == "round")
     assert (first["player"], first["banker"], first["outcome"]) == (["9H", "2D"], ["KS", "8C"], "banker")
-    assert {(b["region"], b["stake"], b["net"]) for b in first["bets"]} == {("banker", 2000, 1900), ("tie", 1000, -1000)}
+    assert {(b["region"], b["stake"], b["net"]) for b in first["bets"]} == {
+        ("banker", 2000, 1900),
+        ("tie", 1000, -1000),
+    }
     assert (second["outcome"], second["player_pair"]) == ("player", True)
     assert (third["player"], third["banker"], third["outcome"]) == (["4C", "5C"], ["5H", "4D"], "tie")
     assert {(b["region"], b["net"]) for b in third["bets"]} == {("banker", 0), ("tie", 8000)}
@@ -78,8 +81,14 @@ def test_dealing_ahead_reads_a_tie_off_the_cards_and_leaves_the_carried_bets(tmp
     assert run.returncode == 0, run.stderr[-2000:]
     rounds = [r for r in records(run.stdout) if r["type"] == "round"]
     assert [r["outcome"] for r in rounds] == ["banker", "tie", "player"]
-    assert sorted((b["region"], b["stake"], b["net"]) for b in rounds[1]["bets"]) == [("banker", 2000, 0), ("tie", 1000, 8000)]
-    assert sorted((b["region"], b["stake"], b["net"]) for b in rounds[2]["bets"]) == [("banker", 2000, -2000), ("tie", 1000, -1000)]
+    assert sorted((b["region"], b["stake"], b["net"]) for b in rounds[1]["bets"]) == [
+        ("banker", 2000, 0),
+        ("tie", 1000, 8000),
+    ]
+    assert sorted((b["region"], b["stake"], b["net"]) for b in rounds[2]["bets"]) == [
+        ("banker", 2000, -2000),
+        ("tie", 1000, -1000),
+    ]
     assert not [r for r in records(run.stdout) if r["type"] == "refused"]
     assert '"dealt_ahead"' in run.stderr and '"last_outcome": "tie"' in run.stderr  # read off the cards
 

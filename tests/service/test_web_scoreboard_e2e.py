@@ -22,7 +22,9 @@ CHROMIUM_ARGS = [
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+    ),
 ]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
 
@@ -72,7 +74,8 @@ def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser
         codes = page.eval_on_selector_all(f"#{side}-cards .card", "cs => cs.map(c => c.dataset.code)")
         assert codes == last[side]
     assert page.get_attribute("#outcome", "data-outcome") == letters[-1]
-    assert "1,000" in page.inner_text("#limits") or "10.00" in page.inner_text("#limits") or "500" in page.inner_text("#limits")
+    limits = page.inner_text("#limits")
+    assert "1,000" in limits or "10.00" in limits or "500" in limits
 
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "station-scoreboard-live.png"), full_page=True)

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from station.events import DealerAction, Event
 from station.core.options import CoreOptions
+from station.events import DealerAction, Event
 from station.sim import cpus, screen_order
 from station.sim.dealer import DealerScript
 from station.sim.screen_order import ScreenOrder

@@ -4,6 +4,7 @@ default (simulated) configuration."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -56,10 +57,8 @@ def running(tmp_path: Path) -> Iterator[Running]:
         yield station
     finally:
         for pid in (station.process.pid, station.table):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         station.process.wait(10)
 
 

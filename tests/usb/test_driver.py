@@ -123,7 +123,9 @@ def test_persistent_stall_is_a_fault_until_it_ends(driver: PedalDriver, pedal: S
     assert events.kinds() == ["DeviceFault", "DeviceRecovered", "ButtonPressed"]
 
 
-def test_slow_device_delivers_late_without_a_fault(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
+def test_slow_device_delivers_late_without_a_fault(
+    make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any
+) -> None:
     make_driver(simulated_locator(bus, "PED-SIM-0001"), heartbeat_s=0.05)
     pedal.set_latency(0.3)
     pedal.click("left")
@@ -132,7 +134,9 @@ def test_slow_device_delivers_late_without_a_fault(make_driver: MakeDriver, bus:
     assert events.kinds() == ["ButtonPressed", "ButtonPressed"]
 
 
-def test_hung_device_is_found_by_the_heartbeat(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
+def test_hung_device_is_found_by_the_heartbeat(
+    make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any
+) -> None:
     driver = make_driver(simulated_locator(bus, "PED-SIM-0001"), heartbeat_s=0.05, control_timeout_ms=50)
     pedal.hang()
     fault = events.wait_kind(DeviceFault)[-1]
@@ -181,7 +185,9 @@ def test_repeated_unplug_gives_one_fault_per_outage(driver: PedalDriver, pedal: 
     assert events.kinds() == ["DeviceFault", "DeviceRecovered", "ButtonPressed"] * 3
 
 
-def test_absent_at_start_then_plugged_in(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
+def test_absent_at_start_then_plugged_in(
+    make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any
+) -> None:
     pedal.unplug()
     driver = make_driver(simulated_locator(bus, "PED-SIM-0001"))
     fault = events.wait_kind(DeviceFault)[0]
@@ -201,7 +207,9 @@ def test_wrong_serial_is_not_found(make_driver: MakeDriver, bus: SimulatedBacken
     assert events.wait_kind(DeviceFault)[0].code == "not-found"
 
 
-def test_interface_held_by_another_program_is_busy(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
+def test_interface_held_by_another_program_is_busy(
+    make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any
+) -> None:
     import usb.core
     import usb.util
 
@@ -279,7 +287,9 @@ def test_self_test_notices_missing_buttons(make_driver: MakeDriver) -> None:
     assert not result.passed and "not fitted: right" in result.problems[0]
 
 
-def test_taps_see_raw_and_decoded_reports_and_can_be_removed(driver: PedalDriver, pedal: SimulatedPedal, events: Any) -> None:
+def test_taps_see_raw_and_decoded_reports_and_can_be_removed(
+    driver: PedalDriver, pedal: SimulatedPedal, events: Any
+) -> None:
     seen: list[tuple[str, bytes, Any]] = []
     remove = driver.add_tap(lambda *frame: seen.append(frame))
     pedal.click("left")
@@ -292,7 +302,9 @@ def test_taps_see_raw_and_decoded_reports_and_can_be_removed(driver: PedalDriver
     assert len(seen) == 2
 
 
-def test_broken_tap_or_sink_does_not_stop_the_reader(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal) -> None:
+def test_broken_tap_or_sink_does_not_stop_the_reader(
+    make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal
+) -> None:
     received: list[Any] = []
     got_two = threading.Event()
 
@@ -327,7 +339,9 @@ def test_fault_log_carries_the_last_reports(driver: PedalDriver, pedal: Simulate
     assert fault["recent_frames"] == [f"{d} {h} {t}" for _, d, h, t in driver.recent_frames()]
 
 
-def test_reconnect_attempts_are_logged_with_growing_capped_delays(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
+def test_reconnect_attempts_are_logged_with_growing_capped_delays(
+    make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any
+) -> None:
     pedal.unplug()
     with structlog.testing.capture_logs() as logs:
         driver = make_driver(simulated_locator(bus, "PED-SIM-0001"), backoff=Backoff(0.01, 2.0, 0.04))
@@ -375,7 +389,9 @@ def test_events_round_trip_through_the_journal_format(driver: PedalDriver, pedal
 
 
 press_scripts = st.lists(
-    st.tuples(st.sampled_from(["left", "centre", "right"]), st.sampled_from(["click", "long", "hold-release"]), st.booleans()),
+    st.tuples(
+        st.sampled_from(["left", "centre", "right"]), st.sampled_from(["click", "long", "hold-release"]), st.booleans()
+    ),
     min_size=1,
     max_size=12,
 )
@@ -418,7 +434,9 @@ def test_random_press_scripts_arrive_exactly_once_through_the_real_path(script: 
         driver.stop()
 
 
-def test_device_buffer_overflow_keeps_the_newest_and_the_self_test_says_so(make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any) -> None:
+def test_device_buffer_overflow_keeps_the_newest_and_the_self_test_says_so(
+    make_driver: MakeDriver, bus: SimulatedBackend, pedal: SimulatedPedal, events: Any
+) -> None:
     pedal.click("left", times=20)  # 40 reports into a 32-report buffer before anyone reads
     pedal.click("right")
     driver = make_driver(simulated_locator(bus, "PED-SIM-0001"))
@@ -443,7 +461,9 @@ class _FlakyBus(SimulatedBackend):
         return int(super().intr_read(*args))
 
 
-def test_unexpected_error_is_a_fault_and_the_reader_carries_on(make_driver: MakeDriver, pedal: SimulatedPedal, events: Any) -> None:
+def test_unexpected_error_is_a_fault_and_the_reader_carries_on(
+    make_driver: MakeDriver, pedal: SimulatedPedal, events: Any
+) -> None:
     flaky = _FlakyBus([pedal])
     make_driver(simulated_locator(flaky, "PED-SIM-0001"))
     flaky.fail_next_read = True

@@ -83,7 +83,9 @@ press_kinds = st.lists(st.tuples(st.integers(0, 7), st.booleans()), max_size=40)
 
 @settings(max_examples=200)
 @given(press_kinds, st.integers(0, 255), st.sets(st.integers(0, 119)))
-def test_every_press_once_even_with_each_report_duplicated(kinds: list[tuple[int, bool]], start: int, dup: set[int]) -> None:
+def test_every_press_once_even_with_each_report_duplicated(
+    kinds: list[tuple[int, bool]], start: int, dup: set[int]
+) -> None:
     events: list[tuple[EventType, int, bool]] = []
     for button, long in kinds:
         events.append((DOWN, button, False))

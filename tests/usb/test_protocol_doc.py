@@ -47,7 +47,9 @@ def test_worked_examples_decode_as_described_and_give_the_stated_presses() -> No
     names = {"left": 0, "centre": 1, "right": 2}
     for raw, description in examples:
         report = decode_report(raw)
-        match = re.match(r"seq (\d+), (DOWN|UP|LONG) (\w+)(?: \(long\))?, held \{([\w, ]*)\}(?:, (\d+) ms)?", description)
+        match = re.match(
+            r"seq (\d+), (DOWN|UP|LONG) (\w+)(?: \(long\))?, held \{([\w, ]*)\}(?:, (\d+) ms)?", description
+        )
         assert match, description
         seq, event, button, held, ms = match.groups()
         assert report.sequence == int(seq) and report.event.name == event

@@ -69,7 +69,9 @@ def test_serial_number_selects_the_unit(pedal: SimulatedPedal) -> None:
     assert len(list(usb.core.find(find_all=True, idVendor=p.VENDOR_ID, backend=bus))) == 2
 
 
-def test_kernel_driver_must_be_detached_before_configuring_and_claiming(bus: SimulatedBackend, pedal: SimulatedPedal) -> None:
+def test_kernel_driver_must_be_detached_before_configuring_and_claiming(
+    bus: SimulatedBackend, pedal: SimulatedPedal
+) -> None:
     dev = find(bus)
     assert dev.is_kernel_driver_active(0)
     with pytest.raises(usb.core.USBError) as busy:
@@ -134,7 +136,9 @@ def test_stall_clear_halt_and_overflow(bus: SimulatedBackend, pedal: SimulatedPe
     usb.util.dispose_resources(dev)
 
 
-def test_unplug_fails_handles_and_reads_with_enodev_and_replug_reenumerates(bus: SimulatedBackend, pedal: SimulatedPedal) -> None:
+def test_unplug_fails_handles_and_reads_with_enodev_and_replug_reenumerates(
+    bus: SimulatedBackend, pedal: SimulatedPedal
+) -> None:
     dev = find(bus)
     ep = open_for_reading(dev)
     address = dev.address

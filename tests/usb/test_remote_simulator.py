@@ -74,7 +74,9 @@ def sim_process(tmp_path: Path) -> Iterator[Callable[..., SimProcess]]:
         process.close()
 
 
-def test_station_against_a_simulator_it_did_not_start(sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any) -> None:
+def test_station_against_a_simulator_it_did_not_start(
+    sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any
+) -> None:
     sim = sim_process("--serial", "PED-X-7", "--buttons", "left,right")
     assert sim.url.startswith("usb-sim:///") and sim.url.endswith("?serial=PED-X-7")
     driver = make_driver(sim.url, buttons=("left", "right"))
@@ -96,14 +98,18 @@ def test_station_against_a_simulator_it_did_not_start(sim_process: Callable[...,
 
 
 @pytest.mark.skipif(not STATION.exists(), reason="the station console script is not installed")
-def test_station_simulate_pedals_command(sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any) -> None:
+def test_station_simulate_pedals_command(
+    sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any
+) -> None:
     sim = sim_process(command=[str(STATION), "simulate", "pedals"])
     make_driver(sim.url)
     assert sim.command("long centre") == "ok"
     assert events.wait_presses(1) == [("centre", True)]
 
 
-def test_killed_simulator_is_a_fault_and_a_new_one_recovers(sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any) -> None:
+def test_killed_simulator_is_a_fault_and_a_new_one_recovers(
+    sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any
+) -> None:
     first = sim_process()
     make_driver(first.url)
     first.proc.kill()
@@ -116,7 +122,9 @@ def test_killed_simulator_is_a_fault_and_a_new_one_recovers(sim_process: Callabl
     assert events.wait_presses(1) == [("left", False)]
 
 
-def test_a_killed_station_does_not_leave_the_pedals_claimed(sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any) -> None:
+def test_a_killed_station_does_not_leave_the_pedals_claimed(
+    sim_process: Callable[..., SimProcess], make_driver: MakeDriver, events: Any
+) -> None:
     sim = sim_process()
     holder = subprocess.Popen(
         [
@@ -159,9 +167,13 @@ def test_a_killed_station_does_not_leave_the_pedals_claimed(sim_process: Callabl
     assert events.wait_presses(1) == [("right", False)]
 
 
-def test_script_file_runs_before_standard_input(sim_process: Callable[..., SimProcess], tmp_path: Path, make_driver: MakeDriver, events: Any) -> None:
+def test_script_file_runs_before_standard_input(
+    sim_process: Callable[..., SimProcess], tmp_path: Path, make_driver: MakeDriver, events: Any
+) -> None:
     script = tmp_path / "script.txt"
-    script.write_text("# buttons pressed before the station connects are buffered by the device\nclick left\nlong right\n")
+    script.write_text(
+        "# buttons pressed before the station connects are buffered by the device\nclick left\nlong right\n"
+    )
     sim = sim_process("--script", str(script))
     make_driver(sim.url)
     assert events.wait_presses(2) == [("left", False), ("right", True)]

@@ -41,7 +41,9 @@ WAIT_MS = 10_000
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+    ),
 ]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
 
@@ -111,7 +113,9 @@ def assert_roads_drawn(page: Any, roads: Roads) -> None:
             assert m["visible"]
 
 
-def test_page_draws_roads_last_result_limits_and_states_from_real_rounds(browser: Any, server: ScoreboardServer) -> None:
+def test_page_draws_roads_last_result_limits_and_states_from_real_rounds(
+    browser: Any, server: ScoreboardServer
+) -> None:
     rounds = dealt_rounds(seed=2024, count=32)
     board = Scoreboard(rounds)
     roads = board.roads()
@@ -230,7 +234,8 @@ def test_leading_ties_new_shoe_and_casino_war(browser: Any, server: ScoreboardSe
     wait_seq(page, server.publish(Snapshot(TableInfo("War 2", game="casino war"), "dealing", war=war)))
     assert page.is_hidden("#baccarat") and page.is_visible("#war")
     boxes = page.eval_on_selector_all(
-        ".war-box", "bs => bs.map(b => [b.dataset.box, [...b.querySelectorAll('.war-result')].map(r => r.dataset.outcome)])"
+        ".war-box",
+        "bs => bs.map(b => [b.dataset.box, [...b.querySelectorAll('.war-result')].map(r => r.dataset.outcome)])",
     )
     assert boxes == [["1", ["win", "war-win"]], ["2", ["lose", "surrender"]], ["5", ["tie"]]]
     ARTIFACTS.mkdir(exist_ok=True)

@@ -234,7 +234,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--rounds", type=int, default=0, help="stop after this many rounds instead")
     parser.add_argument("--seed", type=int, default=1, help="seed of the simulated shuffles (default 1)")
     parser.add_argument("--fast", action="store_true", help="no pauses: the dealer acts as fast as the station allows")
-    parser.add_argument("--shoe-file", help="stacked shoe: card codes in draw order, first exposed for the burn, CUT for the cut card")
+    parser.add_argument(
+        "--shoe-file", help="stacked shoe: card codes in draw order, first exposed for the burn, CUT for the cut card"
+    )
     parser.add_argument("--bet", action="append", type=_bet, metavar="REGION=AMOUNT",
                         help="bet for one player in box 1 every round, in minor units (repeatable)")
     parser.add_argument("--journal", help="keep the journal here instead of a temporary file")

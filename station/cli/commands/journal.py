@@ -110,8 +110,12 @@ def _where(args: argparse.Namespace) -> int:
 
 
 def _add_location(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the configuration)")
-    parser.add_argument("--config", metavar="FILE", help="read the journal path (station.journal) from this configuration file")
+    parser.add_argument(
+        "--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the configuration)"
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="read the journal path (station.journal) from this configuration file"
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -141,7 +145,10 @@ def register(subparsers: Any) -> None:
     export = commands.add_parser(
         "export",
         help="write records as JSON lines",
-        description="One JSON object per record: seq, time, kind, payload, prev_hash, hash. Does not verify; run verify for that.",
+        description=(
+            "One JSON object per record: seq, time, kind, payload, prev_hash, hash."
+            " Does not verify; run verify for that."
+        ),
     )
     _add_location(export)
     export.add_argument("--format", choices=["jsonl"], default="jsonl", help="output format (default jsonl)")

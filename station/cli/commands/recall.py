@@ -19,7 +19,9 @@ def register(subparsers: Any) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--last", type=int, metavar="N", help="the last N rounds (0: every round in the journal)")
     which.add_argument("--round", metavar="ID", help="one round by id, e.g. 12-34 (shoe 12, round 34)")
-    parser.add_argument("--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the configuration)")
+    parser.add_argument(
+        "--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the configuration)"
+    )
     parser.add_argument("--config", metavar="FILE", help="station configuration (table rules and journal path)")
     parser.add_argument("--json", action="store_true", help="one JSON array of rounds instead of text")
     parser.set_defaults(handler=run)

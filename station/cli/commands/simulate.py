@@ -100,7 +100,8 @@ def _build(args: argparse.Namespace) -> Any:
         assert isinstance(shoe, ShoeSimulator)
         if args.stack:
             try:
-                items = [CUT_CARD if t.upper() == "CUT" else parse_card(t) for t in args.stack.replace(",", " ").split()]
+                tokens = args.stack.replace(",", " ").split()
+                items = [CUT_CARD if t.upper() == "CUT" else parse_card(t) for t in tokens]
             except CardError as exc:
                 running.stop()
                 raise CliError(str(exc)) from None
@@ -127,8 +128,14 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
     def repeat(fn: Callable[[], Any]) -> Callable[..., Any]:
         return lambda n="1": [fn() for _ in range(int(n))][-1]
 
+    def garbage(*words: str) -> Any:
+        return device.inject_garbage(bytes.fromhex("".join(words)) if words else b"\x00\xffnoise")
+
+    def shuffle(decks: str = "8", seed: str | None = None, cut: str | None = None) -> Any:
+        return device.load_shuffled(int(decks), None if seed is None else int(seed), None if cut is None else int(cut))
+
     actions: dict[str, tuple[Callable[..., Any], str]] = {
-        "garbage": (lambda *words: device.inject_garbage(bytes.fromhex("".join(words)) if words else b"\x00\xffnoise"), "garbage [HEX]: put bytes on the line"),
+        "garbage": (garbage, "garbage [HEX]: put bytes on the line"),
         "corrupt": (lambda n="1": device.corrupt_next_frames(int(n)), "corrupt [N]: next N frames get a bad CRC"),
         "lose-acks": (lambda n="1": device.ignore_acks(int(n)), "lose-acks [N]: ignore the host's next N ACKs"),
         "drop-replies": (lambda n="1": device.drop_replies(int(n)), "drop-replies [N]: lose the next N answers"),
@@ -149,9 +156,12 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
             "card": (lambda code: device.report_card(parse_card(code)), "card CODE: report a card not in the shoe"),
             "duplicate": (device.repeat_last_card, "duplicate: read the last card again"),
             "unreadable": (device.draw_unreadable, "unreadable: next card cannot be read"),
-            "error": (lambda code="sensor_fault": device.report_error(ReaderErrorCode[code.upper()]), "error CODE: reader error"),
+            "error": (
+                lambda code="sensor_fault": device.report_error(ReaderErrorCode[code.upper()]),
+                "error CODE: reader error",
+            ),
             "empty": (device.empty, "empty: take all cards out"),
-            "shuffle": (lambda decks="8", seed=None, cut=None: device.load_shuffled(int(decks), None if seed is None else int(seed), None if cut is None else int(cut)), "shuffle DECKS [SEED [CUT]]: load a new shoe"),
+            "shuffle": (shuffle, "shuffle DECKS [SEED [CUT]]: load a new shoe"),
         })
     elif kind == "shuffler":
         actions.update({
@@ -161,9 +171,14 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
             "jam": (device.jam, "jam: a card jams"),
             "clear": (device.clear_jam, "clear: clear the jam"),
             "door": (lambda state: device.open_door() if state == "open" else device.close_door(), "door open|close"),
-            "remove": (lambda *codes: device.remove_cards([parse_card(c) for c in codes]), "remove CODES: short the set"),
+            "remove": (
+                lambda *codes: device.remove_cards([parse_card(c) for c in codes]), "remove CODES: short the set"
+            ),
             "add": (lambda *codes: device.add_cards([parse_card(c) for c in codes]), "add CODES: extra/foreign cards"),
-            "return": (lambda *codes: device.return_cards([parse_card(c) for c in codes]), "return CODES: continuous: cards back"),
+            "return": (
+                lambda *codes: device.return_cards([parse_card(c) for c in codes]),
+                "return CODES: continuous: cards back",
+            ),
         })
     elif kind == "buttonbox":
         actions.update({

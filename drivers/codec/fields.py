@@ -9,7 +9,7 @@ are unsigned and big-endian; there are no floats on any wire (money is whole uni
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
@@ -57,11 +57,13 @@ def _need(buf: bytes, pos: int, n: int, what: str) -> None:
 @dataclass(frozen=True)
 class UInt(WireType):
     size: int
+    _fmt: str = field(init=False, repr=False, compare=False)  # set once, in __post_init__
 
     def __post_init__(self) -> None:
+        code = {1: "B", 2: "H", 4: "I"}[self.size]
         object.__setattr__(self, "doc", f"u{self.size * 8}")
-        object.__setattr__(self, "code", {1: "B", 2: "H", 4: "I"}[self.size])
-        object.__setattr__(self, "_fmt", ">" + self.code)  # type: ignore[operator]
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "_fmt", ">" + code)
 
     def to_raw(self, value: Any) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
@@ -74,11 +76,11 @@ class UInt(WireType):
         return raw
 
     def pack(self, value: Any, out: bytearray) -> None:
-        out += struct.pack(self._fmt, self.to_raw(value))  # type: ignore[attr-defined]
+        out += struct.pack(self._fmt, self.to_raw(value))
 
     def unpack(self, buf: bytes, pos: int) -> tuple[Any, int]:
         _need(buf, pos, self.size, self.doc)
-        return struct.unpack_from(self._fmt, buf, pos)[0], pos + self.size  # type: ignore[attr-defined]
+        return struct.unpack_from(self._fmt, buf, pos)[0], pos + self.size
 
     def show(self, value: Any) -> str:
         return str(value)
@@ -185,6 +187,7 @@ class EnumU8(WireType):
     """An ``IntEnum`` sent as one byte; unknown values are payload errors, not guesses."""
 
     enum: type[IntEnum]
+    _members: dict[int, IntEnum] = field(init=False, repr=False, compare=False)  # set once, in __post_init__
 
     def __post_init__(self) -> None:
         names = ", ".join(f"{m.value}={m.name.lower()}" for m in self.enum)
@@ -198,7 +201,7 @@ class EnumU8(WireType):
         return self.enum(value).value
 
     def from_raw(self, raw: int) -> Any:
-        member = self._members.get(raw)  # type: ignore[attr-defined]
+        member = self._members.get(raw)
         if member is None:
             raise PayloadError(f"{raw} is not a valid {self.enum.__name__}")
         return member
@@ -259,28 +262,31 @@ class Record(WireType):
 
     cls: type
     fields: tuple[tuple[str, WireType], ...]
+    # Both set once, in __post_init__.
+    layout: struct.Struct | None = field(init=False, repr=False, compare=False)
+    _decoded: dict[tuple[int, ...], Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         inner = ", ".join(f"{name}: {wt.doc}" for name, wt in self.fields)
         object.__setattr__(self, "doc", f"{self.cls.__name__} {{{inner}}}")
-        codes = [wt.code for _, wt in self.fields]
-        layout = struct.Struct(">" + "".join(codes)) if all(codes) else None  # type: ignore[arg-type]
+        codes = [wt.code for _, wt in self.fields if wt.code]
+        layout = struct.Struct(">" + "".join(codes)) if len(codes) == len(self.fields) else None
         object.__setattr__(self, "layout", layout)
         # Decoded records by their raw numbers. The records are frozen values, so one object
         # can stand for every equal cell; a road repeats a few dozen kinds of cell.
         object.__setattr__(self, "_decoded", {})
 
     def pack(self, value: Any, out: bytearray) -> None:
-        if self.layout is not None:  # type: ignore[attr-defined]
-            out += self.layout.pack(*[wt.to_raw(getattr(value, name)) for name, wt in self.fields])  # type: ignore[attr-defined]
+        if self.layout is not None:
+            out += self.layout.pack(*[wt.to_raw(getattr(value, name)) for name, wt in self.fields])
             return
         for name, wt in self.fields:
             wt.pack(getattr(value, name), out)
 
     def unpack(self, buf: bytes, pos: int) -> tuple[Any, int]:
-        if self.layout is not None:  # type: ignore[attr-defined]
-            _need(buf, pos, self.layout.size, self.cls.__name__)  # type: ignore[attr-defined]
-            return self.from_raws(self.layout.unpack_from(buf, pos)), pos + self.layout.size  # type: ignore[attr-defined]
+        if self.layout is not None:
+            _need(buf, pos, self.layout.size, self.cls.__name__)
+            return self.from_raws(self.layout.unpack_from(buf, pos)), pos + self.layout.size
         values = {}
         for name, wt in self.fields:
             values[name], pos = wt.unpack(buf, pos)
@@ -288,7 +294,7 @@ class Record(WireType):
 
     def from_raws(self, raws: tuple[int, ...]) -> Any:
         """The record from the raw numbers of its fields (a fixed-size record only)."""
-        decoded: dict[tuple[int, ...], Any] = self._decoded  # type: ignore[attr-defined]
+        decoded = self._decoded
         record = decoded.get(raws)
         if record is None:
             record = self.cls(**{name: wt.from_raw(raw) for (name, wt), raw in zip(self.fields, raws, strict=True)})
@@ -308,7 +314,7 @@ _DECODED_LIMIT = 4096
 def _fixed_size(wire: WireType) -> int | None:
     """Bytes of one item when ``wire`` has one fixed size that struct can read, else None."""
     if isinstance(wire, Record):
-        return wire.layout.size if wire.layout is not None else None  # type: ignore[attr-defined]
+        return wire.layout.size if wire.layout is not None else None
     if wire.code is not None:
         return struct.calcsize(">" + wire.code)
     return None
@@ -317,7 +323,9 @@ def _fixed_size(wire: WireType) -> int | None:
 def _unpack_many(wire: WireType, data: bytes) -> tuple[Any, ...]:
     """Items of fixed size ``_fixed_size(wire)`` filling ``data``, decoded in one pass."""
     if isinstance(wire, Record):
-        return tuple(map(wire.from_raws, wire.layout.iter_unpack(data)))  # type: ignore[attr-defined]
+        assert wire.layout is not None, "only a fixed-size record has items to unpack in one pass"
+        return tuple(map(wire.from_raws, wire.layout.iter_unpack(data)))
     if wire.code == "B":
         return tuple(map(wire.from_raw, data))
-    return tuple(wire.from_raw(raw) for (raw,) in struct.iter_unpack(">" + wire.code, data))  # type: ignore[operator]
+    assert wire.code is not None, "only a fixed-size wire type has items to unpack in one pass"
+    return tuple(wire.from_raw(raw) for (raw,) in struct.iter_unpack(">" + wire.code, data))

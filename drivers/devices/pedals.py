@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 import structlog
-import usb.core  # type: ignore[import-untyped]
+import usb.core
 
 from drivers.devices.contract import DeliveryObserver, DeviceEndpoint, Emit, Identity, SelfTestReport, Tap
 from drivers.devices.errors import DeviceProtocolError, DeviceTimeout, DeviceUnavailable

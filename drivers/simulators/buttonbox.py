@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from drivers.codec import buttonbox as wire
 from drivers.codec.protocol import Ack, Message, Nak, NakCode
@@ -14,8 +15,8 @@ class ButtonBoxSimulator(SimulatedDevice):
     PROTOCOL = "buttonbox"
     MODEL = "SIM-BUTTONS-4"
 
-    def __init__(self, *, buttons: int = 4, long_press_ms: int = 800, **options: object) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
+    def __init__(self, *, buttons: int = 4, long_press_ms: int = 800, **options: Any) -> None:
+        super().__init__(**options)
         self.buttons = buttons
         self.long_press_ms = long_press_ms
         self._down: dict[int, float] = {}

@@ -7,6 +7,7 @@ board currently shows, so tests can check both the sequence and the end state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from drivers.codec import display as wire
 from drivers.codec.protocol import Ack, Message, Nak, NakCode, SelfTestResult
@@ -27,8 +28,8 @@ class DisplaySimulator(SimulatedDevice):
     PROTOCOL = "display"
     MODEL = "SIM-DISPLAY-1"
 
-    def __init__(self, **options: object) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         self.screen = Screen()
         self.shown = 0
         self.error = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from drivers.codec import shoe as wire
 from drivers.codec.protocol import Message, Nak, NakCode, SelfTestResult
@@ -28,8 +29,8 @@ class ShoeSimulator(SimulatedDevice):
     PROTOCOL = "shoe"
     MODEL = "SIM-SHOE-1"
 
-    def __init__(self, **options: object) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         self._items: deque[ShoeItem] = deque()
         self._pool: CardPool | None = None
         self._shoe_lock = threading.Lock()

@@ -13,6 +13,7 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from drivers.codec import shuffler as wire
 from drivers.codec.protocol import Ack, Message, Nak, NakCode, SelfTestResult
@@ -38,9 +39,9 @@ class ShufflerSimulator(SimulatedDevice):
         steps: int = 4,
         step_delay: float = 0.01,
         pool: CardPool | None = None,
-        **options: object,
+        **options: Any,
     ) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
+        super().__init__(**options)
         self.mode = wire.ShufflerMode[mode.upper()]
         self.decks = decks
         self.set_colour = set_colour

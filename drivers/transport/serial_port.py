@@ -115,7 +115,7 @@ class SerialTransport:
         fd = _posix_fd(port)
         try:
             if fd is None:
-                waiting = port.in_waiting
+                waiting = port.in_waiting  # type: ignore[attr-defined]  # all port classes have it; stubs: Serial only
                 return bytes(port.read(waiting or 1))
             ready, _, _ = select.select([fd], [], [], self.read_timeout)
             if not ready:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-import usb.core  # type: ignore[import-untyped]
-import usb.util  # type: ignore[import-untyped]
+import usb.core
+import usb.util
 
 from drivers.usb import protocol as p
 from drivers.usb.errors import LINK_LOST_ERRNOS, fault_code

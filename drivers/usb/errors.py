@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 from enum import IntEnum
 
-import usb.core  # type: ignore[import-untyped]
+import usb.core
 
 
 class LibusbError(IntEnum):

@@ -28,7 +28,7 @@ BackendFactory = Callable[[], Any]  # returns a usb.backend.IBackend, or None if
 
 def libusb1_backend() -> Any:
     """pyusb's libusb-1.0 backend, or ``None`` when libusb-1.0 cannot be loaded."""
-    import usb.backend.libusb1  # type: ignore[import-untyped]
+    import usb.backend.libusb1
 
     return usb.backend.libusb1.get_backend()
 

@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import usb.backend  # type: ignore[import-untyped]
-import usb.core  # type: ignore[import-untyped]
+import usb.backend
+import usb.core
 
 from drivers.usb.descriptor import Descriptor
 from drivers.usb.errors import LibusbError
@@ -83,7 +83,7 @@ class RemoteHandle:
     number: int
 
 
-class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]
+class RemoteBackend(usb.backend.IBackend):
     """pyusb backend forwarding to a :class:`PedalSimServer` at ``path``."""
 
     def __init__(self, path: str) -> None:

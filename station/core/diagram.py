@@ -8,6 +8,7 @@ text needs the ``graphviz`` Python package (the ``dot`` program is not needed fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from transitions.extensions.diagrams import GraphMachine
@@ -24,6 +25,8 @@ class DiagramError(RuntimeError):
 
 class _DrawnTable:
     """Stands in for the table: the conditions only need to exist to be drawn."""
+
+    get_graph: Callable[[], Any]  # set by transitions' GraphMachine
 
     def __init__(self) -> None:
         for name in st.RETURNABLE:
@@ -44,7 +47,7 @@ def _graph(engine: Literal["graphviz", "mermaid"]) -> Any:
         show_conditions=True,
         title=TITLE,
     )
-    return model.get_graph()  # type: ignore[attr-defined]
+    return model.get_graph()
 
 
 def render(fmt: str = "mermaid") -> str:
@@ -54,7 +57,7 @@ def render(fmt: str = "mermaid") -> str:
         text = _graph("mermaid").draw(None).replace("\n  Class ", "\n  class ")
     elif fmt == "dot":
         try:
-            import graphviz  # type: ignore[import-not-found]  # noqa: F401
+            import graphviz  # noqa: F401
         except ImportError:
             raise DiagramError("the dot format needs the graphviz Python package (pip install graphviz)") from None
         text = _graph("graphviz").source

@@ -34,6 +34,7 @@ class _Model:
     """The object ``transitions`` drives: it holds ``state`` and the return conditions."""
 
     state: str
+    trigger: Callable[..., bool]  # both set by transitions' Machine
 
     def __init__(self, table: MachineBase) -> None:
         for name in st.RETURNABLE:
@@ -100,7 +101,7 @@ class MachineBase:
             self._emit(out.Refused(event.kind, reason))
 
     def _trigger(self, name: str) -> None:
-        self._model.trigger(name)  # type: ignore[attr-defined]
+        self._model.trigger(name)
 
     def _state_changed(self) -> None:
         previous, self._previous_state = self._previous_state, self.state

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -56,6 +56,9 @@ from station.service.setup import (
     core_options,
 )
 from station.service.systemd_notify import Notifier
+
+if TYPE_CHECKING:
+    from drivers.devices import DisplayDriver
 
 log = structlog.get_logger("station.service")
 
@@ -173,9 +176,10 @@ class Station:
                 log.error("self_test_failed", device=outcome.device, detail=outcome.detail)
                 loop.post(DeviceFault(outcome.device, f"self-test failed: {outcome.detail}", "selftest"))
         self._start_web()
-        display = self.devices.get("display")
+        # The device set builds the "display" slot from the display kind's driver.
+        display = cast("DisplayDriver | None", self.devices.get("display"))
         self.publisher = Publisher(
-            self.options.game, display,  # type: ignore[arg-type]
+            self.options.game, display,
             web=self.web, table_info=self._table_info(),
             initial_results=list(loop.machine.shoe_results),
             limits=(self.config.table.min_bet, self.config.table.max_bet),
@@ -300,7 +304,8 @@ class Station:
             self._published = (self.loop.state, self.loop.expectation)
         if isinstance(output, out.StateChanged):
             # Every log line of the core loop from here on carries the shoe and round ids.
-            machine = self.loop.machine  # type: ignore[union-attr]
+            assert self.loop is not None
+            machine = self.loop.machine
             current = machine.round
             ids = (machine.shoe.number or None, current.round_id if current else None)
             if ids != self._bound_ids:

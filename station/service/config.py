@@ -186,6 +186,10 @@ DealerActionName = Literal[
 ]
 
 
+def _default_buttons() -> dict[str, DealerActionName]:
+    return {"left": "no_more_bets", "centre": "reveal", "right": "next_round"}
+
+
 class DealerSection(_Strict):
     simulated: bool = False
     """A simulated dealer plays the simulated devices (for demonstration and soak testing)."""
@@ -193,9 +197,7 @@ class DealerSection(_Strict):
     """Time the simulated dealer takes per action; about human pace by default."""
     bets: dict[str, int] = Field(default_factory=dict)
     """Simulated bets placed for one player in box 1 every round: region -> minor units."""
-    buttons: dict[str, DealerActionName] = Field(
-        default_factory=lambda: {"left": "no_more_bets", "centre": "reveal", "right": "next_round"}
-    )
+    buttons: dict[str, DealerActionName] = Field(default_factory=_default_buttons)
 
 
 class ControlUser(_Strict):

@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 from collections.abc import MutableMapping
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, cast
 
 import structlog
 
@@ -58,7 +58,9 @@ class _PriorityPrefixed:
 
     def __call__(self, logger: Any, name: str, event: MutableMapping[str, Any]) -> str:
         priority = PRIORITY.get(str(event.get("level", name)).lower(), 6)
-        return f"<{priority}>{self._renderer(logger, name, event)}"
+        # cast: both renderers configure_logging wraps (JSONRenderer on json.dumps, ConsoleRenderer) return str
+        line = cast(str, self._renderer(logger, name, event))
+        return f"<{priority}>{line}"
 
 
 def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: TextIO | None = None) -> None:

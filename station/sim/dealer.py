@@ -17,8 +17,9 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import structlog
 
@@ -35,6 +36,27 @@ log = structlog.get_logger(__name__)
 
 #: Cards left behind the cut card in a dealt shoe (casinos place it 14-16 from the back).
 CUT_FROM_BACK = 15
+
+
+class SimulatedShoe(Protocol):
+    """What the dealer does with the simulated shoe (:class:`drivers.simulators.shoe.ShoeSimulator`)."""
+
+    def load(self, items: Iterable[ShoeItem]) -> None: ...
+    def attach_pool(self, pool: CardPool) -> None: ...
+    def remaining(self) -> int: ...
+    def draw(self) -> ShoeItem: ...
+
+
+class SimulatedShuffler(Protocol):
+    """What the dealer does with the simulated shuffler
+    (:class:`drivers.simulators.shuffler.ShufflerSimulator`)."""
+
+    def held_cards(self) -> list[Card]: ...
+    def load_set(self, cards: Iterable[Card] | None = None, colour: str | None = None) -> None: ...
+    def start_shuffle(self) -> object: ...
+    def wait_shuffled(self, timeout: float = 10.0) -> bool: ...
+    def take_set(self) -> list[Card]: ...
+    def return_cards(self, cards: Iterable[Card]) -> None: ...
 
 
 @dataclass
@@ -74,9 +96,9 @@ class SimulatedDealer:
         options: CoreOptions,
         script: DealerScript,
         *,
-        shoe: object,
+        shoe: SimulatedShoe,
         press: Callable[[str], bool],
-        shuffler: object | None = None,
+        shuffler: SimulatedShuffler | None = None,
         pool: CardPool | None = None,
         stall_s: float = 15.0,
         post_burst: Callable[[Sequence[Event]], None] | None = None,
@@ -97,7 +119,7 @@ class SimulatedDealer:
         self.expectation = ""
         self.shoes_loaded = 0
         self._last_outcome = ""
-        self._drawn: list[ShoeItem] = []  # cards out of the shoe, not yet back in a shuffler
+        self._drawn: list[Card] = []  # cards out of the shoe, not yet back in a shuffler
         self._round_cards: list[Card] = []  # cards dealt to the hands in the round in play
         self._burst_pending = False  # a whole round was handed to the station at once
         self._rounds_closed = 0  # RoundSettled and RoundVoided seen from the station
@@ -141,7 +163,7 @@ class SimulatedDealer:
             cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
         self.shoes_loaded = max(self.shoes_loaded, 1)
         self._cut_card_out = cut_card_out
-        self.shoe.load(cards)  # type: ignore[attr-defined]
+        self.shoe.load(cards)
         log.info("simulated_shoe_refilled", cards=len(remaining), cut_card_out=cut_card_out)
 
     def stop(self) -> None:
@@ -307,7 +329,7 @@ class SimulatedDealer:
         equipment = self.options.equipment
         if equipment == "manual":
             self.shoes_loaded += 1
-            self.shoe.load(self.script.shoe(self.shoes_loaded))  # type: ignore[attr-defined]
+            self.shoe.load(self.script.shoe(self.shoes_loaded))
             self._cut_card_out = False
             self._drawn = []
             self._action("shuffle_done")
@@ -321,44 +343,45 @@ class SimulatedDealer:
         shuffler = self.shuffler
         assert shuffler is not None, "a batch shuffler table needs a simulated shuffler"
         self.shoes_loaded += 1
-        if not shuffler.held_cards():  # type: ignore[attr-defined]
+        if not shuffler.held_cards():
             colour = self.options.set_colours[(self.shoes_loaded - 1) % 2]
             order = [c for c in self.script.shoe(self.shoes_loaded) if isinstance(c, Card)]
-            shuffler.load_set(order, colour=colour)  # type: ignore[attr-defined]
-        shuffler.start_shuffle()  # type: ignore[attr-defined]
-        if not shuffler.wait_shuffled(timeout=30):  # type: ignore[attr-defined]
+            shuffler.load_set(order, colour=colour)
+        shuffler.start_shuffle()
+        if not shuffler.wait_shuffled(timeout=30):
             raise DealerStopped("the simulated shuffler did not finish its shuffle")
         # The shuffler's DONE report tells the station the set is ready; the dealer moves
         # the shuffled set into the shoe with the cut card.
-        cards: list[ShoeItem] = list(shuffler.take_set())  # type: ignore[attr-defined]
+        cards: list[ShoeItem] = list(shuffler.take_set())
         cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
         self._cut_card_out = False
-        self.shoe.load(cards)  # type: ignore[attr-defined]
+        self.shoe.load(cards)
 
     def _continuous_ready(self) -> None:
         shuffler = self.shuffler
         assert shuffler is not None and self.pool is not None, "a continuous shuffler needs a simulated shuffler"
         if self.shoes_loaded == 0:
             self.shoes_loaded = 1
-            self.shoe.attach_pool(self.pool)  # type: ignore[attr-defined]
+            self.shoe.attach_pool(self.pool)
         # Dropping nothing in makes the shuffler report its state (READY), which is what
         # the station waits for before the first round.
-        shuffler.return_cards([])  # type: ignore[attr-defined]
+        shuffler.return_cards([])
 
     def _return_cards(self) -> None:
         """Continuous shuffler: the round's cards, collected from the layout, go back in."""
+        assert self.shuffler is not None, "a continuous shuffler needs a simulated shuffler"
         cards, self._drawn = self._drawn, []
-        self.shuffler.return_cards(cards)  # type: ignore[union-attr]
+        self.shuffler.return_cards(cards)
 
     def _draw(self) -> Card:
         """Slide one card out; the cut card, if it comes first, is set aside and the next
         card drawn, as a dealer does."""
         try:
-            item = self.shoe.draw()  # type: ignore[attr-defined]
+            item = self.shoe.draw()
             if item is CUT_CARD:
                 self._cut_card_out = True
                 self._pause()
-                item = self.shoe.draw()  # type: ignore[attr-defined]
+                item = self.shoe.draw()
         except Exception as exc:
             raise DealerStopped(f"cannot draw a card: {exc}") from None
         assert isinstance(item, Card)
@@ -407,7 +430,7 @@ class SimulatedDealer:
             return False
         if self.script.rounds and self._rounds_settled + in_flight + 1 > self.script.rounds:
             return False
-        return self.shoe.remaining() >= 2 * self.ROUND_CARDS  # type: ignore[attr-defined]
+        return self.shoe.remaining() >= 2 * self.ROUND_CARDS
 
     def _run_ahead(self) -> None:
         """Full speed: deal round after round, a little ahead of the station.

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-import usb.backend  # type: ignore[import-untyped]
+import usb.backend
 
 from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.usb.descriptor import Descriptor
@@ -43,7 +43,7 @@ class SimHandle:
     closed: bool = False
 
 
-class SimulatedBackend(usb.backend.IBackend):  # type: ignore[misc]
+class SimulatedBackend(usb.backend.IBackend):
     """A simulated USB bus; add pedal units with :meth:`attach` (or the constructor)."""
 
     def __init__(self, pedals: Iterable[SimulatedPedal] = ()) -> None:

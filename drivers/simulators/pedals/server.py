@@ -21,7 +21,7 @@ import threading
 import uuid
 from typing import Any
 
-import usb.core  # type: ignore[import-untyped]
+import usb.core
 
 from drivers.simulators.pedals.backend import SimDeviceId, SimHandle, SimulatedBackend
 from drivers.usb.errors import LibusbError

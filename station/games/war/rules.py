@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 from station.cards import Card
 from station.games.war.wagers import WagerKind, WarWager
@@ -192,5 +193,5 @@ class WarRound:
         return _replace(self, choices=self.choices + ((box, player, Choice(choice)),))
 
 
-def _replace(round_: WarRound, **changes: object) -> WarRound:
-    return replace(round_, **changes)  # type: ignore[arg-type]
+def _replace(round_: WarRound, **changes: Any) -> WarRound:
+    return replace(round_, **changes)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from station.cli.commands.diag.shared import device_options, need_kind, out, refuse_if_busy, resolve, talks_to_devices
 from station.cli.main import CliError
+
+if TYPE_CHECKING:
+    from drivers.devices.shuffler import ShufflerDriver
 
 
 def add_parser(sub: Any) -> None:
@@ -29,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with open_session(target, wait=args.wait) as session:
             try:
-                check = session.driver.deck_check()  # type: ignore[attr-defined]
+                shuffler = cast("ShufflerDriver", session.driver)  # need_kind made sure it is the shuffler
+                check = shuffler.deck_check()
             except DeviceError as exc:
                 raise CliError(f"deck check failed: {exc}", 1) from None
             where = session.where()

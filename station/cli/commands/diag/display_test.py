@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from station.cli.commands.diag.shared import device_options, need_kind, out, refuse_if_busy, resolve, talks_to_devices
 from station.cli.main import CliError
+
+if TYPE_CHECKING:
+    from drivers.devices.display import DisplayDriver
 
 
 def add_parser(sub: Any) -> None:
@@ -33,8 +36,9 @@ def run(args: argparse.Namespace) -> int:
         with open_session(target, wait=args.wait) as session:
             if not args.json:
                 out(f"display test on {session.where()}")
+            display = cast("DisplayDriver", session.driver)  # need_kind made sure it is the display
             steps = run_display_test(
-                session.driver, limits=limits, pause=max(0.0, args.pause),  # type: ignore[arg-type]
+                display, limits=limits, pause=max(0.0, args.pause),
                 on_step=None if args.json else (lambda step: out(format_step(step))),
             )
     except DiagError as exc:

@@ -66,7 +66,9 @@ def talks_to_devices(handler: Callable[[argparse.Namespace], int]) -> Callable[[
         from station.service.logging import configure_logging
 
         previous = structlog.get_config()
-        configure_logging("console", args.log_level, stream=_Stderr())  # type: ignore[arg-type]
+        configure_logging(
+            "console", args.log_level, stream=_Stderr()  # type: ignore[arg-type]  # has the TextIO methods used
+        )
         try:
             return handler(args)
         finally:

@@ -34,11 +34,11 @@ def _simulator_process(conn: Any, transport: str, cards: int) -> None:
     running = start_simulator("shoe", transport=transport)
     shoe = running.simulator
     items = [c for _ in range(cards // 416 + 1) for c in shuffled_shoe(8, seed=1)][:cards]
-    shoe.load(items)  # type: ignore[attr-defined]
+    shoe.load(items)
     conn.send(running.url)
     stamps: queue.SimpleQueue[int] = queue.SimpleQueue()
     while conn.recv() == "draw":
-        shoe.draw(on_sent=stamps.put)  # type: ignore[attr-defined]
+        shoe.draw(on_sent=stamps.put)
         conn.send(stamps.get())
     running.stop()
     conn.send("stopped")

@@ -46,6 +46,7 @@ def test_events_posted_from_many_threads_are_all_journaled_then_applied(tmp_path
     assert not thread.is_alive()
     assert loop.machine.events_applied == 65
     assert sum(1 for _ in loop.journal.records()) == 65
+    assert loop.machine.round is not None
     bets = loop.machine.round.bets
     assert sum(bets.values()) == 60 * 1000 and len(bets) == 9
     assert len([o for o in heard if isinstance(o, out.BetAccepted)]) == 60
@@ -162,7 +163,8 @@ def test_an_exception_while_applying_latches_an_irregularity_live_and_in_replay(
     assert raised and raised[0].reason == "internal_error"
     loop.close()
     replayed = CoreLoop(path, CoreOptions())  # replay latches at the same input
-    assert replayed.state == "irregularity" and replayed.machine.irregularity.reason == "internal_error"
+    irregularity = replayed.machine.irregularity
+    assert replayed.state == "irregularity" and irregularity is not None and irregularity.reason == "internal_error"
     replayed.close()
 
 
@@ -202,7 +204,7 @@ def test_a_failing_subscriber_does_not_stop_the_others(tmp_path: Path) -> None:
 def test_only_events_may_be_posted(tmp_path: Path) -> None:
     loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
     with pytest.raises(TypeError):
-        loop.post("shuffle_done")  # type: ignore[arg-type]
+        loop.post("shuffle_done")  # type: ignore[arg-type]  # text, not an event, on purpose
     loop.close()
 
 

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -27,6 +27,9 @@ from drivers.simulators import RunningSimulator, start_simulator
 from station import events as ev
 from station.cards import parse_card
 from station.events import Event
+
+#: An event class, for the typed waits of :class:`EventLog`.
+E = TypeVar("E", bound=Event)
 
 WAIT_S = 10.0  # generous: a loaded machine must never fail these by being slow
 
@@ -219,5 +222,6 @@ class EventLog:
         self.wait_for(lambda events: sum(1 for e in events if match(e)) >= count, timeout)
         return [e for e in self.events if match(e)]
 
-    def wait_kind(self, kind: type[Event], count: int = 1, timeout: float = WAIT_S) -> list[Event]:
-        return self.wait_matching(lambda e: isinstance(e, kind), count, timeout)
+    def wait_kind(self, kind: type[E], count: int = 1, timeout: float = WAIT_S) -> list[E]:
+        # cast: wait_matching returns only the events that are instances of kind
+        return cast("list[E]", self.wait_matching(lambda e: isinstance(e, kind), count, timeout))

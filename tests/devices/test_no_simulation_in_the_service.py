@@ -52,4 +52,5 @@ def test_an_endpoint_overrides_where_a_configured_device_is_opened() -> None:
     devices = DevicesSection(shoe=DeviceSection(url="sim:", baudrate=9600))
     built = build_devices(devices, lambda event: None, endpoints={"shoe": "socket://127.0.0.1:9"})
     assert built.urls == {"shoe": "socket://127.0.0.1:9"}
-    assert built.drivers["shoe"].link.transport.baudrate == 9600  # type: ignore[attr-defined]
+    shoe = built.drivers["shoe"]
+    assert shoe.link.transport.baudrate == 9600  # type: ignore[attr-defined]  # a serial driver's link; not in Device

@@ -10,6 +10,7 @@ import sys
 import time
 
 from drivers.codec.protocol import Identify
+from drivers.simulators.base import SimulatedDevice
 from station.cards import parse_cards
 from station.cli.main import main
 
@@ -21,9 +22,9 @@ def _monitor(url: str, *extra: str) -> subprocess.Popen[str]:
     )
 
 
-def _wait_handshake(device: object, timeout: float = 20.0) -> None:
+def _wait_handshake(device: SimulatedDevice, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
-    while not any(isinstance(m, Identify) for m in list(device.received)):  # type: ignore[attr-defined]
+    while not any(isinstance(m, Identify) for m in list(device.received)):
         assert time.monotonic() < deadline, "the monitor never connected"
         time.sleep(0.01)
 

@@ -28,7 +28,7 @@ def pedal(tmp_path: Path) -> Iterator[tuple[SimulatedPedal, str]]:
     server.stop()
 
 
-def _when(ready: Callable[[], bool], then: Callable[[], None]) -> threading.Thread:
+def _when(ready: Callable[[], bool], then: Callable[[], object]) -> threading.Thread:
     """Do ``then`` once ``ready()`` holds (the diagnostic has claimed the device)."""
 
     def run() -> None:

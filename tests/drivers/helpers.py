@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TypeVar, cast
 
 from drivers.devices.link import LinkSettings
 from station.events import Event
@@ -13,6 +14,9 @@ from station.events import Event
 # the heartbeat test sets its own.
 FAST = LinkSettings(reply_timeout=0.2, retries=3, reconnect_initial=0.02, reconnect_max=0.2, heartbeat=5.0)
 WAIT = 10.0
+
+#: An event class, for the typed waits of :class:`Recorder`.
+E = TypeVar("E", bound=Event)
 
 
 class Recorder:
@@ -34,9 +38,10 @@ class Recorder:
         assert ok, f"waited {timeout}s for {count} matching event(s); got {self.events!r}"
         return matched
 
-    def wait_kind(self, cls: type, count: int = 1, timeout: float = WAIT) -> list[Event]:
-        return self.wait_for(lambda e: isinstance(e, cls), count, timeout)
+    def wait_kind(self, cls: type[E], count: int = 1, timeout: float = WAIT) -> list[E]:
+        # cast: wait_for returns only the events that are instances of cls
+        return cast("list[E]", self.wait_for(lambda e: isinstance(e, cls), count, timeout))
 
-    def of(self, cls: type) -> list[Event]:
+    def of(self, cls: type[E]) -> list[E]:
         with self._cond:
             return [e for e in self.events if isinstance(e, cls)]

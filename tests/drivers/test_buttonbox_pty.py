@@ -21,7 +21,7 @@ def rec() -> Recorder:
 @pytest.fixture
 def box(rec: Recorder) -> Iterator[tuple[ButtonBoxSimulator, ButtonBoxDriver]]:
     running = start_simulator("buttonbox", ack_timeout=0.05, long_press_ms=150)
-    sim: ButtonBoxSimulator = running.simulator  # type: ignore[assignment]
+    sim: ButtonBoxSimulator = running.simulator
     driver = ButtonBoxDriver("buttons", sim.url, rec, buttons={1: "deal", 2: "confirm"}, settings=FAST)
     assert driver.start(WAIT)
     assert sim.wait_idle(WAIT)  # the power-on notice has been delivered
@@ -31,7 +31,7 @@ def box(rec: Recorder) -> Iterator[tuple[ButtonBoxSimulator, ButtonBoxDriver]]:
 
 
 def presses(rec: Recorder) -> list[tuple[str, bool]]:
-    return [(e.button, e.long_press) for e in rec.of(ev.ButtonPressed)]  # type: ignore[attr-defined]
+    return [(e.button, e.long_press) for e in rec.of(ev.ButtonPressed)]
 
 
 def test_short_and_long_presses(box, rec: Recorder) -> None:

@@ -26,7 +26,7 @@ def rec() -> Recorder:
 @pytest.fixture
 def board(rec: Recorder) -> Iterator[tuple[DisplaySimulator, DisplayDriver]]:
     running = start_simulator("display", ack_timeout=0.05)
-    sim: DisplaySimulator = running.simulator  # type: ignore[assignment]
+    sim: DisplaySimulator = running.simulator
     driver = DisplayDriver("display", sim.url, rec, settings=FAST)
     assert driver.start(WAIT)
     assert sim.wait_idle(WAIT)  # the power-on notice has been delivered
@@ -79,7 +79,7 @@ def test_out_of_range_brightness_is_refused(board) -> None:
 def test_limits_must_be_whole_money_units(board) -> None:
     _, display = board
     with pytest.raises(TypeError):
-        display.show_limits(10.5, 100)  # type: ignore[arg-type]
+        display.show_limits(10.5, 100)
 
 
 def test_lost_ack_is_retransmitted_and_shown_once(board) -> None:
@@ -109,7 +109,7 @@ def test_panel_fault_is_a_device_fault_and_fails_self_test(board, rec: Recorder)
     assert display.self_test().passed
     sim.panel_fault()
     fault = rec.wait_kind(ev.DeviceFault)[0]
-    assert fault.code == "panel_fault"  # type: ignore[attr-defined]
+    assert fault.code == "panel_fault"
     assert not display.self_test().passed
 
 

@@ -23,7 +23,7 @@ from .helpers import FAST, WAIT, Recorder
 def deal_through_faults(cards: int, seed: int) -> None:
     rng = random.Random(seed)
     running = start_simulator("shoe", ack_timeout=0.03)
-    sim: ShoeSimulator = running.simulator  # type: ignore[assignment]
+    sim: ShoeSimulator = running.simulator
     rec = Recorder()
     driver = ShoeDriver("shoe", sim.url, rec, settings=FAST)
     try:
@@ -55,7 +55,7 @@ def deal_through_faults(cards: int, seed: int) -> None:
                     continue
             sim.draw()
         assert sim.wait_idle(WAIT * 3)
-        got = [e.card for e in rec.of(ev.CardDrawn)]  # type: ignore[attr-defined]
+        got = [e.card for e in rec.of(ev.CardDrawn)]
         assert got == order
         assert len(rec.of(ev.DeviceFault)) == len(rec.of(ev.DeviceRecovered)) == faults["unplug"]
         assert all(faults.values()), f"the schedule must exercise every fault: {faults}"

@@ -39,7 +39,7 @@ def test_a_sim_url_starts_a_simulator_the_unchanged_driver_opens_and_its_starter
             assert driver.start(WAIT)
             running.simulator.load_shuffled(8, seed=5, cut_position=400)
             card = running.simulator.draw()
-            assert rec.wait_kind(ev.CardDrawn)[0].card == card  # type: ignore[attr-defined]
+            assert rec.wait_kind(ev.CardDrawn)[0].card == card
         finally:
             driver.stop()
         assert running.simulator.port.plugged  # a driver never stops a simulator
@@ -57,6 +57,7 @@ def test_create_driver_for_hardware_does_not_open_until_started(tmp_path) -> Non
 
 def test_every_device_is_built_the_same_way_from_its_configuration(tmp_path) -> None:
     shoe = configured_driver("shoe", "shoe", str(tmp_path / "shoe"), Recorder(), baudrate=9600)
-    assert isinstance(shoe, ShoeDriver) and shoe.link.transport.baudrate == 9600  # type: ignore[attr-defined]
+    assert isinstance(shoe, ShoeDriver)
+    assert shoe.link.transport.baudrate == 9600  # type: ignore[attr-defined]  # a path url: a serial port
     pedals = configured_driver("pedals", "pedals", "usb://1209:0001?serial=PED-1", Recorder(), baudrate=9600)
     assert isinstance(pedals, PedalDriver) and pedals.locator.serial == "PED-1"

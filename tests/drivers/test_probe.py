@@ -12,7 +12,8 @@ from drivers.simulators import start_simulator
 def test_probe_identifies_the_device(kind: str, model: str) -> None:
     with start_simulator(kind, serial="X-77") as running:
         result = probe(running.url)
-        assert result.found and result.identity.model == model and result.identity.serial == "X-77"  # type: ignore[union-attr]
+        identity = result.identity
+        assert result.found and identity is not None and identity.model == model and identity.serial == "X-77"
         assert result.frames[0][0] == "tx"
 
 

@@ -31,7 +31,7 @@ def _connect(sim: ShufflerSimulator, rec: Recorder) -> ShufflerDriver:
 @pytest.fixture
 def batch(rec: Recorder) -> Iterator[tuple[ShufflerSimulator, ShufflerDriver]]:
     running = start_simulator("shuffler", decks=6, set_colour="blue", seed=3, ack_timeout=0.05)
-    sim: ShufflerSimulator = running.simulator  # type: ignore[assignment]
+    sim: ShufflerSimulator = running.simulator
     driver = _connect(sim, rec)
     yield sim, driver
     driver.stop()
@@ -45,8 +45,9 @@ def test_batch_shuffle_reports_progress_then_done_and_hands_over_a_shuffled_set(
     before = sim.held_cards()
     driver.start_shuffle()
     done = rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)[0]
-    assert done.set_colour == "blue" and done.progress == 100  # type: ignore[attr-defined]
-    progress = [e.progress for e in rec.of(ev.ShufflerStatus)]  # type: ignore[attr-defined]
+    assert isinstance(done, ev.ShufflerStatus)
+    assert done.set_colour == "blue" and done.progress == 100
+    progress = [e.progress for e in rec.of(ev.ShufflerStatus)]
     assert progress == sorted(progress) and progress[0] == 0 and 0 < progress[1] < 100
     cards = sim.take_set()
     assert sorted(cards) == sorted(before) and cards != before
@@ -72,7 +73,8 @@ def test_jam_mid_shuffle_is_reported_and_can_be_cleared(batch, rec: Recorder) ->
     driver.start_shuffle()
     sim.jam("card stuck in the gripper")
     jam = rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.JAM)[0]
-    assert jam.detail == "card stuck in the gripper"  # type: ignore[attr-defined]
+    assert isinstance(jam, ev.ShufflerStatus)
+    assert jam.detail == "card stuck in the gripper"
     assert not driver.self_test().passed
     with pytest.raises(DeviceRefused):
         driver.start_shuffle()
@@ -98,7 +100,7 @@ def test_deck_check_counts_every_card_and_names_missing_and_extra(batch, rec: Re
 def test_continuous_shuffler_and_shoe_share_one_pool(rec: Recorder) -> None:
     pool = CardPool.of_decks(4, seed=9)
     with start_simulator("shuffler", mode="continuous", decks=4, pool=pool, ack_timeout=0.05) as running:
-        sim: ShufflerSimulator = running.simulator  # type: ignore[assignment]
+        sim: ShufflerSimulator = running.simulator
         shoe = ShoeSimulator(ack_timeout=0.05)
         shoe.attach_pool(pool)
         driver = _connect(sim, rec)
@@ -106,9 +108,9 @@ def test_continuous_shuffler_and_shoe_share_one_pool(rec: Recorder) -> None:
             assert driver.status().mode == "continuous"
             round_cards = [shoe.draw() for _ in range(5)]
             assert len(pool) == 203
-            sim.return_cards(round_cards)  # type: ignore[arg-type]
+            sim.return_cards(round_cards)  # type: ignore[arg-type]  # a shoe fed from the pool has no cut card
             returned = rec.wait_kind(ev.CardsReturned)[0]
-            assert returned.count == 5  # type: ignore[attr-defined]
+            assert returned.count == 5
             rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.READY)
             assert len(pool) == 208 and driver.deck_check().complete
             with pytest.raises(DeviceRefused):
@@ -127,7 +129,7 @@ def test_unplugged_shuffler_reports_the_fault_and_the_done_state_after_replug(ba
     sim.replug()
     rec.wait_kind(ev.DeviceRecovered)
     rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
-    done = [e for e in rec.of(ev.ShufflerStatus) if e.state is ShufflerState.DONE]  # type: ignore[attr-defined]
+    done = [e for e in rec.of(ev.ShufflerStatus) if e.state is ShufflerState.DONE]
     assert len(done) == 1
 
 
@@ -139,7 +141,7 @@ def test_progress_survives_garbage_bad_crcs_and_lost_acks_without_duplicates(bat
     driver.start_shuffle()
     rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
     assert sim.wait_idle(WAIT)
-    states = [(e.state, e.progress) for e in rec.of(ev.ShufflerStatus)]  # type: ignore[attr-defined]
+    states = [(e.state, e.progress) for e in rec.of(ev.ShufflerStatus)]
     assert states == [(ShufflerState.SHUFFLING, 0), (ShufflerState.SHUFFLING, 25), (ShufflerState.SHUFFLING, 50),
                       (ShufflerState.SHUFFLING, 75), (ShufflerState.DONE, 100)]
     assert driver.stats.duplicates >= 1 and driver.stats.errors_by_kind.get("bad_crc", 0) >= 1

@@ -36,7 +36,7 @@ def test_simulated_shoe_by_hand_serves_a_driver_and_stops_on_ctrl_c() -> None:
         proc.stdin.write("draw 3\n")
         proc.stdin.flush()
         rec.wait_kind(ev.CutCardSeen)
-        assert [e.card.code for e in rec.of(ev.CardDrawn)] == ["AS", "9H"]  # type: ignore[attr-defined]
+        assert [e.card.code for e in rec.of(ev.CardDrawn)] == ["AS", "9H"]
     finally:
         driver.stop()
         proc.send_signal(signal.SIGINT)

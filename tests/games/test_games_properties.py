@@ -28,7 +28,7 @@ from station.games.baccarat.rules import (
     result_of,
 )
 from station.games.baccarat.settlement import BetResult, settle_round
-from station.games.baccarat.table import BaccaratTable, Variant
+from station.games.baccarat.table import BaccaratTable, BankerPayout, Variant
 from station.games.baccarat.wagers import Bet, banker_step, box, valid_part
 from station.games.table import Chips
 from station.games.war.rules import Choice, StepKind, WarRound
@@ -92,13 +92,13 @@ CHIP_SETS = [(1, 5, 25), (5, 25, 100), (25, 100, 500), (100, 500, 2500)]
 def tables(draw: st.DrawFn) -> BaccaratTable:
     chips = draw(st.sampled_from(CHIP_SETS))
     return BaccaratTable(
-        variant="mini",
+        variant=Variant.MINI,
         boxes=7,
         min_bet=chips[0],
         max_bet=chips[0] * 10_000,
         chips=Chips(chips),
         tie_pays=draw(st.sampled_from([8, 9])),
-        banker_payout=draw(st.sampled_from(["commission", "no_commission"])),
+        banker_payout=draw(st.sampled_from([BankerPayout.COMMISSION, BankerPayout.NO_COMMISSION])),
     )
 
 
@@ -147,7 +147,7 @@ def expected_net(bet: Bet, table: BaccaratTable, result: BaccaratResult) -> Frac
     if table.commission:
         return Fraction(95, 100) * valid
     if result.banker_total == 6:
-        return Fraction(valid, 2) // c * c  # half, rounded down to a whole chip
+        return Fraction(Fraction(valid, 2) // c * c)  # half, rounded down to a whole chip
     return Fraction(valid)
 
 
@@ -207,12 +207,12 @@ def differential_cases(draw: st.DrawFn) -> tuple[BaccaratTable, list[Bet]]:
     chips = draw(st.sampled_from([(1,), (5,), (25,)]))
     c = chips[0]
     table = BaccaratTable(
-        variant="mini",
+        variant=Variant.MINI,
         boxes=7,
         min_bet=c,
         max_bet=c * 1000,
         chips=Chips(chips),
-        banker_payout=draw(st.sampled_from(["commission", "no_commission"])),
+        banker_payout=draw(st.sampled_from([BankerPayout.COMMISSION, BankerPayout.NO_COMMISSION])),
         table_differential=draw(st.integers(0, 40)) * c // draw(st.sampled_from([1, 2, 4])),
     )
     bets = draw(
@@ -324,7 +324,9 @@ def play_war(wagers: list[WarWager], seed: int, choices: dict[tuple[int, str], C
 def war_expected_net(w: WarWager, round_: WarRound, table: WarTable) -> int:
     """The player's gain on a Casino War or Tie Wager plus its Go to War Wager (seed 002 5.3-5.6)."""
     assert round_.dealer_first is not None
-    mine, dealer = round_.first_card(w.box).rank.war_rank, round_.dealer_first.rank.war_rank  # type: ignore[union-attr]
+    first = round_.first_card(w.box)
+    assert first is not None
+    mine, dealer = first.rank.war_rank, round_.dealer_first.rank.war_rank
     if w.kind is WagerKind.TIE:
         return w.amount * table.tie_pays if mine == dealer else -w.amount
     if mine != dealer:
@@ -332,7 +334,9 @@ def war_expected_net(w: WarWager, round_: WarRound, table: WarTable) -> int:
     if round_.choice_of(w.box, w.player) is Choice.SURRENDER:
         return -(w.amount // 2)
     assert round_.dealer_war is not None
-    second, dealer_second = round_.war_card(w.box).rank.war_rank, round_.dealer_war.rank.war_rank  # type: ignore[union-attr]
+    war_card = round_.war_card(w.box)
+    assert war_card is not None
+    second, dealer_second = war_card.rank.war_rank, round_.dealer_war.rank.war_rank
     if second < dealer_second:
         return -2 * w.amount
     bonus = w.amount * (table.tie_after_tie_bonus or 0) if second == dealer_second else 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -131,20 +133,22 @@ def test_replaying_the_same_events_reproduces_the_same_state(events: list, after
     refused event never changes the state; a shoe ends exactly ``rounds_after_cut`` rounds
     after the round in which the cut card appeared."""
 
+    steps: dict[str, Callable[[ShoeProgress, Rank], ShoeProgress]] = {
+        "expose": lambda s, rank: s.first_card_exposed(Card(rank, Suit.SPADES)),
+        "burn": lambda s, _: s.card_burned(),
+        "start": lambda s, _: s.after_round_started(),
+        "complete": lambda s, _: s.round_completed(),
+        "cut_mid": lambda s, _: s.cut_card_seen(mid_round=True),
+        "cut_between": lambda s, _: s.cut_card_seen(mid_round=False),
+    }
+
     def run() -> list[ShoeProgress]:
         shoe = ShoeProgress.new_shoe(rounds_after_cut=after_cut)
         states = [shoe]
         for name, rank in events:
             before = shoe
             try:
-                shoe = {
-                    "expose": lambda s, rank=rank: s.first_card_exposed(Card(rank, Suit.SPADES)),
-                    "burn": lambda s: s.card_burned(),
-                    "start": lambda s: s.after_round_started(),
-                    "complete": lambda s: s.round_completed(),
-                    "cut_mid": lambda s: s.cut_card_seen(mid_round=True),
-                    "cut_between": lambda s: s.cut_card_seen(mid_round=False),
-                }[name](shoe)
+                shoe = steps[name](shoe, rank)
             except ShoeProcedureError:
                 assert shoe is before
             states.append(shoe)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from station.games.baccarat.table import BaccaratTable, BankerPayout, RegionCap, Variant
@@ -11,16 +13,16 @@ from station.games.war.table import WarTable
 CHIPS = Chips((25, 100, 500))
 
 
-def baccarat(**changes: object) -> BaccaratTable:
-    options: dict[str, object] = dict(variant="mini", boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
+def baccarat(**changes: Any) -> BaccaratTable:
+    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
     options.update(changes)
-    return BaccaratTable(**options)  # type: ignore[arg-type]
+    return BaccaratTable(**options)
 
 
-def war(**changes: object) -> WarTable:
-    options: dict[str, object] = dict(boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
+def war(**changes: Any) -> WarTable:
+    options: dict[str, Any] = dict(boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
     options.update(changes)
-    return WarTable(**options)  # type: ignore[arg-type]
+    return WarTable(**options)
 
 
 def test_baccarat_defaults_follow_the_variant() -> None:

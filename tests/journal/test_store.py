@@ -236,7 +236,7 @@ def test_a_bad_item_anywhere_in_a_group_writes_nothing(path: Path) -> None:
 def test_append_many_refuses_items_that_are_not_pairs(path: Path) -> None:
     with Journal(path) as journal:
         with pytest.raises(RecordError, match=r"\(kind, payload\) pairs"):
-            journal.append_many([("E", {}), ("E", {}, "extra")])  # type: ignore[list-item]
+            journal.append_many([("E", {}), ("E", {}, "extra")])  # type: ignore[list-item]  # a triple on purpose
         assert journal.count() == 0
 
 

@@ -231,7 +231,7 @@ def test_a_refused_result_changes_nothing() -> None:
     with pytest.raises(RoadsInputError):
         board.add("X")
     with pytest.raises(RoadsInputError):
-        board.add(ResultRecord("B", banker_total=True))  # type: ignore[arg-type]
+        board.add(ResultRecord("B", banker_total=True))
     assert board.roads() == before
 
 

@@ -185,11 +185,11 @@ token_sha256 = "{hash_token(SUPERVISOR_TOKEN)}"
     # --- the dealer --------------------------------------------------------------------------
 
     def press(self, button: str) -> None:
-        self.buttons.simulator.press(BUTTONS[button])  # type: ignore[attr-defined]
+        self.buttons.simulator.press(BUTTONS[button])
 
     def draw(self) -> None:
-        if self.shoe.simulator.draw() is CUT_CARD:  # type: ignore[attr-defined]
-            self.shoe.simulator.draw()  # type: ignore[attr-defined]
+        if self.shoe.simulator.draw() is CUT_CARD:
+            self.shoe.simulator.draw()
 
     def act(self, status: dict[str, Any]) -> None:
         """One dealer action for the state the station reports."""
@@ -198,7 +198,7 @@ token_sha256 = "{hash_token(SUPERVISOR_TOKEN)}"
         if state == "shuffling":
             self.shoes_loaded += 1
             size = 52 * self.decks
-            self.shoe.simulator.load(shuffled_shoe(self.decks, self.seed * 100 + self.shoes_loaded, size - 15))  # type: ignore[attr-defined]
+            self.shoe.simulator.load(shuffled_shoe(self.decks, self.seed * 100 + self.shoes_loaded, size - 15))
             self.ctl("action", {"action": "shuffle_done"})
         elif state == "cutting":
             self.ctl("action", {"action": "confirm_cut"})
@@ -249,7 +249,7 @@ token_sha256 = "{hash_token(SUPERVISOR_TOKEN)}"
         return [json.loads(line) for line in out.splitlines() if line.strip()]
 
     def display_received(self, kind: str) -> list[Any]:
-        return [m for m in self.display.simulator.received if type(m).__name__ == kind]  # type: ignore[attr-defined]
+        return [m for m in self.display.simulator.received if type(m).__name__ == kind]
 
 
 @pytest.fixture

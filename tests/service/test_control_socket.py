@@ -31,10 +31,14 @@ def server(tmp_path: Path):
             Credential("sam", "supervisor", hash_token("super-secret")),
         ]
     )
+
+    def decide(actor: Actor, args: dict[str, Any]) -> str:
+        calls.append((actor, args))
+        return "posted"
+
     commands = {
         "status": Command(frozenset({"dealer", "supervisor", "technician"}), lambda a, _: {"state": "betting"}),
-        "decide": Command(frozenset({"supervisor"}), lambda a, args: calls.append((a, args)) or "posted",
-                          arguments=DecideArguments),
+        "decide": Command(frozenset({"supervisor"}), decide, arguments=DecideArguments),
     }
     srv = ControlServer(tmp_path / "run" / "control.sock", auth, commands, mode=0o660)
     srv.start()
@@ -80,6 +84,7 @@ def test_stale_socket_is_replaced_and_live_one_refused(tmp_path: Path) -> None:
     second = ControlServer(tmp_path / "c.sock", auth, {})
     with pytest.raises(ControlError, match="already listening"):
         second.start()
+    assert first._server is not None
     first._server.server_close()  # simulate a crash: the file stays, nobody listens
     first._server.shutdown()
     first._server = None

@@ -5,22 +5,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from station.service.disk import MB, DiskWatch, free_bytes
+from station.service.disk import MB, DiskReading, DiskWatch, free_bytes
+
+
+def poll(watch: DiskWatch) -> DiskReading:
+    reading = watch.poll()
+    assert reading is not None
+    return reading
 
 
 def test_a_crossing_below_the_threshold_warns_once_and_recovery_is_logged(tmp_path: Path, capsys) -> None:
     free = [900 * MB]
     now = [0.0]
     watch = DiskWatch(tmp_path, threshold_mb=500, interval_s=30, measure=lambda _: free[0], clock=lambda: now[0])
-    assert watch.poll().as_dict() == {"free_mb": 900, "low": False}
+    assert poll(watch).as_dict() == {"free_mb": 900, "low": False}
     free[0] = 100 * MB
-    assert watch.poll().free_mb == 900  # not time yet: one statvfs per interval
+    assert poll(watch).free_mb == 900  # not time yet: one statvfs per interval
     for _ in range(3):
         now[0] += 31
-        assert watch.poll().low
+        assert poll(watch).low
     free[0] = 800 * MB
     now[0] += 31
-    assert not watch.poll().low
+    assert not poll(watch).low
     log = capsys.readouterr().out
     assert log.count("disk_space_low") == 1 and log.count("disk_space_recovered") == 1
 

@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _wait(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
+def _wait(predicate, timeout: float = 15.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

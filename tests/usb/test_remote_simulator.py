@@ -45,6 +45,7 @@ class SimProcess:
             self.banner.append(line)
             if line.startswith("Connect the station to: "):
                 self.url = line.split(": ", 1)[1].strip()
+        assert self.proc.stdout is not None
         self.proc.stdout.readline()  # "Type commands ..."
 
     def command(self, line: str) -> str:
@@ -91,8 +92,9 @@ def test_station_against_a_simulator_it_did_not_start(
     assert events.wait_presses(4)[2:] == [("right", False), ("right", False)]
     events.wait_kind(DeviceRecovered)
     assert sim.command("press centre").startswith("error: no button 'centre'")
-    sim.proc.stdin.write("quit\n")  # type: ignore[union-attr]
-    sim.proc.stdin.flush()  # type: ignore[union-attr]
+    assert sim.proc.stdin is not None
+    sim.proc.stdin.write("quit\n")
+    sim.proc.stdin.flush()
     assert sim.proc.wait(10) == 0
     assert not Path(sim.url.split("usb-sim://", 1)[1].split("?")[0]).exists()
 
@@ -196,9 +198,9 @@ def test_command_parser() -> None:
     assert execute(pedal, "  # a comment") == ""
     assert execute(pedal, "click") == "error: expected a button name or number"
     assert execute(pedal, "click left zero") == "error: 'zero' is not a positive whole number"
-    assert execute(pedal, "click 4").startswith("error: no button '4'")
+    assert (execute(pedal, "click 4") or "").startswith("error: no button '4'")
     assert execute(pedal, "corrupt 2 semantic") == "ok"
-    assert execute(pedal, "corrupt sideways").startswith("error: unknown corruption 'sideways'")
+    assert (execute(pedal, "corrupt sideways") or "").startswith("error: unknown corruption 'sideways'")
     assert execute(pedal, "slow -1") == "error: seconds cannot be negative"
     assert execute(pedal, "release left") == "error: button left is not down"
     assert execute(pedal, "switch-fault wobbly") == "error: switch-fault takes stuck, open or none"

@@ -25,6 +25,7 @@ class Event:
 class SseStream:
     def __init__(self, url: str, timeout: float = 5.0) -> None:
         parts = urlsplit(url)
+        assert parts.hostname is not None, url
         self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
         self.conn.request("GET", "/events", headers={"Accept": "text/event-stream"})
         self.response = self.conn.getresponse()

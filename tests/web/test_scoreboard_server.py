@@ -92,7 +92,8 @@ def test_publish_freezes_the_snapshot_at_call_time(server: ScoreboardServer) -> 
     board = Scoreboard("BB")
     server.publish(Snapshot(TABLE, "betting", board.roads()))
     board.add("P")  # the live board moves on; what was published must not
-    assert server.current()["roads"]["stats"]["rounds"] == 2
+    current = server.current()
+    assert current is not None and current["roads"]["stats"]["rounds"] == 2
 
 
 def test_keepalive_comments_while_idle(open_stream: OpenStream) -> None:

@@ -30,7 +30,7 @@ def test_unknown_states_are_refused(state: str) -> None:
 @pytest.mark.parametrize(("minimum", "maximum"), [(10.5, 100), (True, 100), (0, 100), (200, 100), (10, "100")])
 def test_limits_are_positive_integers_in_the_smallest_unit(minimum: object, maximum: object) -> None:
     with pytest.raises(SnapshotError):
-        Limit("Banker", minimum, maximum)  # type: ignore[arg-type]
+        Limit("Banker", minimum, maximum)  # type: ignore[arg-type]  # wrong on purpose: Limit must refuse them
 
 
 def test_unknown_game_is_refused() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from station.games.baccarat.differential import (
     differential_excess,
     reduce_for_differential,
@@ -14,30 +16,31 @@ from station.games.baccarat.wagers import (
     box,
     valid_part,
 )
+from station.games.layout import Acceptance
 from station.games.table import Chips
 
 B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
 
-def mini(**changes: object) -> BaccaratTable:
+def mini(**changes: Any) -> BaccaratTable:
     """A mini table in whole currency units with chips of 1 (the seeds' worked example)."""
-    options: dict[str, object] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25, 100)))
+    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25, 100)))
     options.update(changes)
-    return BaccaratTable(**options)  # type: ignore[arg-type]
+    return BaccaratTable(**options)
 
 
-def full(**changes: object) -> BaccaratTable:
-    options: dict[str, object] = dict(
+def full(**changes: Any) -> BaccaratTable:
+    options: dict[str, Any] = dict(
         variant="full", boxes=14, standing_regions=2, min_bet=100, max_bet=50_000, chips=Chips((100, 500))
     )
     options.update(changes)
-    return BaccaratTable(**options)  # type: ignore[arg-type]
+    return BaccaratTable(**options)
 
 
-def refused(result: object, rule: str, text: str) -> None:
+def refused(result: Acceptance, rule: str, text: str) -> None:
     assert not result, "expected a refusal"
-    assert result.rule == rule  # type: ignore[attr-defined]
-    assert text in result.reason, result.reason  # type: ignore[attr-defined]
+    assert result.rule == rule
+    assert text in result.reason, result.reason
 
 
 # --- Table differential -------------------------------------------------------------------

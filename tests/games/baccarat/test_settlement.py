@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from station.cards import parse_cards
@@ -14,20 +16,20 @@ from station.games.table import Chips
 B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
 
-def cents(**changes: object) -> BaccaratTable:
+def cents(**changes: Any) -> BaccaratTable:
     """A mini table in cents with chips of 0.25, 1, 5 and 25."""
-    options: dict[str, object] = dict(
+    options: dict[str, Any] = dict(
         variant="mini", boxes=7, min_bet=500, max_bet=100_000, chips=Chips((25, 100, 500, 2500))
     )
     options.update(changes)
-    return BaccaratTable(**options)  # type: ignore[arg-type]
+    return BaccaratTable(**options)
 
 
-def units(**changes: object) -> BaccaratTable:
+def units(**changes: Any) -> BaccaratTable:
     """A mini table counted in whole units with chips of 1."""
-    options: dict[str, object] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25)))
+    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25)))
     options.update(changes)
-    return BaccaratTable(**options)  # type: ignore[arg-type]
+    return BaccaratTable(**options)
 
 
 def round_of(player: str, banker: str) -> BaccaratResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 import pytest
 
@@ -16,30 +17,31 @@ from station.games.baccarat.wagers import (
     standing,
     valid_part,
 )
+from station.games.layout import Acceptance
 from station.games.table import Chips
 
 B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
 
-def mini(**changes: object) -> BaccaratTable:
+def mini(**changes: Any) -> BaccaratTable:
     """A mini table in whole currency units with chips of 1 (the seeds' worked example)."""
-    options: dict[str, object] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25, 100)))
+    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25, 100)))
     options.update(changes)
-    return BaccaratTable(**options)  # type: ignore[arg-type]
+    return BaccaratTable(**options)
 
 
-def full(**changes: object) -> BaccaratTable:
-    options: dict[str, object] = dict(
+def full(**changes: Any) -> BaccaratTable:
+    options: dict[str, Any] = dict(
         variant="full", boxes=14, standing_regions=2, min_bet=100, max_bet=50_000, chips=Chips((100, 500))
     )
     options.update(changes)
-    return BaccaratTable(**options)  # type: ignore[arg-type]
+    return BaccaratTable(**options)
 
 
-def refused(result: object, rule: str, text: str) -> None:
+def refused(result: Acceptance, rule: str, text: str) -> None:
     assert not result, "expected a refusal"
-    assert result.rule == rule  # type: ignore[attr-defined]
-    assert text in result.reason, result.reason  # type: ignore[attr-defined]
+    assert result.rule == rule
+    assert text in result.reason, result.reason
 
 
 # --- 5.12 / 5.13: chip-exact Banker bets ---------------------------------------------------
@@ -118,11 +120,19 @@ def test_every_non_empty_combination_is_allowed(combo: tuple[Outcome, ...]) -> N
     [
         (Bet(box(8), "ann", P, 20), "3.1", "there is no box 8: this table has boxes 1 to 7"),
         (Bet(box(0), "ann", P, 20), "3.1", "there is no box 0"),
-        (Bet("box 1", "ann", P, 20), "3.1", "'box 1' is not a betting place"),  # type: ignore[arg-type]
+        (Bet("box 1", "ann", P, 20), "3.1", "'box 1' is not a betting place"),  # type: ignore[arg-type]  # on purpose
         (Bet(standing(1), "ann", P, 20), "3.1", "mini baccarat has no standing-player regions"),
-        (Bet(box(1), "ann", "dragon", 20), "5.1", "is not Banker, Player or Tie"),  # type: ignore[arg-type]
+        (
+            Bet(box(1), "ann", "dragon", 20),  # type: ignore[arg-type]  # text, not an Outcome, on purpose
+            "5.1",
+            "is not Banker, Player or Tie",
+        ),
         (Bet(box(1), "ann", P, 0), "5.3", "a bet must be a positive whole amount"),
-        (Bet(box(1), "ann", P, 20.0), "5.3", "a bet must be a positive whole amount"),  # type: ignore[arg-type]
+        (
+            Bet(box(1), "ann", P, 20.0),  # type: ignore[arg-type]  # a float on purpose
+            "5.3",
+            "a bet must be a positive whole amount",
+        ),
         (Bet(box(1), "", P, 20), "5.5", "a bet needs the player it belongs to"),
         (Bet(box(1), "ann", P, 5), "5.9", "Player bet of 5 on box 1 is below the table minimum of 10"),
     ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -16,10 +17,10 @@ from station.games.war.wagers import WagerKind, WarWager
 WAR, TIE, GO = WagerKind.WAR, WagerKind.TIE, WagerKind.GO_TO_WAR
 
 
-def table(**changes: object) -> WarTable:
-    options: dict[str, object] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
+def table(**changes: Any) -> WarTable:
+    options: dict[str, Any] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
     options.update(changes)
-    return WarTable(**options)  # type: ignore[arg-type]
+    return WarTable(**options)
 
 
 def play(wagers: Sequence[WarWager], cards: str, choices: dict[tuple[int, str], Choice] | None = None) -> WarRound:

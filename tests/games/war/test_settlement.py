@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from station.cards import parse_card
 from station.games.table import Chips
 from station.games.war.rules import Choice, StepKind, WarRound
-from station.games.war.settlement import WagerResult, settle_war, surrender_return
+from station.games.war.settlement import WagerResult, WagerSettlement, settle_war, surrender_return
 from station.games.war.table import WarTable
 from station.games.war.wagers import WagerKind, WarWager
 
 WAR, TIE, GO = WagerKind.WAR, WagerKind.TIE, WagerKind.GO_TO_WAR
 
 
-def table(**changes: object) -> WarTable:
-    options: dict[str, object] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
+def table(**changes: Any) -> WarTable:
+    options: dict[str, Any] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
     options.update(changes)
-    return WarTable(**options)  # type: ignore[arg-type]
+    return WarTable(**options)
 
 
 def play(wagers: Sequence[WarWager], cards: str, choices: dict[tuple[int, str], Choice] | None = None) -> WarRound:
@@ -37,8 +38,8 @@ def play(wagers: Sequence[WarWager], cards: str, choices: dict[tuple[int, str], 
 # --- Settlement -----------------------------------------------------------------------------
 
 
-def by(settled: Sequence[object]) -> dict[tuple[str, str], tuple[str, int]]:
-    return {(s.wager.player, s.wager.kind.value): (s.result.value, s.net) for s in settled}  # type: ignore[attr-defined]
+def by(settled: Sequence[WagerSettlement]) -> dict[tuple[str, str], tuple[str, int]]:
+    return {(s.wager.player, s.wager.kind.value): (s.result.value, s.net) for s in settled}
 
 
 def test_higher_card_wins_even_money_lower_loses_ace_high() -> None:

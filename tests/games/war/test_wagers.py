@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from station.games.layout import Acceptance
 from station.games.table import Chips
 from station.games.war.table import WarTable
 from station.games.war.wagers import WagerKind, WarWager, accept_wager
@@ -11,16 +14,16 @@ from station.games.war.wagers import WagerKind, WarWager, accept_wager
 WAR, TIE, GO = WagerKind.WAR, WagerKind.TIE, WagerKind.GO_TO_WAR
 
 
-def table(**changes: object) -> WarTable:
-    options: dict[str, object] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
+def table(**changes: Any) -> WarTable:
+    options: dict[str, Any] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
     options.update(changes)
-    return WarTable(**options)  # type: ignore[arg-type]
+    return WarTable(**options)
 
 
-def refused(result: object, rule: str, text: str) -> None:
+def refused(result: Acceptance, rule: str, text: str) -> None:
     assert not result, "expected a refusal"
-    assert result.rule == rule  # type: ignore[attr-defined]
-    assert text in result.reason, result.reason  # type: ignore[attr-defined]
+    assert result.rule == rule
+    assert text in result.reason, result.reason
 
 
 # --- Acceptance -----------------------------------------------------------------------------
@@ -40,7 +43,11 @@ def test_war_and_tie_wagers_accepted_on_a_box() -> None:
     [
         (WarWager(8, "ann", WAR, 100), "3.1", "there is no box 8: this table has boxes 1 to 7"),
         (WarWager(1, "ann", WAR, -10), "5.1", "a wager must be a positive whole amount"),
-        (WarWager(1, "ann", WAR, 10.0), "5.1", "a wager must be a positive whole amount"),  # type: ignore[arg-type]
+        (
+            WarWager(1, "ann", WAR, 10.0),  # type: ignore[arg-type]  # a float on purpose
+            "5.1",
+            "a wager must be a positive whole amount",
+        ),
         (WarWager(1, "", WAR, 10), "5.1", "needs the player"),
         (WarWager(1, "ann", WAR, 12), "5.1", "Casino War Wager of 12 cannot be made of chips of 5"),
         (WarWager(1, "ann", WAR, 5), "5.7", "Casino War Wager of 5 on box 1 is below the table minimum of 10"),

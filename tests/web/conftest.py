@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,7 +61,7 @@ class SseStream:
 
 
 @pytest.fixture
-def open_stream():
+def open_stream() -> Iterator[Callable[..., SseStream]]:
     """Open an event stream on a server URL; every stream opened is closed after the test."""
     streams: list[SseStream] = []
 

@@ -128,7 +128,7 @@ class Station:
         self.options: CoreOptions = core_options(self.config, loaded.path)
         self.journal_path = journal_path(self.run_options.journal, self.config.station.journal or None)
         self.notifier = Notifier()
-        self.holder = ServiceHolder() if self.run_options.hold_devices else None
+        self.holder = ServiceHolder(journal=self.journal_path) if self.run_options.hold_devices else None
         self.disk = DiskWatch(self.journal_path.parent, self.config.station.disk_warning_mb)
         self.loop: CoreLoop | None = None
         self.devices: DeviceSet | None = None
@@ -239,7 +239,7 @@ class Station:
         assert self.loop is not None
         credentials = [Credential(u.name, u.role, u.token_sha256) for u in self.config.control.users]
         commands = control_commands(self.loop.post, self.status)
-        path = control_socket_path(self.config.control.socket or None)
+        path = control_socket_path(self.config.control.socket or None, self.journal_path)
         self.control = ControlServer(path, Authenticator(credentials), commands, mode=self.config.control.socket_mode)
         self.control.start()
 

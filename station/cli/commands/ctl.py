@@ -92,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the reply as one JSON line")
     ctl = parser.add_subparsers(dest="ctl_command", metavar="ACTION", required=True)
     ctl.add_parser("status", help="table state, what the station expects next, devices")
-    ctl.add_parser("pause", help="pause the table after the current round (supervisor)")
+    pause = ctl.add_parser("pause", help="pause the table after the current round (supervisor)")
+    pause.add_argument("--set", action="append", metavar="KEY=VALUE", help="reason=… for the journal")
     ctl.add_parser("resume", help="resume a paused table (supervisor)")
     decide = ctl.add_parser("decide", help="decide a pending irregularity (supervisor)")
     decide.add_argument(

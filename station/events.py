@@ -358,3 +358,13 @@ class PauseRequested(Event):
 @dataclass(frozen=True)
 class ResumeRequested(Event):
     actor: Actor
+
+
+@dataclass(frozen=True)
+class AccessDenied(Event):
+    """Someone authenticated tried a command their role may not use (a dealer deciding an
+    irregularity, say). It changes nothing at the table; it is journaled so that who tried
+    what, and when, can be answered later."""
+
+    actor: Actor
+    command: str

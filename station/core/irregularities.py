@@ -45,6 +45,9 @@ REASONS: dict[str, tuple[str, tuple[str, ...]]] = {
     # A fault of the station itself while applying an input: the table's state may be half
     # changed, so it stops for a person instead of going on (a "shutdown" latch).
     "internal_error": ("an internal error of the station while applying an input", (RESUME, VOID)),
+    # A device the rounds need failed its self-test: no round starts on it until a supervisor
+    # has it checked and says to go on (or it recovers by itself).
+    "self_test_failed": ("a device the rounds need failed its self-test", (RESUME,)),
 }
 
 

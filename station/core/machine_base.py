@@ -57,6 +57,8 @@ class MachineBase:
         self.irregularity: Irregularity | None = None
         self.irregularities_raised = 0
         self.faulted: dict[str, str] = {}
+        #: When a list (game recall sets one), every refusal is noted here, live or not.
+        self.refusal_log: list[dict[str, Any]] | None = None
         self._faulted_by_status: set[str] = set()
         self._return_state = ""  # where the active irregularity returns to
         self._pause_return = ""  # where a pause returns to
@@ -99,6 +101,10 @@ class MachineBase:
     def _refuse(self, event: Event, reason: str) -> None:
         if self.live:
             self._emit(out.Refused(event.kind, reason))
+        if self.refusal_log is not None:
+            actor = getattr(event, "actor", None)
+            self.refusal_log.append({"input": event.kind, "reason": reason,
+                                     "role": getattr(actor, "role", ""), "who": getattr(actor, "who", "")})
 
     def _trigger(self, name: str) -> None:
         self._model.trigger(name)

@@ -22,9 +22,11 @@ def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = No
     """Every round in the journal at ``path``, oldest first (see :meth:`Round.to_json`), each
     with ``opened_at``/``closed_at`` journal times, ``shoe`` and ``in_progress``."""
     machine = TableMachine(options)
+    machine.refusal_log = []
     rounds: list[dict[str, Any]] = []
     opened: dict[str, str] = {}
-    clock = {"time": ""}
+    refused: dict[str, list[dict[str, Any]]] = {}  # round id -> the inputs refused while it was open
+    clock = {"time": "", "round": ""}
 
     def closed(record: dict[str, Any]) -> None:
         rid = record["round_id"]
@@ -32,11 +34,18 @@ def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = No
 
     def now(record: JournalRecord) -> None:
         clock["time"] = record.time
+        clock["round"] = machine.round.round_id if machine.round is not None else ""
 
     def opened_by(record: JournalRecord) -> None:
         current = machine.round
         if current is not None and current.round_id not in opened:
             opened[current.round_id] = record.time
+        log = machine.refusal_log
+        if log:
+            # A refusal belongs to the round it arrived in (or, between rounds, the next).
+            rid = clock["round"] or (current.round_id if current is not None else "")
+            refused.setdefault(rid, []).extend({"seq": record.seq, "time": record.time, **item} for item in log)
+            log.clear()
 
     machine.on_round_closed = closed
     with JournalReader(path) as reader:
@@ -47,6 +56,7 @@ def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = No
         rounds.append({**current, "opened_at": opened.get(rid, clock["time"]), "closed_at": "", "in_progress": True})
     for item in rounds:
         item["shoe"] = int(item["round_id"].split("-")[0])
+        item["refused"] = refused.get(item["round_id"], [])
     return rounds
 
 
@@ -70,6 +80,9 @@ def describe(round_: dict[str, Any]) -> str:
     elif result:
         extras = [k for k in ("natural", "player_pair", "banker_pair") if result.get(k)]
         lines.append(f"  result       {result['outcome']}" + (f" ({', '.join(extras)})" if extras else ""))
+    for refusal in round_.get("refused", []):
+        by = f" ({refusal['role']} {refusal['who']})".rstrip() if refusal.get("role") else ""
+        lines.append(f"  refused      #{refusal['seq']} {refusal['input']}{by}: {refusal['reason']}")
     if round_["payout_option"]:
         lines.append(f"  payout       {round_['payout_option']}")
     settled = {(s["box"], s["player"], s["region"]): s for s in round_["settlement"] or []}

@@ -20,6 +20,9 @@ from station.events import (
     SupervisorDecision,
 )
 
+#: The code of the DeviceFault the service posts for a failed self-test at start-up.
+SELF_TEST = "selftest"
+
 
 class StopSteps(MachineBase):
     """Events that stop the table, and the decisions that let it go on."""
@@ -49,8 +52,12 @@ class StopSteps(MachineBase):
     def _on_fault(self, ev: DeviceFault) -> None:
         self.faulted[ev.device] = ev.reason
         self._emit(out.DeviceFaulted(ev.device, ev.reason, ev.code))
-        if self.state in st.MID_ROUND and self._critical(ev.device):
+        if not self._critical(ev.device):
+            return
+        if self.state in st.MID_ROUND:
             self._raise("device_fault", f"{ev.device}: {ev.reason}", device=ev.device)
+        elif ev.code == SELF_TEST and self.state != st.IRREGULARITY:
+            self._raise("self_test_failed", f"{ev.device}: {ev.reason}", device=ev.device)
 
     def _on_recovered(self, ev: DeviceRecovered) -> None:
         if self.faulted.pop(ev.device, None) is not None:
@@ -111,6 +118,9 @@ class StopSteps(MachineBase):
         if ev.decision not in problem.decisions:
             self._refuse(ev, f"{ev.decision!r} is not allowed here: choose {', '.join(problem.decisions)}")
             return
+        if problem.reason == "self_test_failed":
+            # The supervisor takes the device as it is (it was checked, or is being replaced).
+            self.faulted.pop(problem.device, None)
         blocking = self._blocking_faults()
         if ev.decision == irr.RESUME and blocking:
             self._refuse(ev, f"{', '.join(blocking)} still faulted: wait for it to recover, or void the round")

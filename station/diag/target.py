@@ -28,7 +28,7 @@ from drivers.devices.contract import Device
 from station.events import DeviceFault, Event
 from station.service.config import DeviceSection, DevicesSection
 from station.service.devices import SIM, DeviceSet, build_devices
-from station.service.holder import read_holder, refuse_if_held
+from station.service.holder import read_holders, refuse_if_held
 
 KINDS: tuple[str, ...] = ("shoe", "shuffler", "display", "buttonbox", "pedals")
 
@@ -115,10 +115,8 @@ def check_free(target: Target, directory: Path | None = None) -> None:
     if target.configured:
         refuse_if_held(target.name, target.url, directory)
         return
-    info = read_holder(directory)
-    held_name = None
-    if info is not None:
-        held_name = next((n for n, u in info.devices.items() if u != SIM and _same_port(u, target.url)), None)
+    held_name = next((n for info in read_holders(directory) for n, u in info.devices.items()
+                      if u != SIM and _same_port(u, target.url)), None)
     refuse_if_held(held_name or target.url, target.url, directory)
 
 

@@ -427,8 +427,6 @@ class Journal(_Access):
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             _identify(conn, self.path)  # before anything is written: never convert a foreign file
-            if exclusive:  # after the file is known to be a journal: no lock beside a stranger
-                self._take_writer_lock()
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise JournalError(f"journal {self.path}: WAL mode did not take effect (got {mode!r})")
@@ -436,6 +434,8 @@ class Journal(_Access):
             level = conn.execute("PRAGMA synchronous").fetchone()[0]
             if level != 2:
                 raise JournalError(f"journal {self.path}: synchronous=FULL did not take effect (got {level!r})")
+            if exclusive:  # once the file is known to be a journal that can be one: no lock beside a stranger
+                self._take_writer_lock()
             self._initialise(conn)
             for statement in _WRITER_TRIGGERS:
                 conn.execute(statement)

@@ -34,6 +34,7 @@ from station.core.loop import CoreLoop
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.events import (
+    AccessDenied,
     DeviceFault,
     Event,
 )
@@ -64,7 +65,7 @@ log = structlog.get_logger("station.service")
 
 #: What :meth:`Station._on_output` acts on.
 STATION_OUTPUTS = (out.StateChanged, out.ExpectationChanged, out.RoundSettled, out.IrregularityRaised,
-                   out.DeviceFaulted)
+                   out.DeviceFaulted, out.Refused, out.JournalUnwritable, out.JournalWritable)
 
 ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
 
@@ -131,7 +132,7 @@ class Station:
         self.options: CoreOptions = core_options(self.config, loaded.path)
         self.journal_path = journal_path(self.run_options.journal, self.config.station.journal or None)
         self.notifier = Notifier()
-        self.holder = ServiceHolder() if self.run_options.hold_devices else None
+        self.holder = ServiceHolder(journal=self.journal_path) if self.run_options.hold_devices else None
         self.disk = DiskWatch(self.journal_path.parent, self.config.station.disk_warning_mb)
         self.loop: CoreLoop | None = None
         self.devices: DeviceSet | None = None
@@ -243,9 +244,14 @@ class Station:
         assert self.loop is not None
         credentials = [Credential(u.name, u.role, u.token_sha256) for u in self.config.control.users]
         commands = control_commands(self.loop.post, self.status)
-        path = control_socket_path(self.config.control.socket or None)
-        self.control = ControlServer(path, Authenticator(credentials), commands, mode=self.config.control.socket_mode)
+        path = control_socket_path(self.config.control.socket or None, self.journal_path)
+        self.control = ControlServer(path, Authenticator(credentials), commands, mode=self.config.control.socket_mode,
+                                     on_denied=lambda actor, command: self._post(AccessDenied(actor, command)))
         self.control.start()
+
+    def _post(self, event: Event) -> None:
+        assert self.loop is not None
+        self.loop.post(event)
 
     def status(self) -> dict[str, Any]:
         """What ``station ctl status`` prints; reads only values the loop publishes."""
@@ -270,6 +276,9 @@ class Station:
             "faulted": dict(machine.faulted),
             "journal": str(self.journal_path),
             "control": self.control.stats.as_dict() if self.control is not None else None,
+            "inputs": {"failed_to_apply": loop.failures, "not_journalable": loop.unjournalable},
+            "journal_writable": loop.journal_error is None,
+            "journal_error": loop.journal_error,
             "disk": self.disk.reading.as_dict() if self.disk.reading is not None else None,
         }
 
@@ -324,6 +333,12 @@ class Station:
             log.warning("irregularity", reason=output.reason, detail=output.detail, decisions=list(output.decisions))
         elif isinstance(output, out.DeviceFaulted):
             log.warning("device_fault", device=output.device, reason=output.reason)
+        elif isinstance(output, out.Refused):
+            log.info("input_refused", input=output.what, reason=output.reason)
+        elif isinstance(output, out.JournalUnwritable):
+            self.notifier.status(f"journal cannot be written: {output.reason}; waiting for space")
+        elif isinstance(output, out.JournalWritable):
+            self.notifier.status(self._status_text())
 
     def run(self) -> None:
         """Run the core loop on this thread until :meth:`request_stop`."""

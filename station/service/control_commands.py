@@ -8,11 +8,13 @@ whole minor units (a JSON integer, never a float or a string).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from station.core.loop import Verdict
 from station.events import (
     Actor,
     BetPlaced,
@@ -25,7 +27,7 @@ from station.events import (
     SupervisorDecision,
 )
 from station.service.config import DealerActionName
-from station.service.control import Command
+from station.service.control import Command, ControlError
 
 ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
 SUPERVISOR = frozenset({"supervisor"})
@@ -69,18 +71,36 @@ class PayoutOptionArguments(_Arguments):
         description="commission or no_commission")
 
 
-Post = Callable[[Event], None]
+#: How long a command waits for the table to apply or refuse its event before answering.
+REPLY_WAIT_S = 2.0
+
+#: Posts an event for the table; the callback hears its verdict (see ``CoreLoop.post``).
+Post = Callable[[Event, Callable[[Verdict], None]], None]
 
 
-def control_commands(post: Post, status: Callable[[], dict[str, Any]]) -> dict[str, Command]:
+def control_commands(post: Post, status: Callable[[], dict[str, Any]],
+                     wait_s: float = REPLY_WAIT_S) -> dict[str, Command]:
     """The command table: each turns a checked request into an event posted for the table
-    (journaled with the role and name of who asked), except ``status``, which reads."""
+    (journaled with the role and name of who asked) and answers what became of it, except
+    ``status``, which reads."""
 
     def posting(make: Callable[[Actor, dict[str, Any]], Event]) -> Callable[[Actor, dict[str, Any]], str]:
         def run(actor: Actor, args: dict[str, Any]) -> str:
             event = make(actor, args)
-            post(event)
-            return f"{event.kind} posted for the table (journaled with {actor.role} {actor.who})"
+            heard = threading.Event()
+            verdicts: list[Verdict] = []
+
+            def done(verdict: Verdict) -> None:
+                verdicts.append(verdict)
+                heard.set()
+
+            post(event, done)
+            if not heard.wait(wait_s):
+                return (f"{event.kind} journaled for the table ({actor.role} {actor.who}); it has not been applied "
+                        f"within {wait_s:g} s: see status")
+            if not verdicts[0].applied:
+                raise ControlError(f"refused: {verdicts[0].reason}")
+            return f"applied: {event.kind} (journaled with {actor.role} {actor.who})"
         return run
 
     return {

@@ -1,16 +1,22 @@
 """Who holds the table's devices: the running service announces it, diagnostics respect it.
 
 A diagnostic that drives hardware (display test, deck check, pedal test, probe) must not
-fight a running service for a device, nor disturb a live round. The service holds an
-exclusive ``flock`` on ``station.lock`` in its runtime directory for as long as it runs and
-keeps a small JSON description beside it: its pid, the devices it holds (name and URL) and
+fight a running service for a device, nor disturb a live round. Each running station holds an
+exclusive ``flock`` on a holder file in the runtime directory for as long as it runs and keeps
+a small JSON description in it: its pid, its journal, the devices it holds (name and URL) and
 whether a round is live. The lock, not the file's existence, is the truth: a file left by a
 crashed service is not held, so it is ignored.
+
+The file is named after the station's journal (``station-<hash of the journal path>.lock``):
+two stations with different journals run side by side without refusing each other (the
+journal's own writer lock keeps two stations off one journal), and a diagnostic looks at every
+holder in the directory.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -19,7 +25,15 @@ from typing import Any
 
 from station.service.paths import runtime_directory
 
-LOCK_NAME = "station.lock"
+LOCK_PREFIX = "station"
+
+
+def holder_name(journal: Path | None) -> str:
+    """The holder file of the station writing ``journal`` (``station.lock`` when none is named)."""
+    if journal is None:
+        return f"{LOCK_PREFIX}.lock"
+    digest = hashlib.sha256(str(journal.resolve()).encode()).hexdigest()[:12]
+    return f"{LOCK_PREFIX}-{digest}.lock"
 
 
 class DeviceBusy(Exception):
@@ -32,13 +46,15 @@ class HolderInfo:
     devices: dict[str, str]
     round_live: bool
     state: str
+    journal: str = ""
 
 
 class ServiceHolder:
     """Held by the running service: the lock plus the published description."""
 
-    def __init__(self, directory: Path | None = None) -> None:
-        self.path = (directory or runtime_directory()) / LOCK_NAME
+    def __init__(self, directory: Path | None = None, journal: Path | None = None) -> None:
+        self.path = (directory or runtime_directory()) / holder_name(journal)
+        self.journal = journal
         self._fd: int | None = None
         self._devices: dict[str, str] = {}
         self._round_live = False
@@ -51,7 +67,7 @@ class ServiceHolder:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            info = read_holder(self.path.parent)
+            info = _read(self.path)
             pid = f" (pid {info.pid})" if info else ""
             raise DeviceBusy(f"another station{pid} is already running with {self.path}") from None
         self._fd = fd
@@ -67,9 +83,10 @@ class ServiceHolder:
 
     def _write(self) -> None:
         assert self._fd is not None
-        data = json.dumps(
-            {"pid": os.getpid(), "devices": self._devices, "round_live": self._round_live, "state": self._state}
-        ).encode()
+        data = json.dumps({
+            "pid": os.getpid(), "journal": str(self.journal or ""), "devices": self._devices,
+            "round_live": self._round_live, "state": self._state,
+        }).encode()
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, data, 0)
 
@@ -81,12 +98,27 @@ class ServiceHolder:
             self._fd = None
 
 
+def read_holders(directory: Path | None = None) -> list[HolderInfo]:
+    """Every running station's description in ``directory`` (the runtime directory)."""
+    folder = directory or runtime_directory()
+    try:
+        paths = sorted(folder.glob(f"{LOCK_PREFIX}*.lock"))
+    except OSError:
+        return []
+    return [info for info in map(_read, paths) if info is not None]
+
+
 def read_holder(directory: Path | None = None) -> HolderInfo | None:
-    """The running service's description, or ``None`` when no service holds the lock."""
-    path = (directory or runtime_directory()) / LOCK_NAME
+    """A running station's description (the first found), or ``None`` when none holds a lock."""
+    holders = read_holders(directory)
+    return holders[0] if holders else None
+
+
+def _read(path: Path) -> HolderInfo | None:
+    """The description in ``path`` if a running station holds it; None for a leftover."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
+    except OSError:
         return None
     try:
         try:
@@ -102,6 +134,7 @@ def read_holder(directory: Path | None = None) -> HolderInfo | None:
                 devices=dict(data.get("devices", {})),
                 round_live=bool(data.get("round_live", False)),
                 state=str(data.get("state", "unknown")),
+                journal=str(data.get("journal", "")),
             )
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None  # nobody holds it: a leftover from a stopped or crashed service
@@ -110,18 +143,17 @@ def read_holder(directory: Path | None = None) -> HolderInfo | None:
 
 
 def refuse_if_held(device: str, url: str, directory: Path | None = None) -> None:
-    """Raise :class:`DeviceBusy` with a message a technician can act on."""
-    info = read_holder(directory)
-    if info is None:
-        return
-    if info.round_live:
-        raise DeviceBusy(
-            f"refused: a round is live on this table (service pid {info.pid}, state '{info.state}'); "
-            "wait for the round to end and close the table, or stop the service"
-        )
-    held_urls = set(info.devices.values())
-    if device in info.devices or url in held_urls:
-        raise DeviceBusy(
-            f"refused: the station service (pid {info.pid}) holds the {device} ({info.devices.get(device, url)}); "
-            "stop it first: systemctl stop dealing-station"
-        )
+    """Raise :class:`DeviceBusy` with a message a technician can act on: a round is live on a
+    station of this machine, or a station holds the device."""
+    for info in read_holders(directory):
+        if info.round_live:
+            raise DeviceBusy(
+                f"refused: a round is live on this table (service pid {info.pid}, state '{info.state}'); "
+                "wait for the round to end and close the table, or stop the service"
+            )
+        held_urls = set(info.devices.values())
+        if device in info.devices or url in held_urls:
+            raise DeviceBusy(
+                f"refused: the station service (pid {info.pid}) holds the {device} "
+                f"({info.devices.get(device, url)}); stop it first: systemctl stop dealing-station"
+            )

@@ -7,6 +7,7 @@ Under systemd, ``StateDirectory=`` and ``RuntimeDirectory=`` set ``$STATE_DIRECT
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -26,13 +27,31 @@ def runtime_directory() -> Path:
     return state_directory()
 
 
-def control_socket_path(configured: str | None) -> Path:
-    """``$STATION_CONTROL_SOCKET`` > the configured path > the runtime directory."""
+#: A Unix socket's path must fit in ``sockaddr_un`` (108 bytes on Linux, the NUL included).
+MAX_SOCKET_PATH = 100
+
+
+def control_socket_path(configured: str | None, journal: Path | None = None) -> Path:
+    """Where the control socket of the station writing ``journal`` listens:
+
+    ``$STATION_CONTROL_SOCKET`` > the configured path > ``$RUNTIME_DIRECTORY/control.sock``
+    (systemd's per-unit runtime folder) > beside the journal (``<journal>.control.sock``), so
+    that two stations with different journals, started by hand, never share a socket. A path
+    beside the journal that would be too long for a socket becomes
+    ``<runtime directory>/control-<hash of the journal>.sock``."""
     if os.environ.get("STATION_CONTROL_SOCKET"):
         return Path(os.environ["STATION_CONTROL_SOCKET"])
     if configured:
         return Path(configured)
-    return runtime_directory() / "control.sock"
+    if os.environ.get("RUNTIME_DIRECTORY"):
+        return Path(os.environ["RUNTIME_DIRECTORY"].split(":")[0]) / "control.sock"
+    if journal is None:
+        return runtime_directory() / "control.sock"
+    beside = journal.with_name(journal.name + ".control.sock")
+    if len(str(beside.absolute())) <= MAX_SOCKET_PATH:
+        return beside
+    digest = hashlib.sha256(str(journal.absolute()).encode()).hexdigest()[:12]
+    return runtime_directory() / f"control-{digest}.sock"
 
 
 def default_config_path() -> Path:

@@ -192,3 +192,24 @@ def test_a_card_during_a_pause_stops_the_table(table: Any) -> None:
     assert table.state == "paused"
     table.post(ResumeRequested(Actor("supervisor", "sam")))
     assert table.state == "betting"
+
+
+def test_a_round_device_that_failed_its_self_test_holds_the_first_round_for_a_supervisor(table: Any) -> None:
+    """READY comes after replay and the self-tests whatever they said; a failed self-test of
+    a device the rounds need stops the table before any round starts on it."""
+    table.post(DeviceFault("shoe", "self-test failed: reader lamp", "selftest"))
+    assert table.state == "irregularity"
+    raised = table.last(out.IrregularityRaised)
+    assert raised.reason == "self_test_failed" and raised.decisions == ("resume",)
+    table.act("shuffle_done")
+    assert table.state == "irregularity"  # no shoe starts on it
+    table.decide("resume")  # the supervisor had it checked
+    assert table.state == "shuffling" and "shoe" not in table.machine.faulted
+    table.start_shoe()
+    assert table.state == "betting"
+
+
+def test_a_self_test_failure_of_a_device_the_rounds_do_not_need_is_only_a_fault(make_table: Any) -> None:
+    table = make_table(round_devices=("shoe",))
+    table.post(DeviceFault("display", "self-test failed: panel", "selftest"))
+    assert table.state == "shuffling" and table.machine.faulted == {"display": "self-test failed: panel"}

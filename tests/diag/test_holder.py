@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from station.service.holder import DeviceBusy, ServiceHolder, read_holder, refuse_if_held
+from station.service.holder import DeviceBusy, ServiceHolder, read_holder, read_holders, refuse_if_held
 
 CHILD = textwrap.dedent(
     """
@@ -60,6 +60,25 @@ def test_leftover_file_of_a_dead_service_is_ignored(tmp_path: Path) -> None:
     child = _hold(tmp_path, "live")
     child.kill()
     child.wait(timeout=10)
-    assert (tmp_path / "station.lock").exists()
+    assert [p.name for p in tmp_path.glob("station*.lock")] == ["station.lock"]
     assert read_holder(tmp_path) is None
     refuse_if_held("shoe", "/dev/dealing-station/shoe", tmp_path)
+
+
+def test_stations_with_different_journals_hold_side_by_side(tmp_path: Path) -> None:
+    """Each station's holder file is named after its journal: two tables served from one
+    machine never refuse each other, and a diagnostic sees both."""
+    first = ServiceHolder(tmp_path, journal=tmp_path / "a" / "journal.sqlite3")
+    second = ServiceHolder(tmp_path, journal=tmp_path / "b" / "journal.sqlite3")
+    first.acquire({"shoe": "/dev/dealing-station/shoe-a"})
+    try:
+        second.acquire({"shoe": "/dev/dealing-station/shoe-b"})
+        try:
+            assert sorted(h.journal for h in read_holders(tmp_path)) == [
+                str(tmp_path / "a" / "journal.sqlite3"), str(tmp_path / "b" / "journal.sqlite3")]
+            with pytest.raises(DeviceBusy, match="shoe-b"):
+                refuse_if_held("shoe-b", "/dev/dealing-station/shoe-b", tmp_path)
+        finally:
+            second.release()
+    finally:
+        first.release()

@@ -49,3 +49,12 @@ def test_bad_stack_is_a_clear_error() -> None:
         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2 and "ZZ" in result.stderr
+
+
+def test_a_missing_folder_for_the_pty_link_is_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "station", "simulate", "shoe", "--dir", "/missing-folder-for-test"],
+        capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+    assert "--dir /missing-folder-for-test: no such folder" in result.stderr

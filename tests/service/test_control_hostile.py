@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from station.core.loop import Verdict
 from station.events import BetPlaced, Event
 from station.service.control import Authenticator, ControlServer, Credential, hash_token, request
 from station.service.control_commands import control_commands
@@ -47,7 +48,11 @@ def table(tmp_path: Path) -> Iterator[Table]:
     posted: list[Event] = []
     auth = Authenticator([Credential("dora", "dealer", hash_token(DEALER)),
                           Credential("sam", "supervisor", hash_token(SUPERVISOR))])
-    commands = control_commands(posted.append, lambda: {"state": "betting"})
+    def post(event: Event, done: Any) -> None:  # the table applies everything at once
+        posted.append(event)
+        done(Verdict(True))
+
+    commands = control_commands(post, lambda: {"state": "betting"})
     server = ControlServer(tmp_path / "control.sock", auth, commands, max_connections=8, read_timeout_s=1.0)
     server.start()
     try:
@@ -132,7 +137,7 @@ def test_failed_authentications_are_counted_and_logged_once_per_interval(table: 
 def test_role_denials_are_counted_and_reported_to_the_station(tmp_path: Path) -> None:
     denied: list[tuple[str, str]] = []
     auth = Authenticator([Credential("dora", "dealer", hash_token(DEALER))])
-    server = ControlServer(tmp_path / "c.sock", auth, control_commands(lambda e: None, dict),
+    server = ControlServer(tmp_path / "c.sock", auth, control_commands(lambda e, done: None, dict),
                            on_denied=lambda actor, name: denied.append((actor.who, name)))
     server.start()
     try:
@@ -198,7 +203,7 @@ def test_when_every_connection_is_busy_a_new_one_hears_busy(tmp_path: Path) -> N
         release.wait(5)
         return {"state": "slow"}
 
-    commands = control_commands(lambda e: None, slow_status)
+    commands = control_commands(lambda e, done: None, slow_status)
     server = ControlServer(tmp_path / "c.sock", auth, commands, max_connections=2)
     server.start()
     try:

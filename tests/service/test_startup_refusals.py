@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -130,3 +131,49 @@ def test_the_unit_does_not_restart_on_the_statuses_a_person_must_fix() -> None:
     documented = (ROOT / "docs" / "install.md").read_text()
     for status in Status:
         assert f"| {int(status)} |" in documented, f"exit status {int(status)} is not in docs/install.md"
+
+
+def _start(journal: Path, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
+    with log.open("w") as out:
+        return subprocess.Popen([sys.executable, "-m", "station", "run", "--journal", str(journal)],
+                                stdout=out, stderr=subprocess.STDOUT, text=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def _ready(log: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while "station_ready" not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()[-2000:]
+        time.sleep(0.05)
+
+
+def test_a_second_station_on_the_same_journal_is_refused_whatever_its_runtime_folder(scratch: Path) -> None:
+    journal = scratch / "journal.sqlite3"
+    first = _start(journal, {"RUNTIME_DIRECTORY": str(scratch / "run-a")}, scratch / "a.log")
+    try:
+        _ready(scratch / "a.log")
+        second = station("run", "--journal", str(journal), env={"RUNTIME_DIRECTORY": str(scratch / "run-b")})
+        line = one_line(second)
+        assert second.returncode == Status.UNAVAILABLE
+        assert f"journal {journal} is being written by process {first.pid}" in line
+        assert first.poll() is None  # the first is undisturbed
+    finally:
+        first.terminate()
+        assert first.wait(30) == 0
+
+
+def test_two_stations_with_their_own_journals_run_side_by_side(scratch: Path) -> None:
+    """Same user, same environment (no runtime folder of systemd's): the journal's lock, the
+    holder file and the control socket are each the station's own."""
+    env = {"XDG_RUNTIME_DIR": str(scratch / "xdg"), "XDG_STATE_HOME": str(scratch / "state")}
+    stations = [_start(scratch / name / "journal.sqlite3", env, scratch / f"{name}.log") for name in ("a", "b")]
+    try:
+        for name in ("a", "b"):
+            _ready(scratch / f"{name}.log")
+        assert all(process.poll() is None for process in stations)
+        assert (scratch / "a" / "journal.sqlite3.control.sock").exists()
+        assert (scratch / "b" / "journal.sqlite3.control.sock").exists()
+    finally:
+        for process in stations:
+            process.terminate()
+        assert [process.wait(30) for process in stations] == [0, 0]

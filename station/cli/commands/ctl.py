@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from station.cli.main import CliError
+from station.journal.location import journal_path
 from station.service.control import ControlError, hash_token, request
 from station.service.paths import control_socket_path
 
@@ -38,6 +39,19 @@ def _parse_value(text: str) -> object:
         return text
 
 
+#: Where the packaged service (systemd's RuntimeDirectory=dealing-station) listens.
+SERVICE_SOCKET = Path("/run/dealing-station/control.sock")
+
+
+def _find_socket(journal: str | None) -> Path:
+    """The station to talk to: the socket a station of this environment would open (see
+    :func:`~station.service.paths.control_socket_path`), else the packaged service's."""
+    own = control_socket_path(None, journal_path(journal))
+    if own.exists() or journal or not SERVICE_SOCKET.exists():
+        return own
+    return SERVICE_SOCKET
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.ctl_command == "new-token":
         token = secrets.token_urlsafe(24)
@@ -45,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
         print("add to the configuration:")
         print(f'[[control.users]]\nname = "{args.name}"\nrole = "{args.role}"\ntoken_sha256 = "{hash_token(token)}"')
         return 0
-    socket_path = Path(args.socket) if args.socket else control_socket_path(None)
+    socket_path = Path(args.socket) if args.socket else _find_socket(args.journal)
     command_args: dict[str, object] = {}
     if args.ctl_command == "decide":
         command_args["decision"] = args.decision
@@ -71,12 +85,15 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("ctl", help="control a running station (status, pause, resume, decide, ...)")
-    parser.add_argument("--socket", help="control socket path (default: the service's)")
+    parser.add_argument("--socket", help="control socket path (default: the station writing --journal, "
+                        "else the one of this environment, else the packaged service's)")
+    parser.add_argument("--journal", help="talk to the station writing this journal (its socket is beside it)")
     parser.add_argument("--token-file", help="file holding your personal token (else $STATION_TOKEN)")
     parser.add_argument("--json", action="store_true", help="print the reply as one JSON line")
     ctl = parser.add_subparsers(dest="ctl_command", metavar="ACTION", required=True)
     ctl.add_parser("status", help="table state, what the station expects next, devices")
-    ctl.add_parser("pause", help="pause the table after the current round (supervisor)")
+    pause = ctl.add_parser("pause", help="pause the table after the current round (supervisor)")
+    pause.add_argument("--set", action="append", metavar="KEY=VALUE", help="reason=… for the journal")
     ctl.add_parser("resume", help="resume a paused table (supervisor)")
     decide = ctl.add_parser("decide", help="decide a pending irregularity (supervisor)")
     decide.add_argument(

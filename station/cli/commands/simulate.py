@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from station.cli.main import CliError
@@ -90,6 +91,8 @@ def _build(args: argparse.Namespace) -> Any:
     from drivers.simulators.shoe import ShoeSimulator
     from station.cards import CardError, parse_card
 
+    if args.directory is not None and not Path(args.directory).is_dir():
+        raise CliError(f"--dir {args.directory}: no such folder (the pty's link is made there)")
     common: dict[str, Any] = dict(
         transport="socket" if args.socket else "pty", tcp_port=args.tcp_port, directory=args.directory,
         serial=args.serial, firmware=args.firmware, ack_timeout=args.ack_timeout,

@@ -20,8 +20,8 @@ from typing import Any
 
 from drivers.devices import DeviceError, DeviceTimeout, DeviceUnavailable, DisplayDriver
 from station.cards import parse_cards
-from station.games.baccarat import result_of
-from station.roads import build_roads, parse_results
+from station.games.baccarat.rules import result_of
+from station.roads.rules import build_roads
 from station.service.publisher import wire_roads
 
 SAMPLE_HISTORY = "BBPPPTBPBBBPTPPB"
@@ -62,7 +62,7 @@ def _steps(display: DisplayDriver, limits: tuple[int, int]) -> Iterator[tuple[st
         return f"{result.outcome.value} {result.player_total}-{result.banker_total}"
 
     def roads_step() -> str:
-        display.show_roads(**wire_roads(build_roads(parse_results(SAMPLE_HISTORY))))
+        display.show_roads(**wire_roads(build_roads(SAMPLE_HISTORY)))
         return f"{len(SAMPLE_HISTORY)} rounds: {SAMPLE_HISTORY}"
 
     def expected_step() -> str:

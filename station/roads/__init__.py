@@ -16,22 +16,3 @@ Reading a history typed as letters is the ``station roads`` command's
 
 from __future__ import annotations
 
-from typing import Any
-
-# kept for station/diag/display_test.py; remove once it imports build_roads from
-# station.roads.rules and parse_results from station.cli.commands.roads
-from station.roads.rules import build_roads as build_roads
-
-# kept for bench/web_latency.py; remove once it imports from station.roads.scoreboard
-from station.roads.scoreboard import Scoreboard as Scoreboard
-
-
-def __getattr__(name: str) -> Any:
-    """kept for station/diag/display_test.py; remove once it imports parse_results from
-    station.cli.commands.roads. Looked up on first use, not imported: the command imports
-    this package, so importing it from here would be circular."""
-    if name == "parse_results":
-        from station.cli.commands.roads import parse_results
-
-        return parse_results
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

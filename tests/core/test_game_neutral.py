@@ -36,7 +36,6 @@ BRANCH = re.compile(r"\bgame\s*[!=]==?|isinstance\([^)]*WarRound")
 #: Classes that still share a name, each with a class of the drivers' (renamed there, not here):
 #: the input events' names are the journal's record kinds and must stay as they are.
 KNOWN_DUPLICATES = {
-    "SelfTestResult",  # drivers/codec/protocol.py and drivers/usb/driver.py
     "GetStatus",  # drivers/codec/{buttonbox,display,shoe,shuffler}.py
     "CardsPresent", "CardsReturned", "LidClosed", "LidOpened", "ShoeEmpty",  # station/events.py, drivers/codec
 }

@@ -13,7 +13,7 @@ from drivers.devices.display import BeadCell, BigRoadCell, Mark, Prediction, Wir
 from drivers.simulators import DisplaySimulator, start_simulator
 from station import events as ev
 from station.cards import parse_cards
-from station.games.baccarat import result_of
+from station.games.baccarat.rules import result_of
 
 from .helpers import FAST, WAIT, Recorder
 

@@ -15,7 +15,7 @@ from drivers.simulators import CUT_CARD, DisplaySimulator, ShoeSimulator, Shuffl
 from station import events as ev
 from station.cards import Card
 from station.events import ShufflerState
-from station.games.baccarat import play_round
+from station.games.baccarat.rules import play_round
 
 from .helpers import FAST, WAIT
 

@@ -17,10 +17,17 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 USB_DEVICES = frozenset({"pedals"})
 
 
+#: How a template marks a device URL a technician must still fill in.
+FILL_IN = "FILL-IN"
+
+
 def url_problem(device: str, url: str) -> str | None:
     """Why ``url`` cannot name ``device``, or None when it can be opened (or tried)."""
     if url.startswith(SIM):
         return None
+    if url.upper().startswith(FILL_IN):
+        return (f"not filled in yet ({url!r}): run `station diag ports` on the table PC and put the "
+                f"{device}'s stable path (/dev/serial/by-id/… or a usb:// locator) here")
     if device in USB_DEVICES:
         from drivers.usb.locator import parse_locator
 

@@ -19,6 +19,14 @@ class CliError(Exception):
         self.status = status
 
 
+def version_line() -> str:
+    """``station --version``: the installed package's version and the journal schema version."""
+    from station.journal.store import SCHEMA_VERSION
+    from station.version import installed_version
+
+    return f"dealing-station {installed_version()} (journal schema {SCHEMA_VERSION})"
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``command`` (the first argument), only that command's module is
     imported, so ``station run`` does not pay for importing every other command (time to
@@ -27,6 +35,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="station",
         description="Dealing station: Baccarat and Casino War table controller.",
     )
+    parser.add_argument("--version", action="version", version=version_line(),
+                        help="the station's version and the journal schema it writes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
     if command is not None and any(m.name == command for m in modules):

@@ -83,6 +83,8 @@ def describe(round_: dict[str, Any]) -> str:
     for refusal in round_.get("refused", []):
         by = f" ({refusal['role']} {refusal['who']})".rstrip() if refusal.get("role") else ""
         lines.append(f"  refused      #{refusal['seq']} {refusal['input']}{by}: {refusal['reason']}")
+    if round_.get("software"):
+        lines.append(f"  software     dealing-station {round_['software']}")
     if round_["payout_option"]:
         lines.append(f"  payout       {round_['payout_option']}")
     settled = {(s["box"], s["player"], s["region"]): s for s in round_["settlement"] or []}

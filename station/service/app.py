@@ -52,9 +52,14 @@ from station.service.paths import control_socket_path
 from station.service.publisher import SHOWN_OUTPUTS, Publisher
 from station.service.setup import (
     CONFIGURATION_RECORD,
+    SOFTWARE_KEY,
+    SOFTWARE_RECORD,
     changed_keys,
     configuration_record,
     core_options,
+    new_journal_record,
+    replay_rules,
+    software_record,
 )
 from station.service.systemd_notify import Notifier
 
@@ -165,7 +170,8 @@ class Station:
         self.loop = CoreLoop(journal, self.options, heartbeat=self._heartbeat)
         loop = self.loop
         if self._record_configuration:
-            journal.append(CONFIGURATION_RECORD, configuration_record(self.config))
+            journal.append(CONFIGURATION_RECORD, new_journal_record(self.config))
+        self._record_software(journal)
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
         self.devices = build_devices(self.config.devices, loop.post, endpoints=endpoints)
@@ -207,8 +213,8 @@ class Station:
         recorded = journal.last_of_kind(CONFIGURATION_RECORD)
         current = configuration_record(self.config)
         self._record_configuration = recorded is None
-        if recorded is not None and recorded.payload != current:
-            changed = changed_keys(recorded.payload, current)
+        if recorded is not None and replay_rules(recorded.payload) != current:
+            changed = changed_keys(replay_rules(recorded.payload), current)
             journal.close()
             raise ConfigError(self.loaded.path, [(key, (
                 f"differs from the configuration {self.journal_path} was written with; "
@@ -216,6 +222,20 @@ class Station:
                 "move the journal aside (it stays verifiable and recallable) and start a new one"
             )) for key in changed])
         return journal
+
+    def _record_software(self, journal: Journal) -> None:
+        """Journal which software writes from here on, when it is not the one that last did
+        (an upgrade): an auditor can then tell which software dealt each round."""
+        last_software = journal.last_of_kind(SOFTWARE_RECORD)
+        last_configuration = journal.last_of_kind(CONFIGURATION_RECORD)
+        last = max((r for r in (last_software, last_configuration) if r is not None), key=lambda r: r.seq,
+                   default=None)
+        recorded = None if last is None else (last.payload if last.kind == SOFTWARE_RECORD
+                                              else last.payload.get(SOFTWARE_KEY))
+        current = software_record()
+        if recorded != current:
+            journal.append(SOFTWARE_RECORD, current)
+            log.info("software_recorded", journal=str(self.journal_path), **current)
 
     def _table_info(self) -> Any:
         from station.web.snapshot import Limit, TableInfo

@@ -23,8 +23,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from station.games.registry import game_named
+from station.resources import default_configuration
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
+#: The default (simulated) configuration, shipped with the station (:mod:`station.resources`).
+DEFAULT_CONFIG = default_configuration()
 
 Game = Literal["baccarat", "war"]
 Variant = Literal["mini", "midi", "full"]
@@ -273,7 +275,7 @@ def _problems(exc: ValidationError) -> list[tuple[str, str]]:
             continue
         key = _dotted(loc)
         if error["type"] == "extra_forbidden":
-            problems.append((key, "unknown key (check the spelling; see config/station.toml for every key)"))
+            problems.append((key, "unknown key (check the spelling; `station config show-default` shows every key)"))
         elif error["type"] == "literal_error":
             problems.append(
                 (key, f"{error['input']!r} is not allowed (use {error['msg'].removeprefix('Input should be ')})")

@@ -20,6 +20,10 @@ from station.service.config import ConfigError, DealerSection, StationConfig, Ta
 
 #: Kind of the journal record that holds the configuration a journal is written under.
 CONFIGURATION_RECORD = "Configuration"
+#: Kind of the journal record naming the software that opened the journal (when it changes).
+SOFTWARE_RECORD = "Software"
+#: The part of a Configuration record that says which software wrote it, not how to replay.
+SOFTWARE_KEY = "software"
 
 #: Field names of the game modules -> dotted keys of the configuration file.
 _KEYS = {"table_differential": "differential", "tie_after_tie_bonus": "war.tie_after_tie_bonus",
@@ -41,6 +45,24 @@ def configuration_record(config: StationConfig) -> dict[str, Any]:
         "buttons": dict(sorted(config.dealer.buttons.items())),
         "round_devices": _round_devices(config),
     }
+
+
+def software_record() -> dict[str, Any]:
+    """Which software writes the journal: its version and the journal schema it writes."""
+    from station.journal.store import SCHEMA_VERSION
+    from station.version import installed_version
+
+    return {"version": installed_version(), "journal_schema": SCHEMA_VERSION}
+
+
+def new_journal_record(config: StationConfig) -> dict[str, Any]:
+    """The Configuration record a new journal starts with: the rules, and the software."""
+    return {**configuration_record(config), SOFTWARE_KEY: software_record()}
+
+
+def replay_rules(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A recorded Configuration without the software that wrote it: what must match."""
+    return {key: value for key, value in recorded.items() if key != SOFTWARE_KEY}
 
 
 def changed_keys(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:

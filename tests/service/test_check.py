@@ -80,3 +80,10 @@ def test_a_device_path_that_is_not_there_is_a_warning(tmp_path: Path) -> None:
     result = check(config, tmp_path / "j.sqlite3")
     assert result.returncode == 0, result.stderr
     assert "WARNING: devices.shoe.url: /dev/serial/by-id/usb-ACME_Shoe-if00 does not exist now" in result.stderr
+
+
+def test_the_production_template_refuses_to_start_until_its_devices_are_filled_in(tmp_path: Path) -> None:
+    result = check(ROOT / "config" / "examples" / "production.toml", tmp_path / "j.sqlite3")
+    assert result.returncode == Status.CONFIG
+    assert result.stderr.count("\n") == 1
+    assert "devices.shoe.url: not filled in yet" in result.stderr and "station diag ports" in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from station.cli.main import CliError
@@ -35,16 +36,26 @@ def run(args: argparse.Namespace) -> int:
     from station.service.config import ConfigError, load_config
     from station.service.setup import core_options, journal_options
 
+    # The journal says which configuration its rounds were dealt under, and that is what
+    # recall uses: a configuration file is read only when asked for (for its journal path),
+    # or for a journal too old to record its own.
+    configured_journal = None
+    config_path = Path(args.config) if args.config else None
+    if config_path is not None:
+        try:
+            configured_journal = load_config(config_path).config.station.journal or None
+        except ConfigError as exc:
+            raise CliError(str(exc)) from None
+    path = journal_path(args.journal, configured_journal)
     try:
-        loaded = load_config(args.config)
-        options = core_options(loaded.config, loaded.path)
+        options = journal_options(path, config_path or path)
+        if options is None:
+            loaded = load_config(config_path)
+            options = core_options(loaded.config, loaded.path)
+        rounds = recall_rounds(path, options)
+        _name_the_software(path, rounds)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    path = journal_path(args.journal, loaded.config.station.journal or None)
-    try:
-        # The journal says which configuration its rounds were dealt under; use that.
-        options = journal_options(path, loaded.path) or options
-        rounds = recall_rounds(path, options)
     except JournalError as exc:
         raise CliError(str(exc)) from None
     if args.round:
@@ -64,3 +75,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(describe(r) for r in rounds))
     return 0
+
+
+def _name_the_software(path: Path, rounds: list[dict[str, Any]]) -> None:
+    """Each round gets ``software``: the version of the station that had the journal open when
+    the round began (from the journal's Configuration and Software records)."""
+    from station.journal import JournalReader
+    from station.service.setup import CONFIGURATION_RECORD, SOFTWARE_KEY, SOFTWARE_RECORD
+
+    versions: list[tuple[str, str]] = []  # (journal time, version), in journal order
+    with JournalReader(path) as reader:
+        for record in reader.records():
+            if record.kind == SOFTWARE_RECORD:
+                versions.append((record.time, str(record.payload.get("version", ""))))
+            elif record.kind == CONFIGURATION_RECORD and SOFTWARE_KEY in record.payload:
+                versions.append((record.time, str(record.payload[SOFTWARE_KEY].get("version", ""))))
+    for round_ in rounds:
+        began = round_.get("opened_at") or ""
+        round_["software"] = next((v for t, v in reversed(versions) if t <= began), "") if began else ""

@@ -34,7 +34,7 @@ def test_systemd_analyze_verify(tmp_path: Path) -> None:
     station = Path(sys.executable).with_name("station")
     assert station.exists()
     unit = tmp_path / "dealing-station.service"
-    unit.write_text(UNIT.read_text().replace("/opt/dealing-station/venv/bin/station", str(station)))
+    unit.write_text(UNIT.read_text().replace("/opt/dealing-station/bin/station", str(station)))
     result = subprocess.run(
         ["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True, timeout=60
     )

@@ -1,0 +1,86 @@
+"""The Debian package, built with dh-virtualenv, installed on this machine and purged again.
+
+It changes the machine (a system package, a system user), so it runs only when asked
+(``-m deb``), as root, with Debian's build tools: ``.ci/run`` installs them and runs it after
+the suite. It checks what a casino's IT department checks: the files where systemd, udev and
+the shell look for them, a conffile that refuses to start until its devices are filled in, a
+unit that verifies, a service neither enabled nor started, and a purge that keeps the journal
+unless asked.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "dealing-station"
+JOURNAL_FOLDER = Path("/var/lib/dealing-station")
+
+pytestmark = [
+    pytest.mark.deb,
+    pytest.mark.skipif(os.geteuid() != 0, reason="installs a system package: needs root (CI runs it as root)"),
+    pytest.mark.skipif(shutil.which("dpkg-buildpackage") is None or shutil.which("dh_virtualenv") is None,
+                       reason="needs Debian's dpkg-dev, debhelper and dh-virtualenv (apt-get install; .ci/run does)"),
+]
+
+
+def _run(*command: str, env: dict[str, str] | None = None, timeout: float = 300,
+         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(command), capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          env={**os.environ, "DEBIAN_FRONTEND": "noninteractive", **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package, built from a clean copy of the checkout."""
+    base = tmp_path_factory.mktemp("deb")
+    source = base / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "__pycache__", "*.egg-info", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis",
+        "build", "dist", "*.sqlite3*"))
+    started = time.monotonic()
+    built = _run("dpkg-buildpackage", "-us", "-uc", "-b", cwd=source, timeout=1200)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
+    print(f"\n.deb built in {time.monotonic() - started:.0f} s")
+    (package,) = base.glob(f"{PACKAGE}_*.deb")
+    return package
+
+
+def test_the_package_installs_where_systemd_looks_and_purges_keeping_the_journal(deb: Path) -> None:
+    installed = _run("apt-get", "install", "-y", "-q", str(deb), timeout=600)
+    assert installed.returncode == 0, (installed.stdout + installed.stderr)[-4000:]
+    try:
+        for path in ("/opt/dealing-station/bin/station", "/usr/bin/station",
+                     "/lib/systemd/system/dealing-station.service", "/lib/udev/rules.d/60-dealing-station.rules",
+                     "/usr/lib/sysusers.d/dealing-station.conf", "/usr/share/doc/dealing-station/install.md.gz"):
+            assert Path(path).exists(), path
+        conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", PACKAGE).stdout
+        assert "/etc/dealing-station/station.toml" in conffiles
+        config = Path("/etc/dealing-station/station.toml")
+        assert oct(config.stat().st_mode & 0o777) == "0o640"
+        assert _run("getent", "passwd", PACKAGE).returncode == 0  # systemd-sysusers made the user
+        version = _run("station", "--version")
+        assert version.returncode == 0 and version.stdout.startswith(f"{PACKAGE} ")
+        check = _run("station", "run", "-c", str(config), "--check")
+        assert check.returncode == 78 and "devices.shoe.url: not filled in yet" in check.stderr
+        verify = _run("systemd-analyze", "verify", "/lib/systemd/system/dealing-station.service")
+        assert verify.returncode == 0, verify.stderr
+        assert not Path("/etc/systemd/system/multi-user.target.wants/dealing-station.service").exists()
+    finally:
+        JOURNAL_FOLDER.mkdir(parents=True, exist_ok=True)
+        (JOURNAL_FOLDER / "journal.sqlite3").write_text("the casino's record\n")
+        purged = _run("apt-get", "purge", "-y", "-q", PACKAGE, timeout=600)
+    assert purged.returncode == 0, purged.stderr
+    assert not Path("/opt/dealing-station").exists() and not Path("/usr/bin/station").exists()
+    assert not Path("/etc/dealing-station").exists()
+    assert (JOURNAL_FOLDER / "journal.sqlite3").exists(), "a purge must keep the journal unless asked"
+    again = _run("apt-get", "install", "-y", "-q", str(deb), timeout=600)
+    assert again.returncode == 0
+    asked = _run("apt-get", "purge", "-y", "-q", PACKAGE, env={"DEALING_STATION_PURGE_JOURNAL": "yes"}, timeout=600)
+    assert asked.returncode == 0 and not JOURNAL_FOLDER.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -36,7 +37,16 @@ def test_default_config_is_valid_and_simulated() -> None:
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "config" / "examples").glob("*.toml")), ids=lambda p: p.name)
-def test_every_example_config_is_valid(path: Path) -> None:
+def test_every_example_config_is_valid(path: Path, tmp_path: Path) -> None:
+    text = path.read_text()
+    if "FILL-IN" in text:  # the production template: valid once a technician fills in its devices
+        with pytest.raises(ConfigError, match="devices.shoe.url: not filled in yet"):
+            load_config(path)
+        filled = tmp_path / path.name
+        filled.write_text(re.sub(r'"FILL-IN: [^"]*of the (\w+)[^"]*"',
+                                 lambda m: '"usb://1209:0001?serial=PED-1"' if m[1] == "pedals"
+                                 else f'"/dev/dealing-station/{m[1]}"', text))
+        path = filled
     load_config(path)
 
 

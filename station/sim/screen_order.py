@@ -12,6 +12,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import structlog
 
@@ -45,7 +46,7 @@ class ScreenOrder:
         self._confirm = confirm
         self._lock = threading.Lock()
         self._delivered = 0  # events the shoe's link has handed over to the core loop
-        self._parked: deque[tuple[int, int, Event, float]] = deque()  # (number, after, event, overdue at)
+        self._parked: deque[_Parked] = deque()
         self._posted = 0  # the last action posted
         self._confirmed = 0  # the last action confirmed
 
@@ -53,7 +54,7 @@ class ScreenOrder:
         """The shoe's reader, before it acknowledges an event: ``count`` handed over in all."""
         with self._lock:
             self._delivered = count
-            if self._parked and self._parked[0][1] <= count:
+            if self._parked and self._parked[0].after <= count:
                 self._post_ready()
                 self._confirm_posted()
 
@@ -62,10 +63,21 @@ class ScreenOrder:
         with self._lock:
             if self._parked or after > self._delivered:
                 self._confirm_posted()
-                self._parked.append((number, after, event, time.monotonic() + ORDER_TIMEOUT_S))
+                self._parked.append(_Parked(number, after, event, None, time.monotonic() + ORDER_TIMEOUT_S))
             else:
                 self._post(event)
                 self._posted = number
+
+    def then(self, run: Callable[[], None]) -> None:
+        """Something the dealer did after its screen actions that reaches the station by
+        another path (a press of the simulated pedals): done now when nothing waits, else in
+        its turn after the actions parked before it, so it never overtakes them (a "no more
+        bets" pedal must not reach the station before the bets)."""
+        with self._lock:
+            if self._parked:
+                self._parked.append(_Parked(None, 0, None, run, time.monotonic() + ORDER_TIMEOUT_S))
+                return
+        run()
 
     def caught_up(self) -> None:
         """Nothing more is on its way for now: confirm what has been posted."""
@@ -75,28 +87,45 @@ class ScreenOrder:
     def due_in(self) -> float | None:
         """Seconds until the oldest parked action is overdue; None when none is parked."""
         with self._lock:
-            return max(0.0, self._parked[0][3] - time.monotonic()) if self._parked else None
+            return max(0.0, self._parked[0].overdue_at - time.monotonic()) if self._parked else None
 
     def post_overdue(self) -> None:
         """Post the oldest parked action if it has waited ``ORDER_TIMEOUT_S`` (with a warning:
         the cards it waited for are not coming), then any it was holding up."""
         with self._lock:
-            if not self._parked or time.monotonic() < self._parked[0][3]:
+            if not self._parked or time.monotonic() < self._parked[0].overdue_at:
                 return
-            number, after, event, _ = self._parked.popleft()
-            log.warning("dealer_action_ahead_of_cards", action=event.kind, waited_for=after, delivered=self._delivered)
-            self._post(event)
-            self._posted = number
+            item = self._parked.popleft()
+            log.warning("dealer_action_ahead_of_cards", action=item.event.kind if item.event else "pedal press",
+                        waited_for=item.after, delivered=self._delivered)
+            self._release(item)
             self._post_ready()
             self._confirm_posted()
 
     def _post_ready(self) -> None:
-        while self._parked and self._parked[0][1] <= self._delivered:
-            number, _, event, _ = self._parked.popleft()
-            self._post(event)
-            self._posted = number
+        while self._parked and self._parked[0].after <= self._delivered:
+            self._release(self._parked.popleft())
+
+    def _release(self, item: _Parked) -> None:
+        if item.event is not None and item.number is not None:
+            self._post(item.event)
+            self._posted = item.number
+        elif item.run is not None:
+            item.run()
 
     def _confirm_posted(self) -> None:
         if self._posted > self._confirmed:
             self._confirmed = self._posted
             self._confirm(self._posted)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parked:
+    """A screen action (``number``, ``event``) or something done after one (``run``), waiting
+    until the shoe has handed over ``after`` events and everything before it has gone."""
+
+    number: int | None
+    after: int
+    event: Event | None
+    run: Callable[[], None] | None
+    overdue_at: float

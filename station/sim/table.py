@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import multiprocessing
 import queue
 import threading
@@ -229,7 +230,7 @@ class SimulatedTable:
                         for action in actions:
                             order.arrived(action.number, action.after, action.event)
                     case PedalPress(button):
-                        self._press(button)
+                        order.then(functools.partial(self._press, button))
                     case DealerEnded(error):
                         self.error = error
                         self.stopped.set()

@@ -118,3 +118,17 @@ def test_a_running_table_has_a_cpu_of_its_own_and_gives_the_station_its_cpus_bac
     finally:
         table.stop()
     assert os.sched_getaffinity(0) == allowed
+
+
+def test_a_pedal_press_never_overtakes_an_action_that_waits_for_cards() -> None:
+    """The dealer bets on the screen, then presses "no more bets" on the pedal: the press
+    reaches the station by another path and must not arrive before the bets."""
+    o = _Order()
+    done: list[str] = []
+    o.order.arrived(1, 2, DealerAction("next_round"))  # waits for two shoe events
+    o.order.then(lambda: done.append("press"))
+    assert done == [] and o.posted == []
+    o.order.delivered(2)
+    assert o.posted == [DealerAction("next_round")] and done == ["press"]
+    o.order.then(lambda: done.append("second press"))  # nothing waits: at once
+    assert done == ["press", "second press"]

@@ -203,4 +203,4 @@ class IntegritySteps(MachineBase):
         cards, shoe.drawn = tuple(shoe.drawn), []
         round_id = getattr(output, "round_id", "")
         return out.CardsAccounted(shoe.number, round_id, stage, cards, left, self.options.decks, shoe.empty,
-                                  shoe.set_in_shoe)
+                                  shoe.set_in_shoe, shoe.ended)

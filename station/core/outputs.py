@@ -277,6 +277,7 @@ class CardsAccounted(Output):
     decks: int
     emptied: bool = False
     set_colour: str = ""
+    shoe_over: bool = False  # no round follows from this shoe (the last round is done, or it ended)
 
 
 @dataclass(frozen=True)

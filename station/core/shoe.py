@@ -45,6 +45,9 @@ class ShoeTracking:
     tracking: bool = False  # ``drawn`` is kept only by a live machine (its outputs need it)
     ready_check: dict[str, Any] | None = None
     closed: bool = False
+    # Continuous shuffler: cards counted back before the round they came from was cleared (the
+    # dealer dropped them in before pressing "next round"); they are not counted twice.
+    returned_ahead: list[Card] = field(default_factory=list)
 
     def start(self) -> None:
         """A new shoe (or continuous-shuffler session) begins with a full composition."""
@@ -132,4 +135,5 @@ class ShoeTracking:
             "awaiting_return": [c.code for c in self.awaiting_return],
             "ready_check": self.ready_check,
             "closed": self.closed,
+            "returned_ahead": [c.code for c in self.returned_ahead],
         }

@@ -280,10 +280,22 @@ class ShoeSteps(MachineBase):
         if self.options.equipment != "continuous":
             self._refuse(ev, "cards are returned to a continuous shuffler only")
             return
-        waiting = self.shoe.awaiting_return
-        self.shoe.put_back(waiting, returned=True)
-        self.shoe.awaiting_return = []
-        self.shoe.empty = False  # the continuous shuffler has cards again
+        shoe = self.shoe
+        waiting = list(shoe.awaiting_return)
+        for card in shoe.returned_ahead:  # counted back already, before their round was cleared
+            if card in waiting:
+                waiting.remove(card)
+        shoe.returned_ahead = []
+        r = self.round
+        if ev.count > len(waiting) and r is not None and r.settled and self.state == st.PAYING:
+            # The dealer dropped the round on the layout in before pressing "next round".
+            on_layout = [c for _, c in r.dealt] + list(r.burned) + list(r.dummy)
+            if ev.count == len(waiting) + len(on_layout):
+                waiting += on_layout
+                shoe.returned_ahead = on_layout
+        shoe.put_back(waiting, returned=True)
+        shoe.awaiting_return = []
+        shoe.empty = False  # the continuous shuffler has cards again
         if ev.count != len(waiting):
             words = f"the shuffler counted {ev.count} cards back; {len(waiting)} were dealt and cleared"
             self._register_alert("cards_returned_mismatch", "alarm", words, stop=True,

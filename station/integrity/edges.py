@@ -64,6 +64,11 @@ def _tables() -> _Tables:
     return _Tables()
 
 
+def warm_up() -> None:
+    """Import numpy and build the tables (about 0.2 s), before the first composition needs them."""
+    _tables()
+
+
 def fast_count_rounds(value_counts: Sequence[int]) -> RoundCounts:
     """The same counts as :func:`station.analysis.baccarat_odds.count_rounds`, exactly."""
     cards = sum(value_counts)

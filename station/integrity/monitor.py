@@ -184,10 +184,10 @@ class IntegrityMonitor:
                 findings += self._result_tests(record, record.results[-self.settings.block_rounds:],
                                                f"rounds {len(record.results) - self.settings.block_rounds + 1}"
                                                f"-{len(record.results)}", o.round_id)
-        if comp is not None and o.stage in ("start", "round"):
-            findings += self._edges(record, o, comp)
         if not self.continuous and record.order is None and len(record.cards) >= order_tests.FIRST_CARDS:
             findings += self._first_cards(record, o.round_id)
+        if comp is not None and o.stage in ("start", "round"):
+            findings += self._edges(record, o, comp)
         if o.stage == "end":
             record.emptied = o.emptied
             record.left_at_end = sum(o.left) if o.left else 0

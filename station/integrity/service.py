@@ -34,6 +34,7 @@ from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.core.replay import Decoder, apply_safely
 from station.events import Event, EventError, IntegrityAlert, event_types
+from station.integrity.edges import warm_up
 from station.integrity.monitor import IntegrityFinding, IntegrityMonitor, IntegritySettings
 from station.journal import JournalReader
 
@@ -95,6 +96,7 @@ class IntegrityService:
 
     def _run(self) -> None:
         try:
+            warm_up()  # build the edge tables now, not when the first shoe starts
             self._catch_up()
         except Exception:  # the live part goes on without the history rather than not at all
             log.exception("integrity_catch_up_failed")

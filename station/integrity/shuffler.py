@@ -30,6 +30,8 @@ log = structlog.get_logger(__name__)
 #: Attempts at a deck check before the set is reported uncounted, and the pause between them.
 DECK_CHECK_ATTEMPTS = 2
 RETRY_PAUSE_S = 0.5
+#: After asking the state, how long the shuffler must stay quiet for its answer to be posted.
+QUIET_S = 0.2
 
 
 class ShufflerAgent:
@@ -99,10 +101,18 @@ class ShufflerAgent:
         driver = self._driver_of(device)
         if driver is None:
             return
+        stats = getattr(driver, "stats", None)
+        before = stats.events_delivered if stats is not None else 0
         try:
             info = driver.status()
         except DeviceError as exc:
             log.warning("shuffler_state_unknown", device=device, reason=str(exc))
+            return
+        time.sleep(QUIET_S)
+        if stats is not None and stats.events_delivered != before:
+            # The shuffler is reporting by itself (a shuffle under way): its own reports, in
+            # order, are the truth; an answer posted now could overtake those still in flight.
+            log.info("shuffler_state_superseded", device=device, state=info.state.value)
             return
         log.info("shuffler_state", device=device, state=info.state.value, set=info.set_colour,
                  cards=info.cards_held)

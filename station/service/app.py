@@ -173,10 +173,10 @@ class Station:
             journal.append(CONFIGURATION_RECORD, configuration_record(self.config))
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
-        head_seq = journal.head()[0]  # what the core replayed: the integrity monitor catches up to here
+        self._start_integrity(journal.head()[0])  # the monitor catches up to what the core replayed
         self.devices = build_devices(self.config.devices, loop.post, endpoints=endpoints)
         self.devices.start()
-        self._start_integrity(head_seq)
+        self._start_shuffler_agent()
         for outcome in self.devices.self_tests():
             if outcome.passed:
                 log.info("self_test_passed", device=outcome.device, detail=outcome.detail)
@@ -210,14 +210,18 @@ class Station:
     def _start_integrity(self, head_seq: int) -> None:
         """The integrity monitor (off the loop's thread) and the agent that asks the shuffler for
         what the core needs (deck checks, its state): docs/integrity.md."""
-        loop, devices = self.loop, self.devices
-        assert loop is not None and devices is not None
+        loop = self.loop
+        assert loop is not None
         section = self.config.integrity
         settings = IntegritySettings(repeat_depth=section.repeat_depth, advantage_percent=section.advantage_percent,
                                      significance=section.significance, window_rounds=section.window_rounds)
         self.integrity = IntegrityService(loop.post, self.options, settings, self.journal_path, head_seq)
         loop.subscribe(self.integrity.on_output, IntegrityService.KINDS)
         self.integrity.start()
+
+    def _start_shuffler_agent(self) -> None:
+        loop, devices = self.loop, self.devices
+        assert loop is not None and devices is not None
         if self.config.devices.shuffler is not None:
             self.shuffler_agent = ShufflerAgent(loop.post, devices.get)
             loop.subscribe(self.shuffler_agent.on_output, ShufflerAgent.KINDS)

@@ -113,7 +113,12 @@ def test_a_round_returned_one_card_short_is_an_alarm_a_supervisor_acknowledges(s
         if before["state"] != "dealing":
             break
         dealt.append(station.shoe.simulator.draw())
-        station.wait_for(lambda s, was=before: (s["state"], s["expecting"]) != (was["state"], was["expecting"]))
+        seen = (before["state"], before["expecting"])
+
+        def moved(s: dict[str, Any], seen: tuple[str, str] = seen) -> bool:
+            return (s["state"], s["expecting"]) != seen
+
+        station.wait_for(moved)
     assert station.ctl("status")["state"] == "paying" and 4 <= len(dealt) <= 6
     station.ctl("action", {"action": "next_round"})
     station.wait_for(lambda s: s["state"] == "betting")

@@ -116,6 +116,22 @@ class DeckCheck(DeviceEvent):
 
 
 @dataclass(frozen=True)
+class DeckCheckUnanswered(DeviceEvent):
+    """The station asked the shuffler to count its set and got no count (no answer, a refusal,
+    the link lost): the set is not known to be complete, so it does not go into play."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class DeviceBooted(DeviceEvent):
+    """The device reports that it started afresh (power-up, reset): what it held before may be
+    gone, so the station asks it where it stands."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class CardsReturned(DeviceEvent):
     """Continuous shuffler: cards from the last round were put back."""
 
@@ -368,3 +384,33 @@ class AccessDenied(Event):
 
     actor: Actor
     command: str
+
+
+# --- integrity: alerts raised by the monitor, acknowledged by a supervisor -----------------
+
+
+@dataclass(frozen=True)
+class IntegrityAlert(Event):
+    """An alarm or alert of the integrity monitor (:mod:`station.integrity`), posted like any
+    other input so that it is journaled and replay shows it. ``key`` names the finding (the same
+    finding always has the same key, so it is raised once); ``stop`` asks the table to stop the
+    round for a supervisor (alarms that prove the shoe is wrong). ``data`` holds the figures
+    behind it (statistic, p-value, edge, composition) for the report."""
+
+    code: str
+    severity: str  # "alarm" or "alert"
+    detail: str
+    key: str
+    shoe: int = 0
+    round_id: str = ""
+    stop: bool = False
+    data: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AlertAcknowledged(Event):
+    """A supervisor has seen alert ``ident`` (``station ctl send ack``)."""
+
+    ident: int
+    actor: Actor
+    note: str = ""

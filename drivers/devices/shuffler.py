@@ -26,7 +26,7 @@ class ShufflerInfo:
 
 
 class ShufflerDriver(SerialDeviceDriver):
-    """Emits ShufflerStatus, CardsReturned, DeckCheck (from deck_check), DeviceFault."""
+    """Emits ShufflerStatus, CardsReturned, DeckCheck (from deck_check), DeviceBooted, DeviceFault."""
 
     PROTOCOL = "shuffler"
 
@@ -67,7 +67,8 @@ class ShufflerDriver(SerialDeviceDriver):
                 self.emit(events.ShufflerStatus(self.name, station_state(state), progress, colour, detail))
             case wire.CardsReturned(count=count):
                 self.emit(events.CardsReturned(self.name, count))
-            case Boot():
-                pass
+            case Boot(reason=reason):
+                # The shuffler started afresh: the station asks where it stands (docs/protocols/shuffler.md).
+                self.emit(events.DeviceBooted(self.name, reason))
             case _:
                 super().on_message(message)

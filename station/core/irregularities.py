@@ -31,6 +31,13 @@ BURN = "burn"
 DUMMY = "dummy"
 RESUME = "resume"
 DECISIONS = (VOID, BURN, DUMMY, RESUME)
+# Integrity (docs/integrity.md): a card set that failed its deck check is rejected (it stays out
+# of play until the shuffler reports it shuffled again) or counted again; a shoe the integrity
+# monitor proved wrong may be ended (the open round is voided when no card of it is out yet).
+REJECT = "reject"
+RECHECK = "recheck"
+END_SHOE = "end_shoe"
+INTEGRITY_DECISIONS = (REJECT, RECHECK, END_SHOE)
 
 #: reason code -> (words for the supervisor, decisions allowed while a round is still open)
 REASONS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -48,6 +55,12 @@ REASONS: dict[str, tuple[str, tuple[str, ...]]] = {
     # A device the rounds need failed its self-test: no round starts on it until a supervisor
     # has it checked and says to go on (or it recovers by itself).
     "self_test_failed": ("a device the rounds need failed its self-test", (RESUME,)),
+    # Integrity: a set never goes into play without a passing deck check; a continuous
+    # shuffler's count of returned cards must match the cards dealt; the integrity monitor's
+    # alarms (an unshuffled or repeated shoe) stop the round as the draw checks do.
+    "deck_check_failed": ("a card set failed its deck check", (REJECT, RECHECK)),
+    "cards_returned_mismatch": ("the shuffler counted a different number of cards back", (RESUME, VOID)),
+    "integrity_alarm": ("the integrity monitor raised an alarm", (RESUME, VOID, END_SHOE)),
 }
 
 

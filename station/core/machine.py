@@ -22,6 +22,7 @@ from typing import Any
 from station.core import outputs as out
 from station.core import states as st
 from station.core.bet_steps import BetSteps
+from station.core.integrity_steps import IntegritySteps
 from station.core.machine_base import MachineBase, RoundHook
 from station.core.options import CoreOptions
 from station.core.round_steps import RoundSteps
@@ -29,6 +30,7 @@ from station.core.shoe_steps import ShoeSteps
 from station.core.stop_steps import StopSteps
 from station.events import (
     Actor,
+    AlertAcknowledged,
     BetChanged,
     BetPlaced,
     BetWithdrawn,
@@ -38,9 +40,12 @@ from station.events import (
     CutCardSeen,
     DealerAction,
     DeckCheck,
+    DeckCheckUnanswered,
+    DeviceBooted,
     DeviceFault,
     DeviceRecovered,
     Event,
+    IntegrityAlert,
     LateBetOverride,
     PauseRequested,
     PayoutOptionChanged,
@@ -54,7 +59,7 @@ from station.events import (
 __all__ = ["MachineBase", "RoundHook", "TableMachine"]
 
 
-class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
+class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
     """The one owner of table state. Feed it with :meth:`apply`; read :attr:`expectation`.
 
     The state is :class:`~station.core.machine_base.MachineBase`'s; the steps that change it
@@ -84,6 +89,10 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
             PauseRequested: self._on_pause,
             ResumeRequested: self._on_resume,
             Timer: self._on_timer,
+            DeckCheckUnanswered: self._on_deck_check_unanswered,
+            DeviceBooted: self._on_device_booted,
+            IntegrityAlert: self._on_integrity_alert,
+            AlertAcknowledged: self._on_alert_acknowledged,
         }
         self._actions: dict[str, Callable[[DealerAction], None]] = {
             "shuffle_done": self._shuffle_done,
@@ -102,10 +111,13 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
     def apply(self, event: Event) -> None:
         """Apply one (already journaled) input event."""
         handler = self._handlers.get(type(event))
+        mark = len(self.outbox)
         if handler is not None:
             handler(event)
         self.events_applied += 1
         if self.live:  # replay publishes nothing, so it need not word the expectation
+            if len(self.outbox) > mark:
+                self._account(mark)  # the cards out of the shoe, for the integrity monitor
             expectation = self.expectation
             if expectation != self._last_expectation:
                 self._last_expectation = expectation
@@ -121,6 +133,8 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
     def go_live(self) -> None:
         """Replay is over: from now on outputs are collected for the subscribers."""
         self.live = True
+        self.shoe.tracking = True
+        self.shoe.drawn = []
         self._last_expectation = self.expectation
 
     def take_outputs(self) -> list[out.Output]:
@@ -155,6 +169,10 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
             prefix = "shoe finished: " if self.shoe.number and o.equipment != "continuous" else ""
             if o.equipment == "manual":
                 return prefix + "shuffle the cards, then press shuffle done"
+            check = self.shoe.ready_check
+            if check is not None and check["status"] == "pending" and o.equipment != "manual":
+                return prefix + f"checking the {self.shoe.ready_set.replace('?', 'shuffled')} set: waiting for the " \
+                    "shuffler's deck check"
             if o.equipment == "batch":
                 return prefix + f"waiting for the shuffler: {self._next_set() or 'a'} set"
             return "waiting for the continuous shuffler to be ready"
@@ -212,6 +230,8 @@ class TableMachine(ShoeSteps, RoundSteps, BetSteps, StopSteps):
             "house_net": self.house_net,
             "discarded": [c.code for c in self.discarded],
             "deck_check": self.deck_check,
+            "alerts": [a.to_json() for a in self.alerts],
+            "alert_counts": dict(sorted(self.alert_counts.items())),
             "betting_openings": self.betting_openings,
             "events_applied": self.events_applied,
             "expectation": self.expectation,

@@ -22,7 +22,7 @@ from station.core.irregularities import HeldCard, Irregularity
 from station.core.options import CoreOptions
 from station.core.rounds import BetKey, Round
 from station.core.shoe import ShoeTracking
-from station.events import CardDrawn, DeviceFault, DeviceRecovered, Event
+from station.events import CardDrawn, DeviceFault, DeviceRecovered, Event, SupervisorDecision
 from station.games.interface import Game, TableOptions
 
 SUPERVISOR_ROLES = ("supervisor",)
@@ -173,4 +173,12 @@ class MachineBase:
         raise NotImplementedError
 
     def _void_round(self, reason: str) -> None:
+        raise NotImplementedError
+
+    def _decide_integrity(self, ev: SupervisorDecision, problem: Irregularity) -> None:
+        raise NotImplementedError
+
+    def _register_alert(self, code: str, severity: str, detail: str, *, key: str = "", stop: bool = False,
+                        source: str = "core", data: dict[str, Any] | None = None, shoe: int | None = None,
+                        round_id: str | None = None) -> Any:
         raise NotImplementedError

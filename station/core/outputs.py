@@ -224,3 +224,83 @@ class WarDecisionNeeded(Output):
 
     round_id: str
     boxes: tuple[str, ...]
+
+
+# --- integrity: what the shuffler must be asked, the cards out of the shoe, alerts -----------
+
+
+@dataclass(frozen=True)
+class DeckCheckWanted(Output):
+    """A set is about to go into play: the station needs the shuffler's count of it (the
+    service asks the shuffler; the answer comes back as a ``DeckCheck`` event)."""
+
+    device: str
+    set_colour: str
+
+
+@dataclass(frozen=True)
+class ShufflerStateWanted(Output):
+    """The shuffler started afresh: the service asks its state (``GetStatus``) and posts what
+    it reports as a ``ShufflerStatus`` event."""
+
+    device: str
+
+
+@dataclass(frozen=True)
+class DeckChecked(Output):
+    """A shuffler's count of its set, as the station judged it against the table's decks."""
+
+    device: str
+    set_colour: str
+    passed: bool
+    detail: str
+    counted: int
+    expected: int
+    short: tuple[tuple[str, int], ...]  # card code, copies missing
+    over: tuple[tuple[str, int], ...]  # card code, copies beyond the decks (or foreign)
+
+
+@dataclass(frozen=True)
+class CardsAccounted(Output):
+    """The cards that left the shoe since the last account, in the order they were read, and
+    what the shoe still holds: published when a shoe starts (exposed and burned cards), when a
+    round is settled or voided, and when the shoe ends. The integrity monitor's view of every
+    card; never shown to players. ``left`` counts each card of :data:`station.cards.FULL_DECK`
+    in order (empty when no shoe is in play); ``emptied`` says the shoe reported it had no card
+    left."""
+
+    shoe: int
+    round_id: str
+    stage: str  # "start", "round" or "end"
+    cards: tuple[Card, ...]
+    left: tuple[int, ...]
+    decks: int
+    emptied: bool = False
+    set_colour: str = ""
+    shoe_over: bool = False  # no round follows from this shoe (the last round is done, or it ended)
+
+
+@dataclass(frozen=True)
+class AlertRaised(Output):
+    """An integrity alarm (``severity="alarm"``) or alert, with its number for acknowledging it.
+    For the supervisor, surveillance and the floor; never the players' board."""
+
+    ident: int
+    code: str
+    severity: str
+    detail: str
+    shoe: int
+    round_id: str
+    stop: bool
+    source: str  # "core" (the station's own checks) or "monitor"
+
+
+@dataclass(frozen=True)
+class AlertCleared(Output):
+    """A supervisor acknowledged alert ``ident``."""
+
+    ident: int
+    code: str
+    role: str
+    who: str
+    note: str

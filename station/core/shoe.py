@@ -38,6 +38,16 @@ class ShoeTracking:
     ready_set: str = ""  # reported shuffled and not yet put in the shoe
     # Continuous shuffler: cards of finished rounds waiting to go back into the shuffler.
     awaiting_return: list[Card] = field(default_factory=list)
+    # Integrity: the cards taken out of the shoe since the last account (see
+    # ``station.core.integrity_steps``), the deck check of the set waiting to go into play
+    # (``{"status": "pending" | "passed" | "failed", ...}``), and a shoe ended by a supervisor.
+    drawn: list[Card] = field(default_factory=list)
+    tracking: bool = False  # ``drawn`` is kept only by a live machine (its outputs need it)
+    ready_check: dict[str, Any] | None = None
+    closed: bool = False
+    # Continuous shuffler: cards counted back before the round they came from was cleared (the
+    # dealer dropped them in before pressing "next round"); they are not counted twice.
+    returned_ahead: list[Card] = field(default_factory=list)
 
     def start(self) -> None:
         """A new shoe (or continuous-shuffler session) begins with a full composition."""
@@ -49,6 +59,8 @@ class ShoeTracking:
         self.burned = []
         self.empty = False
         self.awaiting_return = []
+        self.drawn = []
+        self.closed = False
 
     @property
     def in_play(self) -> bool:
@@ -64,7 +76,7 @@ class ShoeTracking:
 
     @property
     def ended(self) -> bool:
-        return bool(self.progress and self.progress.is_shoe_end) or self.empty
+        return bool(self.progress and self.progress.is_shoe_end) or self.empty or self.closed
 
     def can_take(self, card: Card) -> bool:
         return self.composition is not None and self.composition.can_remove(card)
@@ -73,12 +85,21 @@ class ShoeTracking:
         """A card left the shoe (the caller has checked :meth:`can_take`)."""
         assert self.composition is not None
         self.composition.remove(card)
+        if self.tracking:
+            self.drawn.append(card)
 
-    def put_back(self, cards: list[Card]) -> None:
-        """Cards that go back into the composition: a continuous shuffler's return, or held
-        cards that are read again on a supervisor's ``resume``."""
+    def put_back(self, cards: list[Card], *, returned: bool = False) -> None:
+        """Cards that go back into the composition: a continuous shuffler's return
+        (``returned``), or held cards that are read again on a supervisor's ``resume`` (they
+        leave the shoe's account until they are read again)."""
         if not cards or self.composition is None:
             return
+        if not returned:
+            for card in cards:
+                for index in range(len(self.drawn) - 1, -1, -1):
+                    if self.drawn[index] == card:
+                        del self.drawn[index]
+                        break
         counts = Counter({card: self.composition.count(card) for card in FULL_DECK})
         counts.update(cards)
         self.composition = ShoeComposition(self.decks, counts)
@@ -112,4 +133,7 @@ class ShoeTracking:
             "set_in_shuffler": self.set_in_shuffler,
             "ready_set": self.ready_set,
             "awaiting_return": [c.code for c in self.awaiting_return],
+            "ready_check": self.ready_check,
+            "closed": self.closed,
+            "returned_ahead": [c.code for c in self.returned_ahead],
         }

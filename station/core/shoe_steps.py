@@ -2,6 +2,15 @@
 
 The burn count and the last round follow :mod:`station.games.shoe_procedure`; a batch
 shuffler's two coloured sets are tracked from its reports.
+
+The shuffler guards the game (docs/integrity.md): a set goes into play only once the shuffler
+has reported it shuffled (batch ``DONE``, continuous ``READY``) *and* its count of the set
+(``DeckCheck``, asked for with :class:`~station.core.outputs.DeckCheckWanted`) has every card
+of the table's decks exactly once per deck. A set reported otherwise before it goes into play
+(idle, shuffling again, a jam, the door open, an error) has lost its shuffled status and waits
+for the next ``DONE``. A short or over-full set stops the table for a supervisor, who rejects it
+or has it counted again; it never reaches the shoe. A continuous shuffler's count of the cards
+returned after each round is checked against the cards dealt.
 """
 
 from __future__ import annotations
@@ -15,6 +24,8 @@ from station.events import (
     CutCardSeen,
     DealerAction,
     DeckCheck,
+    DeckCheckUnanswered,
+    DeviceBooted,
     DeviceFault,
     DeviceRecovered,
     Event,
@@ -23,6 +34,7 @@ from station.events import (
     ShufflerStatus,
 )
 from station.games.shoe_procedure import ShoePhase
+from station.integrity.deck import judge_counts
 
 #: Shuffler reports that mean the shuffler is not working: treated as a device fault.
 FAULT_STATES = (ShufflerState.JAM, ShufflerState.DOOR_OPEN, ShufflerState.ERROR)
@@ -42,6 +54,7 @@ class ShoeSteps(MachineBase):
 
     def _on_shuffler(self, ev: ShufflerStatus) -> None:
         if ev.state in FAULT_STATES:
+            self._set_not_shuffled(ev)
             self._faulted_by_status.add(ev.device)
             self._on_fault(DeviceFault(ev.device, f"shuffler {ev.state.value}", ev.detail))
             return
@@ -56,14 +69,56 @@ class ShoeSteps(MachineBase):
                 if ev.set_colour and ev.set_colour == self.shoe.set_in_shoe and self.shoe.in_play:
                     self._refuse(ev, f"the shuffler reports the {ev.set_colour} set, which is in the shoe")
                     return
-                self.shoe.ready_set = ev.set_colour or "?"
+                colour = ev.set_colour or "?"
+                if self.shoe.ready_set != colour or self.shoe.ready_check is None:
+                    self.shoe.ready_set = colour
+                    expected = self._next_set()
+                    if colour == "?" or not expected or colour == expected:
+                        self._want_deck_check(ev.device)
                 if self.state == st.SHUFFLING:
                     self._batch_set_ready(ev)
+            elif ev.state in (ShufflerState.IDLE, ShufflerState.SHUFFLING):
+                self._set_not_shuffled(ev)
         elif equipment == "continuous" and ev.state is ShufflerState.READY and self.state == st.SHUFFLING:
-            self.shoe.start()
-            self._open_round()
-            self._emit(out.ShoeStarted(self.shoe.number, None, ()))
-            self._trigger("shuffler_ready")
+            if self.shoe.ready_check is None:
+                self.shoe.ready_set = ev.set_colour or "?"
+                self._want_deck_check(ev.device)
+            elif self.shoe.ready_check["status"] == "passed":
+                self._continuous_session()
+
+    def _continuous_session(self) -> None:
+        self.shoe.ready_set = ""
+        self.shoe.ready_check = None
+        self.shoe.start()
+        self._open_round()
+        self._emit(out.ShoeStarted(self.shoe.number, None, ()))
+        self._trigger("shuffler_ready")
+
+    def _want_deck_check(self, device: str) -> None:
+        """The set waiting to go into play must be counted first."""
+        self.shoe.ready_check = {"status": "pending", "device": device, "set": self.shoe.ready_set}
+        self._emit(out.DeckCheckWanted(device, self.shoe.ready_set))
+
+    def _set_not_shuffled(self, ev: ShufflerStatus) -> None:
+        """A set reported shuffled and not yet in play is reported otherwise: it has lost its
+        shuffled status (and its deck check) and waits for the shuffler's next ``DONE``."""
+        shoe = self.shoe
+        if self.options.equipment != "batch" or not shoe.ready_set:
+            return
+        lost = shoe.ready_set
+        shoe.ready_set = ""
+        shoe.ready_check = None
+        self._register_alert(
+            "set_not_shuffled", "alert",
+            f"the {lost} set was reported {ev.state.value} after it was shuffled: it goes into play only "
+            "once the shuffler reports it shuffled again", data={"set": lost, "state": ev.state.value},
+        )
+
+    def _on_device_booted(self, ev: DeviceBooted) -> None:
+        """A device started afresh. A shuffler's state is asked (its reply comes back as a
+        ``ShufflerStatus``): a set it held shuffled may be gone."""
+        if self.options.equipment in ("batch", "continuous"):
+            self._emit(out.ShufflerStateWanted(ev.device))
 
     def _batch_set_ready(self, ev: Event) -> None:
         ready = self.shoe.ready_set
@@ -71,6 +126,13 @@ class ShoeSteps(MachineBase):
         if ready not in ("?", "") and expected and ready != expected:
             self._refuse(ev, f"the {ready} set was dealt in the last shoe: waiting for the {expected} set")
             return
+        check = self.shoe.ready_check
+        if check is None or check["status"] == "pending":
+            return  # the set goes into play once its count is in (the expectation says so)
+        if check["status"] != "passed":
+            self._raise("deck_check_failed", f"the {ready} set: {check['detail']}", device=str(check["device"]))
+            return
+        self.shoe.ready_check = None
         if self.shoe.set_in_shoe:
             self.shoe.set_in_shuffler = self.shoe.set_in_shoe
         self.shoe.set_in_shoe = "" if ready == "?" else ready
@@ -78,15 +140,58 @@ class ShoeSteps(MachineBase):
         self._trigger("shuffle_done")
 
     def _on_deck_check(self, ev: DeckCheck) -> None:
+        verdict = judge_counts(ev.counts, self.options.decks, ev.decks)
         self.deck_check = {
             "device": ev.device,
             "decks": ev.decks,
-            "complete": ev.complete,
+            "complete": verdict.passed,
             "missing": list(ev.missing),
             "extra": list(ev.extra),
         }
-        if not ev.complete:
-            self._refuse(ev, f"deck check: missing {list(ev.missing)}, extra {list(ev.extra)}")
+        shoe = self.shoe
+        pending = shoe.ready_check is not None and shoe.ready_check["status"] == "pending"
+        colour = shoe.ready_set if pending else ""
+        detail = verdict.words()
+        self._emit(out.DeckChecked(ev.device, colour, verdict.passed, detail, verdict.counted, verdict.expected,
+                                   verdict.short, verdict.over))
+        if not verdict.passed:
+            what = f"the {colour} set" if colour and colour != "?" else "the shuffler's set"
+            self._register_alert(
+                "deck_check_failed", "alarm", f"{what} failed its deck check: {detail}", stop=pending,
+                data={"set": colour, "counted": verdict.counted, "expected": verdict.expected,
+                      "short": [list(item) for item in verdict.short], "over": [list(item) for item in verdict.over],
+                      "by_rank": {rank: list(pair) for rank, pair in verdict.by_rank().items()}},
+            )
+        if not pending:
+            return
+        shoe.ready_check = {"status": "passed" if verdict.passed else "failed", "device": ev.device,
+                            "set": colour, "detail": detail}
+        self._set_checked()
+
+    def _on_deck_check_unanswered(self, ev: DeckCheckUnanswered) -> None:
+        shoe = self.shoe
+        if shoe.ready_check is None or shoe.ready_check["status"] != "pending":
+            return
+        detail = f"the shuffler gave no count: {ev.reason}"
+        self._register_alert("deck_check_failed", "alarm", f"the {shoe.ready_set} set: {detail}", stop=True,
+                             data={"set": shoe.ready_set, "reason": ev.reason})
+        shoe.ready_check = {"status": "failed", "device": ev.device, "set": shoe.ready_set, "detail": detail}
+        self._set_checked()
+
+    def _set_checked(self) -> None:
+        """The count of the set waiting to go into play is in: on with the set, or stop."""
+        if self.state != st.SHUFFLING:
+            return  # a batch set shuffled during a shoe: judged when it would go into play
+        if self.options.equipment == "batch":
+            self._batch_set_ready(DealerAction("shuffle_done"))
+        elif self.options.equipment == "continuous":
+            check = self.shoe.ready_check
+            assert check is not None
+            if check["status"] == "passed":
+                self._continuous_session()
+            else:
+                self._raise("deck_check_failed", f"the {self.shoe.ready_set} set: {check['detail']}",
+                            device=str(check["device"]))
 
     def _shuffle_done(self, ev: DealerAction) -> None:
         if self.state != st.SHUFFLING:
@@ -150,6 +255,16 @@ class ShoeSteps(MachineBase):
 
     def _on_shoe_empty(self, ev: ShoeEmpty) -> None:
         state = self.state
+        comp = self.shoe.composition
+        if comp is not None and len(comp) and self.shoe.in_play and self.options.equipment != "continuous" \
+                and not self.shoe.empty:
+            left = [card.code for card, n in comp for _ in range(n)]
+            shown = " ".join(left[:20]) + (" ..." if len(left) > 20 else "")
+            self._register_alert(
+                "cards_unaccounted", "alert",
+                f"the shoe reported empty with {len(left)} card(s) of {self.options.decks} decks never read: {shown}",
+                data={"missing": left},
+            )
         if state == st.IRREGULARITY:
             self.shoe.empty = True
             return
@@ -165,9 +280,26 @@ class ShoeSteps(MachineBase):
         if self.options.equipment != "continuous":
             self._refuse(ev, "cards are returned to a continuous shuffler only")
             return
-        waiting = self.shoe.awaiting_return
+        shoe = self.shoe
+        waiting = list(shoe.awaiting_return)
+        for card in shoe.returned_ahead:  # counted back already, before their round was cleared
+            if card in waiting:
+                waiting.remove(card)
+        shoe.returned_ahead = []
+        r = self.round
+        if ev.count > len(waiting) and r is not None and r.settled and self.state == st.PAYING:
+            # The dealer dropped the round on the layout in before pressing "next round".
+            on_layout = [c for _, c in r.dealt] + list(r.burned) + list(r.dummy)
+            if ev.count == len(waiting) + len(on_layout):
+                waiting += on_layout
+                shoe.returned_ahead = on_layout
+        shoe.put_back(waiting, returned=True)
+        shoe.awaiting_return = []
+        shoe.empty = False  # the continuous shuffler has cards again
         if ev.count != len(waiting):
-            self._refuse(ev, f"the shuffler counted {ev.count} cards back; {len(waiting)} were dealt and cleared")
-        self.shoe.put_back(waiting)
-        self.shoe.awaiting_return = []
-        self.shoe.empty = False  # the continuous shuffler has cards again
+            words = f"the shuffler counted {ev.count} cards back; {len(waiting)} were dealt and cleared"
+            self._register_alert("cards_returned_mismatch", "alarm", words, stop=True,
+                                 data={"returned": ev.count, "dealt": len(waiting),
+                                       "cards": [card.code for card in waiting]})
+            if self.state in st.RETURNABLE and self.state != st.IRREGULARITY:
+                self._raise("cards_returned_mismatch", words, device=ev.device)

@@ -154,6 +154,8 @@ class StopSteps(MachineBase):
             assert r is not None
             r.dummy.extend(h.card for h in held)
             self._trigger("resolve")
+        elif ev.decision in irr.INTEGRITY_DECISIONS:
+            self._decide_integrity(ev, problem)
         else:
             self._trigger("resolve")
             self.shoe.put_back([h.card for h in held if h.in_shoe])

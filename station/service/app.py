@@ -38,6 +38,9 @@ from station.events import (
     DeviceFault,
     Event,
 )
+from station.integrity.monitor import IntegritySettings
+from station.integrity.service import IntegrityService
+from station.integrity.shuffler import ShufflerAgent
 from station.journal import Journal
 from station.journal.location import journal_path
 from station.service.config import ConfigError, LoadedConfig
@@ -144,6 +147,8 @@ class Station:
         self.publisher: Publisher | None = None
         self.control: ControlServer | None = None
         self.web: Any = None
+        self.integrity: IntegrityService | None = None
+        self.shuffler_agent: ShufflerAgent | None = None
         self.start_seconds = 0.0
         self.stop_reason = ""
         self._last_ping = 0.0
@@ -174,8 +179,10 @@ class Station:
         self._record_software(journal)
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
+        self._start_integrity(journal.head()[0])  # the monitor catches up to what the core replayed
         self.devices = build_devices(self.config.devices, loop.post, endpoints=endpoints)
         self.devices.start()
+        self._start_shuffler_agent()
         for outcome in self.devices.self_tests():
             if outcome.passed:
                 log.info("self_test_passed", device=outcome.device, detail=outcome.detail)
@@ -205,6 +212,27 @@ class Station:
         self.notifier.ready(self._status_text())
         log.info("station_ready", seconds=round(self.start_seconds, 3), table=self.config.station.name,
                  simulated=[n for n, s in self.config.devices.configured() if s.url.startswith("sim:")])
+
+    def _start_integrity(self, head_seq: int) -> None:
+        """The integrity monitor (off the loop's thread) and the agent that asks the shuffler for
+        what the core needs (deck checks, its state): docs/integrity.md."""
+        loop = self.loop
+        assert loop is not None
+        section = self.config.integrity
+        settings = IntegritySettings(repeat_depth=section.repeat_depth, advantage_percent=section.advantage_percent,
+                                     significance=section.significance, window_rounds=section.window_rounds)
+        self.integrity = IntegrityService(loop.post, self.options, settings, self.journal_path, head_seq)
+        loop.subscribe(self.integrity.on_output, IntegrityService.KINDS)
+        self.integrity.start()
+
+    def _start_shuffler_agent(self) -> None:
+        loop, devices = self.loop, self.devices
+        assert loop is not None and devices is not None
+        if self.config.devices.shuffler is not None:
+            self.shuffler_agent = ShufflerAgent(loop.post, devices.get)
+            loop.subscribe(self.shuffler_agent.on_output, ShufflerAgent.KINDS)
+            self.shuffler_agent.start()
+            self.shuffler_agent.ask_state("shuffler")
 
     def _open_journal(self) -> Journal:
         """Open the journal, refusing one written under a different table configuration: its
@@ -300,6 +328,20 @@ class Station:
             "journal_writable": loop.journal_error is None,
             "journal_error": loop.journal_error,
             "disk": self.disk.reading.as_dict() if self.disk.reading is not None else None,
+            "integrity": self._integrity_status(machine),
+        }
+
+    def _integrity_status(self, machine: TableMachine) -> dict[str, Any]:
+        """Alerts not yet acknowledged (the newest 20), how many of each were raised, and the
+        monitor's view of the shoe in play (the edges after the last round: supervisors only
+        ever see them here and in the logs, never on the players' board)."""
+        open_alerts = machine.open_alerts()
+        return {
+            "alerts_open": len(open_alerts),
+            "alerts": [{"ident": a.ident, "code": a.code, "severity": a.severity, "detail": a.detail,
+                        "shoe": a.shoe, "round": a.round_id} for a in open_alerts[-20:]],
+            "raised": dict(machine.alert_counts),
+            "monitor": self.integrity.summary if self.integrity is not None else None,
         }
 
     # --- running -----------------------------------------------------------------------------
@@ -396,6 +438,8 @@ class Station:
             extension.halt()
         if self.control is not None:
             self.control.stop()
+        if self.shuffler_agent is not None:
+            self.shuffler_agent.stop()
         if self.loop is not None:
             self.loop.stop()
         if self.publisher is not None:
@@ -407,6 +451,8 @@ class Station:
             extension.close()  # the simulators, now that no driver talks to them
         if self.web is not None:
             self.web.stop()
+        if self.integrity is not None:
+            self.integrity.stop()
         if self.loop is not None:
             self.loop.close()
         if self.holder is not None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from station.core.loop import Verdict
 from station.events import (
     Actor,
+    AlertAcknowledged,
     BetPlaced,
     DealerAction,
     Event,
@@ -71,6 +72,11 @@ class PayoutOptionArguments(_Arguments):
         description="commission or no_commission")
 
 
+class AckArguments(_Arguments):
+    ident: int = Field(ge=1, le=10**9, description="the alert's number, as `status` lists it")
+    note: Reason = Field("", description="what was done about it, for the journal")
+
+
 #: How long a command waits for the table to apply or refuse its event before answering.
 REPLY_WAIT_S = 2.0
 
@@ -119,4 +125,6 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
             args["action"], args["box"], args["player"], a)), "a dealer's screen action", ActionArguments),
         "payout-option": Command(SUPERVISOR, posting(lambda a, args: PayoutOptionChanged(args["option"], a)),
                                  "switch the Banker payout (rule 5.11)", PayoutOptionArguments),
+        "ack": Command(SUPERVISOR, posting(lambda a, args: AlertAcknowledged(args["ident"], a, args["note"])),
+                       "acknowledge an integrity alert (docs/integrity.md)", AckArguments),
     }

@@ -127,6 +127,7 @@ class SimulatedDealer:
         self._play: Play | None = None  # the round last dealt in one go
         self._cut_card_out = False  # in the shoe being dealt
         self._war_boxes: tuple[str, ...] = ()
+        self._set_shuffled = False  # batch: a set shuffled and waiting for the station to take it
         self.error: str | None = None
         self.stopped = threading.Event()
 
@@ -143,12 +144,14 @@ class SimulatedDealer:
             self._refill(remaining, cut_card_out)
         self._thread.start()
 
-    def resume_round(self, dealt: list[Card], last_outcome: str) -> None:
+    def resume_round(self, dealt: list[Card], last_outcome: str, shoes_dealt: int = 0) -> None:
         """Where the station left the round after a restart: the cards it has already dealt
-        in it (the dealer deals the rest, by the rules, rather than the round again) and how
-        the last round ended (after a Tie the Banker and Player bets are still on the layout)."""
+        in it (the dealer deals the rest, by the rules, rather than the round again), how
+        the last round ended (after a Tie the Banker and Player bets are still on the layout)
+        and how many shoes the table has had (the next one is a new shoe, never a repeat)."""
         self._round_cards = list(dealt)
         self._last_outcome = last_outcome
+        self.shoes_loaded = max(self.shoes_loaded, shoes_dealt)
 
     def hand_back(self, cards: list[Card]) -> None:
         """Cards already out of a continuous shuffler when the dealer takes over (a restart):
@@ -291,6 +294,8 @@ class SimulatedDealer:
         if state == st.SHUFFLING:
             self._shuffle()
         elif state == st.CUTTING:
+            if self._set_shuffled:
+                self._fill_shoe_from_shuffler()
             self._action("confirm_cut")
         elif state == st.DEALING and self._can_deal_ahead():
             self._deal_rest_of_round()
@@ -307,6 +312,8 @@ class SimulatedDealer:
         elif state == st.PAYING:
             if self.script.rounds and self._rounds_settled >= self.script.rounds:
                 return False  # the session is over: the station is stopping
+            if self.shoe.remaining() == 0 and "shoe finished" not in self.expectation:
+                return False  # the shoe's last card is out: the station hears it is empty, then ends the shoe
             if self._can_deal_ahead() and "shoe finished" not in self.expectation:
                 self._whole_round()
                 if self._may_run_ahead(in_flight=1):
@@ -339,7 +346,11 @@ class SimulatedDealer:
             self._continuous_ready()
 
     def _batch_shuffle(self) -> None:
-        """Shuffle the next set in the shuffler, then put it in the shoe with the cut card."""
+        """Shuffle the next set in the shuffler. The shuffler's DONE tells the station, which has
+        the set counted (its deck check) and only then calls for the cut: the dealer takes the
+        set out of the shuffler when the station says so (:meth:`_fill_shoe_from_shuffler`)."""
+        if self._set_shuffled:
+            return  # shuffled: the station is checking it
         shuffler = self.shuffler
         assert shuffler is not None, "a batch shuffler table needs a simulated shuffler"
         self.shoes_loaded += 1
@@ -350,10 +361,14 @@ class SimulatedDealer:
         shuffler.start_shuffle()
         if not shuffler.wait_shuffled(timeout=30):
             raise DealerStopped("the simulated shuffler did not finish its shuffle")
-        # The shuffler's DONE report tells the station the set is ready; the dealer moves
-        # the shuffled set into the shoe with the cut card.
-        cards: list[ShoeItem] = list(shuffler.take_set())
+        self._set_shuffled = True
+
+    def _fill_shoe_from_shuffler(self) -> None:
+        """The station took the shuffled set: it goes from the shuffler into the shoe with the cut card."""
+        assert self.shuffler is not None
+        cards: list[ShoeItem] = list(self.shuffler.take_set())
         cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
+        self._set_shuffled = False
         self._cut_card_out = False
         self.shoe.load(cards)
 

@@ -39,6 +39,10 @@ class Resume:
     round_cards: tuple[Card, ...] = ()
     """The cards already dealt, in order, in a round the journal left open: the dealer goes on
     from them instead of dealing the round again."""
+    shoes_dealt: int = 0
+    """The journal's shoe number: the dealer's next shoe is a new one (a shuffled shoe is
+    seeded by its number, so counting from 1 again after a restart would deal a shoe the
+    table has already seen)."""
     last_outcome: str = ""
     """How the last settled round of the shoe ended (after a Tie, the bets stay on the layout)."""
 

@@ -239,7 +239,7 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
         with contextlib.suppress(OSError, ValueError):  # the station is gone; nobody is left to tell
             outbox.send(DealerEnded(dealer.error))
 
-    dealer.resume_round(list(resume.round_cards), resume.last_outcome)
+    dealer.resume_round(list(resume.round_cards), resume.last_outcome, resume.shoes_dealt)
     dealer.start(resume.state, resume.expectation, resume.remaining, resume.cut_card_out)
     threading.Thread(target=report, name="sim-dealer-watch", daemon=True).start()
     return dealer

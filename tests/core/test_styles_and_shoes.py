@@ -6,9 +6,16 @@ from typing import Any
 
 import pytest
 
+from station.cards import FULL_DECK
 from station.core import outputs as out
 from station.core.options import CoreOptionError, CoreOptions
-from station.events import CardsReturned, CutCardSeen, ShufflerState, ShufflerStatus
+from station.events import CardsReturned, CutCardSeen, DeckCheck, ShufflerState, ShufflerStatus
+
+
+def counted(table: Any, device: str = "shuffler") -> Any:
+    """The shuffler's count of a complete set, as the station asks it before a set goes into play."""
+    decks = table.options.decks
+    return table.post(DeckCheck(device, decks, tuple((c.code, decks) for c in FULL_DECK)))
 
 
 @pytest.mark.parametrize("style", ["B", "D"])
@@ -121,11 +128,14 @@ def test_batch_shuffler_alternates_the_coloured_sets(make_table: Any) -> None:
     table.act("shuffle_done")
     assert "batch shuffler reports" in table.last(out.Refused).reason
     table.post(ShufflerStatus("shuffler", ShufflerState.DONE, 100, "red"))
+    assert table.state == "shuffling" and table.last(out.DeckCheckWanted).set_colour == "red"
+    counted(table)
     assert table.state == "cutting" and table.machine.shoe.set_in_shoe == "red"
     table.post(ShufflerStatus("shuffler", ShufflerState.SHUFFLING, 10, "blue"))
     table.act("confirm_cut").cards("2S 2C 2D")
     assert table.last(out.ShoeStarted).set_colour == "red"
     table.post(ShufflerStatus("shuffler", ShufflerState.DONE, 100, "blue"))
+    counted(table)
     assert table.machine.shoe.ready_set == "blue" and table.state == "betting"
     play(table, "9H 2H").post(CutCardSeen("shoe")).cards("KD 3D").act("next_round")
     play(table).act("next_round")
@@ -138,7 +148,7 @@ def test_batch_shuffler_alternates_the_coloured_sets(make_table: Any) -> None:
 def test_batch_shuffler_waits_for_the_other_colour(make_table: Any) -> None:
     table = make_table(equipment="batch")
     table.post(ShufflerStatus("shuffler", ShufflerState.DONE, 100, "red"))
-    table.act("confirm_cut").cards("2S 2C 2D")
+    counted(table).act("confirm_cut").cards("2S 2C 2D")
     play(table, "9H 2H").post(CutCardSeen("shoe")).cards("KD 3D").act("next_round")
     play(table).act("next_round")
     assert table.state == "shuffling"
@@ -146,13 +156,14 @@ def test_batch_shuffler_waits_for_the_other_colour(make_table: Any) -> None:
     table.post(ShufflerStatus("shuffler", ShufflerState.DONE, 100, "red"))
     assert table.state == "shuffling" and "waiting for the blue set" in table.last(out.Refused).reason
     table.post(ShufflerStatus("shuffler", ShufflerState.DONE, 100, "blue"))
+    counted(table)
     assert table.state == "cutting"
 
 
 def test_shuffler_jam_mid_round_is_a_device_fault(make_table: Any) -> None:
     table = make_table(equipment="continuous")
     table.post(ShufflerStatus("csm", ShufflerState.READY))
-    table.act("no_more_bets").cards("2H")
+    counted(table, "csm").act("no_more_bets").cards("2H")
     table.post(ShufflerStatus("csm", ShufflerState.JAM, detail="card jam"))
     assert table.last(out.IrregularityRaised).reason == "device_fault"
     table.post(ShufflerStatus("csm", ShufflerState.READY))
@@ -164,6 +175,7 @@ def test_shuffler_jam_mid_round_is_a_device_fault(make_table: Any) -> None:
 def test_continuous_shuffler_has_no_cut_burn_or_shoe_end(make_table: Any) -> None:
     table = make_table(equipment="continuous", decks=4)
     table.post(ShufflerStatus("csm", ShufflerState.READY))
+    counted(table, "csm")
     assert table.state == "betting"
     started = table.last(out.ShoeStarted)
     assert started.exposed is None and started.burned == ()
@@ -181,17 +193,20 @@ def test_continuous_shuffler_has_no_cut_burn_or_shoe_end(make_table: Any) -> Non
 def test_cards_returned_count_mismatch_is_reported(make_table: Any) -> None:
     table = make_table(equipment="continuous")
     table.post(ShufflerStatus("csm", ShufflerState.READY))
+    counted(table, "csm")
     play(table).act("next_round").post(CardsReturned("csm", 5))
-    assert "counted 5 cards back; 4 were dealt" in table.last(out.Refused).reason
+    alarm = table.last(out.AlertRaised)
+    assert alarm.code == "cards_returned_mismatch" and "counted 5 cards back; 4 were dealt" in alarm.detail
+    assert table.last(out.IrregularityRaised).reason == "cards_returned_mismatch"
 
 
 def first_round(table: Any, equipment: str) -> Any:
     """Bring any equipment mode to its first round's betting."""
     if equipment == "continuous":
-        return table.post(ShufflerStatus("csm", ShufflerState.READY))
+        return counted(table.post(ShufflerStatus("csm", ShufflerState.READY)), "csm")
     if equipment == "batch":
         table.post(ShufflerStatus("csm", ShufflerState.DONE, 100, "red"))
-        return table.act("confirm_cut").cards("2S 2C 2D")
+        return counted(table, "csm").act("confirm_cut").cards("2S 2C 2D")
     return table.start_shoe()
 
 

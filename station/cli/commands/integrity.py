@@ -1,0 +1,68 @@
+"""``station integrity report``: per shoe, the composition account, the edge curve, the tests
+and their p-values, the deck checks and the alerts (docs/integrity.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from station.cli.main import CliError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "integrity", help="game integrity: the report of a journal's shoes",
+        description="Game integrity (docs/integrity.md). 'report' replays the journal read-only and shows, per "
+        "shoe, the cards read against the decks, the edge of each wager after each round, the tests of the "
+        "first cards and of the results with their p-values, the deck checks and the alarms and alerts.",
+    )
+    actions = parser.add_subparsers(dest="integrity_command", metavar="ACTION", required=True)
+    report = actions.add_parser("report", help="per shoe: account, edges, tests, alerts")
+    report.add_argument("--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the "
+                        "configuration)")
+    report.add_argument("--config", metavar="FILE", help="station configuration (table rules, journal path, "
+                        "[integrity] settings)")
+    report.add_argument("--shoe", type=int, metavar="N", help="only shoe N")
+    report.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from station.integrity.monitor import IntegritySettings
+    from station.integrity.report import describe_shoe, integrity_report
+    from station.journal import JournalError
+    from station.journal.location import journal_path
+    from station.service.config import ConfigError, load_config
+    from station.service.setup import core_options, journal_options
+
+    try:
+        loaded = load_config(args.config)
+        options = core_options(loaded.config, loaded.path)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    section = loaded.config.integrity
+    settings = IntegritySettings(repeat_depth=section.repeat_depth, advantage_percent=section.advantage_percent,
+                                 significance=section.significance, window_rounds=section.window_rounds)
+    path = journal_path(args.journal, loaded.config.station.journal or None)
+    try:
+        options = journal_options(path, loaded.path) or options
+        report = integrity_report(path, options, settings)
+    except JournalError as exc:
+        raise CliError(str(exc)) from None
+    if args.shoe is not None:
+        report["shoes"] = [s for s in report["shoes"] if s["shoe"] == args.shoe]
+        if not report["shoes"]:
+            raise CliError(f"no shoe {args.shoe} in {path}", 1)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{path}: {options.game}, {options.decks} decks, {options.equipment}; "
+          f"{len(report['shoes'])} shoe(s); alerts raised: "
+          + (", ".join(f"{k} {v}" for k, v in report["alert_counts"].items()) or "none"))
+    for shoe in report["shoes"]:
+        print()
+        print(describe_shoe(shoe))
+    for alert in report["other_alerts"] if args.shoe is None else []:
+        print(f"{alert['severity'].upper()} #{alert['ident']} {alert['code']}: {alert['detail']}")
+    return 0

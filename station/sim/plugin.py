@@ -183,5 +183,6 @@ def resume_point(machine: TableMachine, state: str, expectation: str, options: C
         remaining=None if continuous else shoe.composition,
         cut_card_out=bool(shoe.progress is not None and shoe.progress.cut_card_out),
         shoe_in_progress=bool(shoe.number), out_cards=out_cards if continuous else (),
-        round_cards=round_cards, shoes_dealt=shoe.number, last_outcome=str(results[-1].get("outcome", "")) if results else "",
+        round_cards=round_cards, shoes_dealt=shoe.number,
+        last_outcome=str(results[-1].get("outcome", "")) if results else "",
     )

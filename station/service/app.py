@@ -55,6 +55,7 @@ from station.service.setup import (
     changed_keys,
     configuration_record,
     core_options,
+    with_defaults,
 )
 from station.service.systemd_notify import Notifier
 
@@ -207,8 +208,8 @@ class Station:
         recorded = journal.last_of_kind(CONFIGURATION_RECORD)
         current = configuration_record(self.config)
         self._record_configuration = recorded is None
-        if recorded is not None and recorded.payload != current:
-            changed = changed_keys(recorded.payload, current)
+        if recorded is not None and with_defaults(recorded.payload) != current:
+            changed = changed_keys(with_defaults(recorded.payload), current)
             journal.close()
             raise ConfigError(self.loaded.path, [(key, (
                 f"differs from the configuration {self.journal_path} was written with; "

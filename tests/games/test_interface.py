@@ -35,7 +35,7 @@ def layout(game: Game[Any, Any]) -> dict[BetKey, int]:
     bets: dict[BetKey, int] = {}
     for region in game.regions:
         key = ("1", "ann", region)
-        verdict = game.accept(key, STAKE, bets, table)
+        verdict = game.accept(key, STAKE, bets, table, game.payout_option(table), game.open_round())
         assert verdict, verdict.reason
         bets[key] = STAKE
     return bets
@@ -71,6 +71,11 @@ def test_every_game_satisfies_the_interface(game: Game[Any, Any]) -> None:
     assert game.regions and set(game.carry_regions) <= set(game.regions)
     assert game.payout_option(table) in (*game.payout_options, "")
     assert isinstance(game.variant_of(table), str)
+    assert not set(game.betting_choices) & set(game.choices)
+    assert game.cut_problem("", "", table) == "" and game.cut_problem("1", "ann", table) == ""
+    assert "there is no box 99" in game.cut_problem("99", "ann", table)
+    for name, smallest, largest in game.limit_lines(table, game.payout_option(table)):
+        assert name and table.min_bet <= smallest <= largest <= table.max_bet
 
 
 def test_the_registry_knows_each_game_by_its_configured_name() -> None:
@@ -83,7 +88,7 @@ def test_the_registry_knows_each_game_by_its_configured_name() -> None:
 def test_malformed_bets_are_refused_not_raised(game: Game[Any, Any]) -> None:
     table = game.default_table()
     for key in (("1", "ann", "nowhere"), ("box one", "ann", game.regions[0])):
-        verdict = game.accept(key, STAKE, {}, table)
+        verdict = game.accept(key, STAKE, {}, table, game.payout_option(table), game.open_round())
         assert isinstance(verdict, Acceptance) and not verdict and verdict.reason
 
 

@@ -111,6 +111,36 @@ def test_cut_card_reports_out_of_place_are_refused() -> None:
         ShoeProgress.new_shoe(rounds_after_cut=-1)
 
 
+def test_a_second_cutting_card_behind_the_last_card_means_no_card_is_left() -> None:
+    shoe = ShoeProgress.new_shoe(rounds_after_cut=2, cut_cards=2).first_card_exposed(parse_card("AS")).card_burned()
+    shoe = shoe.after_round_started().cut_card_seen(mid_round=True).round_completed()
+    assert (shoe.rounds_left, shoe.out_of_cards) == (2, False)
+    shoe = shoe.after_round_started().cut_card_seen(mid_round=True)  # the second: the cards ran out
+    assert shoe.out_of_cards and shoe.rounds_left == 0 and shoe.last_round
+    assert shoe.instruction() == "second cutting card out: no cards left"
+    assert shoe.round_completed().is_shoe_end
+    with pytest.raises(ShoeProcedureError, match="the cut card has already come out of this shoe"):
+        shoe.cut_card_seen(mid_round=True)
+
+
+def test_a_second_cutting_card_between_rounds_ends_the_shoe_at_once() -> None:
+    shoe = ShoeProgress.new_shoe(cut_cards=2).first_card_exposed(parse_card("AS")).card_burned()
+    shoe = shoe.cut_card_seen(mid_round=False)
+    assert shoe.last_round and not shoe.is_shoe_end
+    with pytest.raises(ShoeProcedureError, match="cut card reported during a round while the shoe is in phase ready"):
+        shoe.cut_card_seen(mid_round=True)
+    ended = shoe.cut_card_seen(mid_round=False)
+    assert ended.is_shoe_end and ended.out_of_cards
+    with pytest.raises(ShoeProcedureError, match="the cut card has already come out of this shoe"):
+        ended.cut_card_seen(mid_round=False)
+    one = ShoeProgress.new_shoe().first_card_exposed(parse_card("AS")).card_burned().cut_card_seen(mid_round=False)
+    with pytest.raises(ShoeProcedureError, match="the cut card has already come out of this shoe"):
+        one.cut_card_seen(mid_round=False)
+    for bad in (0, 3, True):
+        with pytest.raises(ShoeProcedureError, match="a shoe holds 1 or 2 cutting cards"):
+            ShoeProgress.new_shoe(cut_cards=bad)
+
+
 def test_continuous_shuffler_has_no_burn_no_cut_card_and_no_end() -> None:
     shoe = ShoeProgress.new_shoe(ShoeMode.CONTINUOUS)
     assert shoe.phase is ShoePhase.READY and shoe.instruction() == "deal"

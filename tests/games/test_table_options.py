@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from station.games.baccarat.table import BaccaratTable, BankerPayout, RegionCap, Variant
+from station.games.baccarat.table import BaccaratTable, BankerPayout, DifferentialMode, RegionCap, Variant
 from station.games.table import Chips, TableOptionError
 from station.games.war.table import WarTable
 
@@ -65,6 +65,8 @@ def test_box_count_limit_per_variant(variant: str, most: int) -> None:
         ({"region_cap": "sometimes"}, "region_cap"),
         ({"variant": "full", "region_cap": RegionCap.ALL_PLAYERS}, "region_cap"),
         ({"table_differential": -1}, "table_differential"),
+        ({"differential_reduction": "sometimes"}, "differential_reduction"),
+        ({"min_bet": 100, "max_bet": 400}, "max_bet"),  # under commission Banker bets need steps of 500
         ({"chips": (100, 250)}, "chips"),
         ({"chips": "25"}, "chips"),
     ],
@@ -75,6 +77,24 @@ def test_impossible_baccarat_options_name_the_field(changes: dict[str, object], 
     assert caught.value.field == field
     assert str(caught.value).startswith(f"{field}:")
     assert isinstance(caught.value, ValueError)
+
+
+def test_region_caps_and_differential_modes_go_by_the_configurations_words() -> None:
+    assert baccarat(region_cap="table_total").region_cap is RegionCap.TABLE_TOTAL is RegionCap.ALL_PLAYERS
+    assert baccarat(region_cap="player_total").region_cap is RegionCap.PLAYER_TOTAL is RegionCap.EACH_PLAYER
+    assert [cap.value for cap in RegionCap] == ["none", "table_total", "player_total"]
+    assert baccarat().differential_reduction is DifferentialMode.AUTOMATIC
+    assert baccarat(differential_reduction="supervisor").differential_reduction is DifferentialMode.SUPERVISOR
+    with pytest.raises(TableOptionError, match="region_cap: must be none, table_total or player_total"):
+        baccarat(region_cap="all_players")
+
+
+def test_a_commission_table_must_accept_some_banker_bet() -> None:
+    with pytest.raises(TableOptionError, match=r"max_bet: under commission a Banker bet must be a multiple of 500 .* "
+                                               r"none lies between 100 and 400"):
+        baccarat(min_bet=100, max_bet=400)
+    assert baccarat(min_bet=100, max_bet=500).largest_banker_bet == 500
+    assert baccarat(min_bet=100, max_bet=400, banker_payout="no_commission").max_bet == 400
 
 
 def test_tie_pays_seven_is_refused_with_a_readable_message() -> None:

@@ -223,7 +223,12 @@ class Station:
 
         t = self.config.table
         rules = self.options.rules
-        limits = (Limit("Table", t.min_bet, t.max_bet),)
+        table = self.options.table
+        option = self.loop.machine.payout_option if self.loop is not None else rules.payout_option(table)
+        # Besides the table's limits, what the game adds (baccarat: the smallest Banker bet
+        # rule 5.12 accepts when chips cannot pay one at the table minimum).
+        limits = (Limit("Table", t.min_bet, t.max_bet),
+                  *(Limit(name, low, high) for name, low, high in rules.limit_lines(table, option)))
         return TableInfo(self.config.station.name, rules.title, rules.variant_of(self.options.table), limits)
 
     def _start_web(self) -> None:

@@ -18,8 +18,9 @@ and left out of the score: killed / (all − equivalent).
     .venv/bin/python tools/mutate.py --only station/games/war/wagers.py
 
 Each worker runs in a copy of the checkout in a temporary folder (the checkout is never
-touched), with ``PYTHONPATH`` pointing at the copy and no bytecode written, so workers run
-side by side and a mutant's module is always compiled from its mutated source. A developer
+touched), with ``PYTHONPATH`` pointing at the copy and its own bytecode cache; every module
+written gets a modification time no earlier one had, so a mutant's module is always
+compiled from its mutated source while the others are not compiled again. A developer
 tool: the test suite does not run it (it takes tens of minutes). The score is recorded in
 docs/games.md.
 """
@@ -284,7 +285,7 @@ def make_copy(into: Path, sources: dict[Path, str]) -> Path:
     for name in ("station", "drivers"):
         shutil.copytree(ROOT / name, into / name, ignore=ignore)
     for path, text in sources.items():  # the mutated files as the run saw them at its start
-        (into / path.relative_to(ROOT)).write_text(text)
+        write_source(into / path.relative_to(ROOT), text)
     (into / "tests").mkdir()
     shutil.copy2(ROOT / "tests" / "conftest.py", into / "tests" / "conftest.py")
     for name in ("games", "roads"):
@@ -293,10 +294,24 @@ def make_copy(into: Path, sources: dict[Path, str]) -> Path:
     return into
 
 
+_STAMPS = iter(range(10**9))
+_STAMP_LOCK = threading.Lock()
+
+
+def write_source(target: Path, text: str) -> None:
+    """Write a module with a modification time no earlier write had: the bytecode cache
+    (which keys on the source's time and size) can then never serve a stale module."""
+    target.write_text(text)
+    with _STAMP_LOCK:
+        stamp = 1_000_000_000 + next(_STAMPS)
+    os.utime(target, (stamp, stamp))
+
+
 def run_tests(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
     """'killed', 'survived' or 'timeout', and the seconds it took."""
     shutil.rmtree(copy / ".hypothesis", ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONPYCACHEPREFIX": str(copy / ".pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.monotonic()
     try:
         done = subprocess.run(
@@ -369,11 +384,11 @@ def main(argv: list[str] | None = None) -> int:
                     return
                 target = copy / m.path
                 original = _source(ROOT / m.path)
-                target.write_text(mutated_source(ROOT / m.path, m.index))
+                write_source(target, mutated_source(ROOT / m.path, m.index))
                 try:
                     verdict, seconds = run_tests(copy, tests_for(m.path, args.tests), timeout)
                 finally:
-                    target.write_text(original)
+                    write_source(target, original)
                 with lock:
                     results.append({**asdict(m), "verdict": verdict, "seconds": round(seconds, 1)})
                     mark = {"killed": ".", "timeout": "t", "survived": "S"}[verdict]

@@ -40,7 +40,7 @@ def test_baccarat_defaults_follow_the_variant() -> None:
 @pytest.mark.parametrize(("variant", "most"), [("mini", 7), ("midi", 9), ("full", 14)])
 def test_box_count_limit_per_variant(variant: str, most: int) -> None:
     assert baccarat(variant=variant, boxes=most).boxes == most
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match=f"^boxes: {variant} baccarat has at most {most} boxes") as caught:
         baccarat(variant=variant, boxes=most + 1)
     assert caught.value.field == "boxes"
     assert str(most) in str(caught.value)
@@ -72,7 +72,7 @@ def test_box_count_limit_per_variant(variant: str, most: int) -> None:
     ],
 )
 def test_impossible_baccarat_options_name_the_field(changes: dict[str, object], field: str) -> None:
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match=f"^{field}: ") as caught:
         baccarat(**changes)
     assert caught.value.field == field
     assert str(caught.value).startswith(f"{field}:")
@@ -106,7 +106,7 @@ def test_tie_pays_seven_is_refused_with_a_readable_message() -> None:
     "denominations", [(), (0, 5), (25, 25), (100, 250), (5, 2.5)]
 )
 def test_chip_sets_that_cannot_pay_exactly_are_refused(denominations: tuple) -> None:
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match="^chips: ") as caught:
         Chips(denominations)
     assert caught.value.field == "chips"
 
@@ -150,7 +150,7 @@ def test_war_defaults() -> None:
     ],
 )
 def test_impossible_war_options_name_the_field(changes: dict[str, object], field: str) -> None:
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match=f"^{field}: ") as caught:
         war(**changes)
     assert caught.value.field == field
 

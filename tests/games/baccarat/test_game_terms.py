@@ -67,7 +67,7 @@ POSSIBLE = {("1", "ann", "player"): 1000, ("2", "bob", "player"): 575, ("3", "cy
 
 def test_automatic_reduction_needs_a_supervisor_only_when_no_reduction_meets_the_differential() -> None:
     table = mini(table_differential=5)
-    with pytest.raises(DecisionNeeded) as raised:
+    with pytest.raises(DecisionNeeded, match="it cannot be met by reducing Banker bets in chips of 1") as raised:
         GAME.close_betting(play(), IMPOSSIBLE, table, "commission")
     assert list(raised.value.decisions) == ["accept"]
     assert str(raised.value).startswith(
@@ -83,7 +83,7 @@ def test_automatic_reduction_needs_a_supervisor_only_when_no_reduction_meets_the
 def test_supervisor_reduction_always_asks_and_reduce_gives_the_stations_proposal() -> None:
     table = mini(table_differential=300, differential_reduction="supervisor")
     assert table.differential_reduction is DifferentialMode.SUPERVISOR
-    with pytest.raises(DecisionNeeded) as raised:
+    with pytest.raises(DecisionNeeded, match="^table differential exceeded: Player total 1575") as raised:
         GAME.close_betting(play(), POSSIBLE, table, "commission")
     assert raised.value.decisions == {
         "reduce": "reduce pro rata (ann's Player bet on box 1 1000 -> 508; bob's Player bet on box 2 575 -> 292)",

@@ -199,6 +199,24 @@ def test_full_baccarat_one_seated_player_per_box() -> None:
     assert accept_bet(Bet(box(5), "ann", P, 100), placed, table)
 
 
+def test_full_baccarat_seated_players_bet_alongside_standing_players() -> None:
+    # A standing player elsewhere does not make the numbered boxes standing-only.
+    standing_bets = [Bet(standing(1), "sam", P, 100), Bet(standing(2), "tom", B, 2000)]
+    assert accept_bet(Bet(box(5), "ann", P, 100), standing_bets, full())
+    assert accept_bet(Bet(standing(1), "uma", P, 100), [Bet(box(5), "ann", P, 100)], full())
+
+
+@pytest.mark.parametrize(("place", "text"), [
+    (standing(0), "there is no standing region 0: this table has 2 standing regions"),
+    (standing(3), "there is no standing region 3: this table has 2 standing regions"),
+    (box(15), "there is no box 15: this table has boxes 1 to 14"),
+])
+def test_places_beyond_the_layout_are_refused(place: Any, text: str) -> None:
+    refused(accept_bet(Bet(place, "ann", P, 100), [], full()), "3.1", text)
+    assert accept_bet(Bet(standing(2), "ann", P, 100), [], full())
+    assert accept_bet(Bet(box(14), "ann", P, 100), [], full())
+
+
 def test_full_baccarat_standing_players_only_on_standing_regions() -> None:
     table = full()
     seated = [Bet(box(5), "ann", P, 100)]

@@ -242,8 +242,15 @@ def mutants_of(path: Path) -> list[Mutant]:
     mutator = _Mutator(lines)
     mutator.visit(ast.parse(source))
     rel = str(path.relative_to(ROOT))
+    # A line's text names it in tools/mutation_equivalents.txt; the same text on a later line
+    # of the file is told apart by its number: "if total < small - limit:  (#2)".
+    seen: dict[str, int] = {}
+    names: list[str] = []
+    for text in (line.strip() for line in lines):
+        seen[text] = seen.get(text, 0) + 1
+        names.append(text if seen[text] == 1 else f"{text}  (#{seen[text]})")
     return [
-        Mutant(rel, i, line, description, lines[line - 1].strip() if line else "")
+        Mutant(rel, i, line, description, names[line - 1] if line else "")
         for i, (line, description) in enumerate(mutator.found)
     ]
 

@@ -78,6 +78,17 @@ def test_every_game_satisfies_the_interface(game: Game[Any, Any]) -> None:
         assert name and table.min_bet <= smallest <= largest <= table.max_bet
 
 
+def test_what_each_game_allows() -> None:
+    baccarat, war = game_named("baccarat"), game_named("war")
+    assert (baccarat.late_bets, baccarat.hides_cards, baccarat.choices, baccarat.betting_choices) == (
+        True, True, (), ())
+    assert (war.late_bets, war.hides_cards, war.choices, war.betting_choices) == (
+        False, False, ("war", "surrender"), ("decline_tie",))
+    assert baccarat.payout_options == ("commission", "no_commission") and war.payout_options == ()
+    assert baccarat.carry_regions == ("banker", "player") and war.carry_regions == ()
+    assert (baccarat.title, war.title) == ("baccarat", "casino war")
+
+
 def test_the_registry_knows_each_game_by_its_configured_name() -> None:
     assert GAME_NAMES == ["baccarat", "war"]
     assert all(GAMES[name].name == name for name in GAME_NAMES)

@@ -53,6 +53,8 @@ def test_betting_does_not_close_on_a_banker_bet_5_12_refuses() -> None:
     why = "ann's Banker bet of 30 on box 1 cannot be paid exactly in chips of 1 under commission (5.12)"
     assert not_chip_exact(bets, mini()) == f"{why}: change it to 20 or 40"
     assert not_chip_exact({("1", "ann", "banker"): 15}, mini()).endswith("change it to 20")
+    assert not_chip_exact({("1", "ann", "banker"): 30}, mini(min_bet=20)).endswith("change it to 20 or 40")
+    assert not_chip_exact({("1", "ann", "banker"): 30}, mini(min_bet=25)).endswith("change it to 40")
     with pytest.raises(NotAllowed, match="change it to 20 or 40"):
         GAME.close_betting(play(), bets, mini(banker_payout="no_commission"), "commission")
     assert GAME.close_betting(play(), bets, mini(), "no_commission").bets == bets
@@ -167,3 +169,36 @@ def test_standing_players_never_cut() -> None:
     assert GAME.cut_problem("0", "ann", full) == "there is no box 0: this table has boxes 1 to 14"
     assert GAME.cut_problem("", "ann", full) == "name the box ann sits at"
     assert GAME.cut_problem("x1", "ann", full) == "'x1' is not a box number or a standing region such as S1"
+
+
+def test_without_a_squeeze_the_cards_are_turned_once_the_round_needs_no_more() -> None:
+    assert not play("2H 3H 2D").reveal_due(squeeze=False)
+    assert not play("2H 3H 2D KS").reveal_due(squeeze=False)  # a third card is still to come
+    assert play("2H 3H 2D KS KC 5C").reveal_due(squeeze=False)
+    assert play("9H 3H KD 2D").reveal_due(squeeze=False)
+
+
+def test_a_tie_leaves_the_banker_and_player_bets_on_the_layout() -> None:
+    assert play("9H 9D KD KS").result().bets_stay  # 9 against 9
+    assert not play("9H 2H KD 3D").result().bets_stay
+    assert play("9H 9D KD KS").result().outcome == "tie"
+
+
+def test_the_layouts_the_configuration_may_not_ask_of_baccarat() -> None:
+    from types import SimpleNamespace
+
+    def section(**changes: Any) -> Any:
+        settings: dict[str, Any] = dict(variant="mini", boxes=7, players_per_box=3, standing_regions=0)
+        settings.update(changes)
+        return SimpleNamespace(**settings)
+
+    assert GAME.settings_problem(section()) is None
+    assert GAME.settings_problem(section(boxes=8)) == ("boxes", "8 boxes is more than a mini table has (7)")
+    assert GAME.settings_problem(section(variant="midi", boxes=9)) is None
+    assert GAME.settings_problem(section(variant="full", boxes=14, players_per_box=1, standing_regions=2)) is None
+    assert GAME.settings_problem(section(variant="full", boxes=14, players_per_box=2)) == (
+        "players_per_box", "full baccarat seats exactly 1 player per box (rule 5.7)")
+    assert GAME.settings_problem(section(players_per_box=1)) is None  # mini may seat fewer
+    only_full = ("standing_regions", "standing-player regions exist only in full baccarat (rule 5.6)")
+    assert GAME.settings_problem(section(standing_regions=1)) == only_full
+    assert GAME.settings_problem(section(variant="midi", boxes=9, standing_regions=1)) == only_full

@@ -13,6 +13,7 @@ from station.games.baccarat.rules import (
     next_hand,
     next_hand_by_values,
     point_count,
+    points_of_values,
     result_of,
 )
 
@@ -117,3 +118,12 @@ def test_result_outcomes_and_pairs() -> None:
     assert r.natural and r.player_pair and r.banker_pair and r.outcome is Outcome.TIE  # 8 v 8
     with pytest.raises(RoundStateError, match="^the round is not complete: the rules call for another card$"):
         result_of(parse_cards("AS 2D"), parse_cards("KH 7C"))
+
+
+def test_two_card_totals_over_nine_count_their_last_digit_in_the_draw_rules() -> None:
+    assert points_of_values([9, 7]) == 6 and points_of_values([5, 5, 5]) == 5 and points_of_values([0, 9]) == 9
+    assert next_hand_by_values([5, 5], [9, 9]) is None  # Banker 18 counts 8: a natural
+    assert next_hand_by_values([9, 9], [5, 5]) is None  # Player 18 counts 8: a natural
+    assert next_hand_by_values([7, 9], [5, 5]) is Hand.BANKER  # Player 16 counts 6 and stands; Banker 0 draws
+    assert next_hand_by_values([9, 7], [9, 8]) is None  # Player 6 stands, Banker 17 counts 7 and stands
+    assert next_hand_by_values([5, 5, 9], [9, 4]) is Hand.BANKER  # Banker 13 counts 3, draws on a 9

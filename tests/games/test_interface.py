@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from station.cards import FULL_DECK, Card
+from station.cards import FULL_DECK, Card, parse_cards
 from station.games.interface import Game, NotAllowed, Play, Stage, TableOptions
 from station.games.layout import Acceptance, BetKey, SettledBet
 from station.games.registry import GAMES, UnknownGame, game_named
@@ -87,6 +87,16 @@ def test_what_each_game_allows() -> None:
     assert baccarat.payout_options == ("commission", "no_commission") and war.payout_options == ()
     assert baccarat.carry_regions == ("banker", "player") and war.carry_regions == ()
     assert (baccarat.title, war.title) == ("baccarat", "casino war")
+
+
+def test_a_casino_war_result_has_no_baccarat_flags() -> None:
+    war = game_named("war")
+    play = war.close_betting(war.open_round(), {("1", "ann", "war"): 2000}, war.default_table(), "").play
+    for card in parse_cards("5H 5D"):  # a tie: ann goes to war
+        play = play.place(card).play
+    play = play.decide("1", "ann", "surrender").play
+    result = play.result()
+    assert (result.natural, result.player_pair, result.banker_pair, result.bets_stay) == (False, False, False, False)
 
 
 def test_the_registry_knows_each_game_by_its_configured_name() -> None:

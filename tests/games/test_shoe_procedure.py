@@ -37,6 +37,14 @@ def test_exposed_card_sets_the_burn_count_and_is_discarded_too(first: str, burns
     assert shoe.discarded_before_play == burns + 1
 
 
+def test_a_new_shoe_has_burned_nothing_and_seen_no_cut_card() -> None:
+    for shoe in (ShoeProgress.new_shoe(), ShoeProgress.new_shoe(ShoeMode.CONTINUOUS), ShoeProgress(ShoeMode.CUT_CARD)):
+        assert (shoe.burns_due, shoe.burned, shoe.rounds_started, shoe.rounds_completed) == (0, 0, 0, 0)
+        assert (shoe.cut_card_out, shoe.cut_mid_round, shoe.out_of_cards) == (False, False, False)
+        assert shoe.cut_card_round is None
+        assert shoe.cut_cards == 1 and shoe.rounds_after_cut == 1
+
+
 def test_burn_count_uses_burn_values_not_baccarat_values() -> None:
     assert [burn_count(Card(rank, Suit.HEARTS)) for rank in Rank] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
 

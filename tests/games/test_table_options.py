@@ -97,6 +97,10 @@ def test_a_commission_table_must_accept_some_banker_bet() -> None:
     assert baccarat(min_bet=100, max_bet=400, banker_payout="no_commission").max_bet == 400
 
 
+def test_a_table_of_one_box_is_a_table() -> None:
+    assert baccarat(boxes=1).boxes == 1 and war(boxes=1, max_boxes_per_player=1).boxes == 1
+
+
 def test_tie_pays_seven_is_refused_with_a_readable_message() -> None:
     with pytest.raises(ValueError, match=r"tie_pays: a Tie bet pays 8 to 1 or 9 to 1 .*got 7 to 1"):
         baccarat(tie_pays=7)

@@ -249,3 +249,25 @@ def test_region_cap_on_each_players_bets_binds_a_player_with_a_higher_personal_m
     )
     placed = [Bet(box(1), "vip", P, 1000)]
     assert accept_bet(Bet(box(2), "vip", P, 1000), placed, table, personal_max=limits)
+
+
+def test_a_bet_of_one_smallest_chip_is_a_bet() -> None:
+    assert accept_bet(Bet(box(1), "ann", P, 1), [], mini(min_bet=1))
+
+
+def test_a_banker_total_one_step_above_the_minimum_names_the_largest_acceptable() -> None:
+    refused(accept_bet(Bet(box(1), "ann", B, 30), [], mini(min_bet=20)), "5.12", "largest acceptable is 20")
+    no_step_below = accept_bet(Bet(box(1), "ann", B, 30), [], mini(min_bet=25))
+    refused(no_step_below, "5.12", "acceptable amounts are multiples of 20")
+
+
+def test_a_player_at_the_maximum_may_add_nothing() -> None:
+    placed = [Bet(box(1), "ann", P, 1000)]
+    refused(accept_bet(Bet(box(2), "ann", P, 10), placed, mini()), "5.9", "over the maximum of 1000: at most 0 more")
+    over = accept_bet(Bet(box(2), "ann", P, 10), placed, mini(), personal_max={"ann": 500})
+    refused(over, "5.9", "over the maximum of 500: at most 0 more")
+
+
+def test_a_standing_player_is_not_taken_for_a_seated_one() -> None:
+    seated = [Bet(box(5), "bob", P, 100), Bet(standing(2), "ann", B, 2000)]
+    assert accept_bet(Bet(standing(1), "ann", P, 100), seated, full())

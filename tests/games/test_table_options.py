@@ -121,6 +121,9 @@ def test_chips_pay_and_round_in_whole_smallest_chips() -> None:
     assert chips.payable(475) and not chips.payable(470) and not chips.payable(-25)
     assert chips.round_down(499) == 475
     assert chips.round_down(-3) == 0
+    assert chips.payable(0) and chips.payable(25) and not chips.payable(-475)  # nothing to pay is paid exactly
+    ones = Chips((1,))
+    assert (ones.round_down(0), ones.round_down(-1), ones.round_down(7)) == (0, 0, 7)
 
 
 def test_chips_may_be_given_as_a_plain_list() -> None:

@@ -14,10 +14,12 @@ from station.events import (
     BetChanged,
     BetPlaced,
     BetWithdrawn,
+    DealerAction,
     Event,
     LateBetOverride,
     PayoutOptionChanged,
 )
+from station.games.interface import NotAllowed, Play
 
 
 class BetSteps(MachineBase):
@@ -29,18 +31,29 @@ class BetSteps(MachineBase):
             return self.round.bets
         if self.state == st.PAYING and self.carried is not None and region in self.rules.carry_regions:
             return self.carried  # after a baccarat Tie, before the next round (5.16)
-        if self.state in (st.DEALING, st.REVEALING) and self.round is not None and not self.round.revealed:
+        r = self.round
+        if self.state in (st.DEALING, st.REVEALING) and r is not None and not r.revealed and not r.play.disclosed():
             self._refuse(ev, "no more bets: a supervisor may allow late bets while no card is revealed (5.14)")
         else:
             self._refuse(ev, f"bets are closed: {self.expectation}")
         return None
+
+    def _bet_terms(self) -> tuple[str, Play]:
+        """The payout option and the play a bet going on the layout now is checked under: the
+        round's while it takes bets; for bets left on after a Tie, those of the next round,
+        which opens with any payout option change still pending (5.11)."""
+        if self.state == st.PAYING:
+            option = self.pending_payout["option"] if self.pending_payout is not None else self.payout_option
+            return option, self.rules.open_round()
+        assert self.round is not None
+        return self.round.payout_option, self.round.play
 
     def _on_bet_placed(self, ev: BetPlaced) -> None:
         layout = self._bet_target(ev, ev.region)
         if layout is None:
             return
         key = (ev.box, ev.player, ev.region)
-        verdict = self.rules.accept(key, ev.amount, layout, self.table)
+        verdict = self.rules.accept(key, ev.amount, layout, self.table, *self._bet_terms())
         if not verdict:
             self._refuse(ev, verdict.reason)
             return
@@ -58,7 +71,7 @@ class BetSteps(MachineBase):
             self._refuse(ev, f"{ev.player} has no {ev.region} bet on box {ev.box} to change")
             return
         others = {k: a for k, a in layout.items() if k != key}
-        verdict = self.rules.accept(key, ev.amount, others, self.table)
+        verdict = self.rules.accept(key, ev.amount, others, self.table, *self._bet_terms())
         if not verdict:
             self._refuse(ev, verdict.reason)
             return
@@ -98,11 +111,30 @@ class BetSteps(MachineBase):
             self._refuse(ev, self._not_now("allow late bets"))
         elif r.revealed:
             self._refuse(ev, "a card of this round has been revealed: no late bets (5.14)")
+        elif told := r.play.disclosed():
+            # 5.14 allows late bets only while no card or card value has been revealed "in any
+            # way": under every dealing style the draws themselves tell about the cards.
+            self._refuse(ev, f"{told}: no late bets (5.14)")
         else:
             r.bets_closed = False
             r.decisions.append({"late_bets_allowed": ev.reason, "role": ev.actor.role, "who": ev.actor.who})
             self.betting_openings += 1
             self._trigger("late_bets")
+
+    def _betting_choice(self, ev: DealerAction) -> None:
+        """A player's decision while bets are open, recorded by the dealer (Casino War: a
+        Casino War Wager holder declines the Tie Wager priority, 5.11)."""
+        r = self.round
+        if self.state != st.BETTING or r is None:
+            self._refuse(ev, self._not_now(ev.action.replace("_", " ")))
+            return
+        try:
+            decision = r.play.decide(ev.box, ev.player, ev.action)
+        except NotAllowed as exc:
+            self._refuse(ev, str(exc))
+            return
+        r.play = decision.play
+        r.decisions.append({**decision.record, "role": ev.actor.role, "who": ev.actor.who})
 
     def _on_payout_option(self, ev: PayoutOptionChanged) -> None:
         options = self.rules.payout_options

@@ -137,8 +137,9 @@ class IntegritySteps(MachineBase):
 
     # --- the core's own card checks -----------------------------------------------------------
 
-    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "") -> None:
-        super()._raise(reason, detail, held, device)
+    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "",
+               decisions: tuple[str, ...] = ()) -> None:
+        super()._raise(reason, detail, held, device, decisions)
         problem = self.irregularity
         if reason == "impossible_card" and held is not None and problem is not None:
             card = held.card.code

@@ -16,7 +16,12 @@ Decisions:
     Deal the held card(s) into a no-bet "dummy" hand, recorded with the round; the round goes on.
 ``resume``
     Carry on as if nothing happened. After a device fault only once the device has recovered;
-    held cards are then taken as if they had just been read (each is checked again).
+    held cards are then taken as if they had just been read (each is checked again). When
+    betting could not close, back to betting.
+
+When betting cannot close without a supervisor (``closing_decision``: baccarat's table
+differential, 5.17/5.18), the game names its own decisions besides ``resume`` (baccarat:
+``reduce``, ``accept``); the one taken closes betting.
 """
 
 from __future__ import annotations
@@ -61,7 +66,10 @@ REASONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "deck_check_failed": ("a card set failed its deck check", (REJECT, RECHECK)),
     "cards_returned_mismatch": ("the shuffler counted a different number of cards back", (RESUME, VOID)),
     "integrity_alarm": ("the integrity monitor raised an alarm", (RESUME, VOID, END_SHOE)),
+    # "No more bets" the game may not carry out by itself: its decisions come with it.
+    "closing_decision": ("no more bets needs a supervisor's decision", (RESUME,)),
 }
+CLOSING_DECISION = "closing_decision"
 
 
 @dataclass

@@ -244,6 +244,8 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
     def _on_action(self, ev: DealerAction) -> None:
         action = ev.action
         handler = self._actions.get(action)
+        if handler is None and action in self.rules.betting_choices:
+            handler = self._betting_choice
         if handler is None:
             self._refuse(ev, f"unknown dealer action {action!r}")
         elif self.state in (st.IRREGULARITY, st.PAUSED) and action != "call_supervisor":

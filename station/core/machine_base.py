@@ -22,8 +22,8 @@ from station.core.irregularities import HeldCard, Irregularity
 from station.core.options import CoreOptions
 from station.core.rounds import BetKey, Round
 from station.core.shoe import ShoeTracking
-from station.events import CardDrawn, DeviceFault, DeviceRecovered, Event, SupervisorDecision
-from station.games.interface import Game, TableOptions
+from station.events import CardDrawn, DealerAction, DeviceFault, DeviceRecovered, Event, SupervisorDecision
+from station.games.interface import Closing, Game, TableOptions
 
 SUPERVISOR_ROLES = ("supervisor",)
 
@@ -52,7 +52,8 @@ class MachineBase:
         #: The rules of the game this table plays, found once from the options: every step
         #: asks them and none asks which game it is.
         self.rules: Game[Any, Any] = o.rules
-        self.shoe = ShoeTracking(o.decks, continuous=o.equipment == "continuous", rounds_after_cut=o.rounds_after_cut)
+        self.shoe = ShoeTracking(o.decks, continuous=o.equipment == "continuous", rounds_after_cut=o.rounds_after_cut,
+                                 cut_cards=o.cut_cards)
         self.round: Round | None = None
         self.irregularity: Irregularity | None = None
         self.irregularities_raised = 0
@@ -166,7 +167,14 @@ class MachineBase:
     def _on_recovered(self, ev: DeviceRecovered) -> None:
         raise NotImplementedError
 
-    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "") -> None:
+    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "",
+               decisions: tuple[str, ...] = ()) -> None:
+        raise NotImplementedError
+
+    def _close_betting(self, closing: Closing) -> None:
+        raise NotImplementedError
+
+    def _betting_choice(self, ev: DealerAction) -> None:
         raise NotImplementedError
 
     def _raise_for_card(self, reason: str, detail: str, card: Card, device: str) -> None:

@@ -34,6 +34,7 @@ class CoreOptions:
     ``dealing_style`` A-D as in RULES.md, for games whose cards may be dealt face down
     (baccarat); the others turn each card as it is dealt.
     ``rounds_after_cut``: rounds dealt after the round in which the cut card appears.
+    ``cut_cards``: 1, or 2 with a second cutting card behind the last card (docs/games.md).
     ``round_devices``: devices whose loss stops a round in progress (``None``: every device).
     ``betting_seconds``: when > 0, betting closes by itself after so many seconds (a journaled
     timer); 0 leaves it to the dealer's "no more bets".
@@ -51,6 +52,7 @@ class CoreOptions:
     round_devices: frozenset[str] | None = None
     betting_seconds: int = 0
     buttons: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    cut_cards: int = 1
 
     def __post_init__(self) -> None:
         try:
@@ -68,6 +70,8 @@ class CoreOptions:
         check_deck_count(self.decks)
         if not isinstance(self.rounds_after_cut, int) or not 0 <= self.rounds_after_cut <= 3:
             raise CoreOptionError(f"rounds after the cut card must be 0 to 3, got {self.rounds_after_cut!r}")
+        if self.cut_cards not in (1, 2) or isinstance(self.cut_cards, bool):
+            raise CoreOptionError(f"a shoe holds 1 or 2 cutting cards, got {self.cut_cards!r}")
         if len(self.set_colours) != 2 or self.set_colours[0] == self.set_colours[1]:
             raise CoreOptionError(f"a batch shuffler needs two different set colours, got {self.set_colours!r}")
         if not isinstance(self.betting_seconds, int) or self.betting_seconds < 0:

@@ -10,13 +10,14 @@ asking which game is being played.
 from __future__ import annotations
 
 from station.cards import Card
+from station.core import irregularities as irr
 from station.core import outputs as out
 from station.core import states as st
 from station.core.irregularities import HeldCard
 from station.core.machine_base import MachineBase
 from station.core.rounds import Round, round_id
 from station.events import CardDrawn, DealerAction, Event
-from station.games.interface import NotAllowed, Stage
+from station.games.interface import Closing, DecisionNeeded, NotAllowed, Stage
 
 
 class RoundSteps(MachineBase):
@@ -43,15 +44,30 @@ class RoundSteps(MachineBase):
             return
         try:
             closing = self.rules.close_betting(r.play, r.bets, self.table, r.payout_option)
+        except DecisionNeeded as exc:
+            # The game may not close betting by itself (a table differential it must not, or
+            # cannot, meet alone): the round waits for a supervisor's decision.
+            choices = "; ".join(f"{name}: {words}" for name, words in exc.decisions.items())
+            self._raise(irr.CLOSING_DECISION, f"{exc}. Decide {choices}; or resume: back to betting",
+                        decisions=(*exc.decisions, irr.RESUME))
+            return
         except NotAllowed as exc:
             self._refuse(ev, str(exc))
             return
+        self._close_betting(closing)
+
+    def _close_betting(self, closing: Closing) -> None:
+        """Betting closes on ``closing`` (the game's, or the one a supervisor decided)."""
+        r = self.round
+        assert r is not None
         r.play = closing.play
         cuts = closing.reductions
         if cuts:
             r.bets = dict(closing.bets)
             r.decisions.append({"differential": [[*k, old, new] for k, old, new in cuts]})
             self._emit(out.BetsReduced(r.round_id, tuple((k[0], k[1], k[2], old, new) for k, old, new in cuts)))
+        if self.options.squeeze:  # styles B and D: who squeezes each hand's cards (the pucks)
+            r.play = self.rules.with_card_holders(r.play, r.bets, self.table)
         r.bets_closed = True
         self._trigger("no_more_bets")
         if r.dealt:  # bets were reopened by a supervisor with cards already out (5.14)
@@ -90,6 +106,9 @@ class RoundSteps(MachineBase):
             return
         if base == st.BETTING:
             self._raise_for_card("card_before_no_more_bets", f"{card.code} drawn before no more bets", card, ev.device)
+        elif state == st.REVEALING and self._dealt_ahead_of_reveal():
+            self.shoe.take(card)
+            self._deal_face_down(card)
         elif base in (st.REVEALING, st.PAYING, st.WAR_DECISION):
             self._raise_for_card("card_when_stand", f"{card.code} drawn when the rules say stand", card, ev.device)
         elif state == st.BURNING:
@@ -119,6 +138,25 @@ class RoundSteps(MachineBase):
             if not self.options.hidden_cards:
                 self._reveal_upto(len(r.dealt))
         self._after_card()
+
+    def _dealt_ahead_of_reveal(self) -> bool:
+        """Styles B and D: a card drawn while the players still squeeze the stage before it is
+        the card the rules call for next (the shoe's order is the same, so it is the very card
+        the dealer would have drawn after the reveal): it is taken as that card, face down, and
+        turned as a stage of its own. When the rules call for no card it is an irregularity."""
+        r = self.round
+        return self.options.squeeze and r is not None and r.play.step().wants_card
+
+    def _deal_face_down(self, card: Card) -> None:
+        r = self.round
+        assert r is not None
+        placement = r.play.place(card)
+        r.play = placement.play
+        if placement.position is None:  # pragma: no cover - baccarat, the one squeezed game, burns none
+            r.burned.append(card)
+        else:
+            r.place(placement.position, card)
+            r.decisions.append({"dealt_before_reveal": [placement.position, card.code]})
 
     def _after_card(self) -> None:
         """Move the round on after a card, a reveal or a decision: reveal stage, the stages
@@ -160,7 +198,9 @@ class RoundSteps(MachineBase):
         if self.state != st.REVEALING or r is None:
             self._refuse(ev, self._not_now("reveal"))
             return
-        self._reveal_upto(len(r.dealt))
+        self._reveal_upto(r.play.stage_end(r.revealed, self.options.squeeze))
+        if r.revealed < len(r.dealt):
+            return  # a card dealt ahead of its stage (styles B, D): squeezed and turned next
         if r.play.step().complete:
             self._finish()
         else:

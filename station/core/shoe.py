@@ -26,6 +26,7 @@ class ShoeTracking:
     decks: int
     continuous: bool = False
     rounds_after_cut: int = 1
+    cut_cards: int = 1
     number: int = 0  # shoes started so far: the current shoe's number once one is in play
     rounds: int = 0  # rounds opened in the current shoe
     composition: ShoeComposition | None = None
@@ -48,6 +49,7 @@ class ShoeTracking:
     # Continuous shuffler: cards counted back before the round they came from was cleared (the
     # dealer dropped them in before pressing "next round"); they are not counted twice.
     returned_ahead: list[Card] = field(default_factory=list)
+    cut_by: list[str] = field(default_factory=list)  # [box, player] who cut the cards; [] the dealer
 
     def start(self) -> None:
         """A new shoe (or continuous-shuffler session) begins with a full composition."""
@@ -55,7 +57,7 @@ class ShoeTracking:
         self.rounds = 0
         self.composition = ShoeComposition(self.decks)
         mode = ShoeMode.CONTINUOUS if self.continuous else ShoeMode.CUT_CARD
-        self.progress = ShoeProgress.new_shoe(mode, self.rounds_after_cut)
+        self.progress = ShoeProgress.new_shoe(mode, self.rounds_after_cut, self.cut_cards)
         self.burned = []
         self.empty = False
         self.awaiting_return = []
@@ -136,4 +138,6 @@ class ShoeTracking:
             "ready_check": self.ready_check,
             "closed": self.closed,
             "returned_ahead": [c.code for c in self.returned_ahead],
+            **({"cut_by": list(self.cut_by)} if self.cut_by else {}),
+            **({"out_of_cards": True} if progress and progress.out_of_cards else {}),
         }

@@ -210,7 +210,12 @@ class ShoeSteps(MachineBase):
         if self.state != st.CUTTING:
             self._refuse(ev, self._not_now("confirm the cut"))
             return
+        problem = self.rules.cut_problem(ev.box, ev.player, self.table)  # 5.6: never a standing player
+        if problem:
+            self._refuse(ev, problem)
+            return
         self.shoe.start()
+        self.shoe.cut_by = [ev.box, ev.player] if ev.box.strip() else []
         self.shoe_results = []
         self._trigger("cut_confirmed")
 
@@ -234,11 +239,14 @@ class ShoeSteps(MachineBase):
         if self.options.equipment == "continuous" or progress is None or not self.shoe.in_play:
             self._refuse(ev, "no cut card is expected now")
             return
-        if progress.rounds_left is not None:
+        second = progress.rounds_left is not None
+        if second and (progress.cut_cards < 2 or progress.out_of_cards):
             self._refuse(ev, "the cut card has already come out of this shoe")
             return
         if progress.phase is ShoePhase.IN_ROUND:
             self.shoe.progress = progress.cut_card_seen(mid_round=True)
+            if second:  # the cutting card behind the last card: this round gets no more cards
+                self._on_shoe_empty(ShoeEmpty(ev.device))
         elif progress.phase is ShoePhase.READY:
             self.shoe.progress = progress.cut_card_seen(mid_round=False)
             if (

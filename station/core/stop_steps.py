@@ -19,6 +19,7 @@ from station.events import (
     ResumeRequested,
     SupervisorDecision,
 )
+from station.games.interface import NotAllowed
 
 #: The code of the DeviceFault the service posts for a failed self-test at start-up.
 SELF_TEST = "selftest"
@@ -85,10 +86,12 @@ class StopSteps(MachineBase):
             self.shoe.take(card)
         self._raise(reason, detail, HeldCard(card, in_shoe, device))
 
-    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "") -> None:
+    def _raise(self, reason: str, detail: str, held: HeldCard | None = None, device: str = "",
+               decisions: tuple[str, ...] = ()) -> None:
         r = self.round
         round_open = r is not None and not r.settled
-        decisions = irr.allowed_decisions(reason, round_open=round_open, settled=bool(r and r.settled))
+        if not decisions:
+            decisions = irr.allowed_decisions(reason, round_open=round_open, settled=bool(r and r.settled))
         if r is None:
             decisions = tuple(d for d in decisions if d not in (irr.DUMMY, irr.VOID)) or (irr.BURN,)
         self.irregularities_raised += 1
@@ -125,6 +128,15 @@ class StopSteps(MachineBase):
         if ev.decision == irr.RESUME and blocking:
             self._refuse(ev, f"{', '.join(blocking)} still faulted: wait for it to recover, or void the round")
             return
+        closing = None
+        if problem.reason == irr.CLOSING_DECISION and ev.decision != irr.RESUME:
+            r = self.round
+            assert r is not None
+            try:
+                closing = self.rules.close_betting(r.play, r.bets, self.table, r.payout_option, ev.decision)
+            except NotAllowed as exc:
+                self._refuse(ev, str(exc))
+                return
         record = {
             "irregularity": problem.ident,
             "reason": problem.reason,
@@ -156,6 +168,9 @@ class StopSteps(MachineBase):
             self._trigger("resolve")
         elif ev.decision in irr.INTEGRITY_DECISIONS:
             self._decide_integrity(ev, problem)
+        elif closing is not None:  # back to betting, then closed as the supervisor decided
+            self._trigger("resolve")
+            self._close_betting(closing)
         else:
             self._trigger("resolve")
             self.shoe.put_back([h.card for h in held if h.in_shoe])

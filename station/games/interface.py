@@ -38,6 +38,19 @@ class NotAllowed(ValueError):
     (the state machine refuses the event with it)."""
 
 
+class DecisionNeeded(NotAllowed):
+    """Betting cannot close until a supervisor decides (baccarat: a table differential the
+    station may not, or cannot, meet by itself, rules 5.17/5.18).
+
+    ``decisions`` maps each decision the game can take at :meth:`Game.close_betting` (its
+    ``decision`` argument) to what it does, in a supervisor's words. The message says why.
+    """
+
+    def __init__(self, reason: str, decisions: Mapping[str, str]) -> None:
+        super().__init__(reason)
+        self.decisions = dict(decisions)
+
+
 class Stage(StrEnum):
     """Where a round is, in terms the state machine can act on without knowing the game."""
 
@@ -177,6 +190,18 @@ class Play(Protocol):
         otherwise the cards are turned once the round needs no more."""
         ...
 
+    def stage_end(self, revealed: int, squeeze: bool) -> int:
+        """How many of the cards dealt so far are face up once the dealer's next reveal has
+        turned the stage after the first ``revealed``: with ``squeeze`` one stage at a time
+        (a card dealt ahead of its stage stays face down), otherwise every card dealt."""
+        ...
+
+    def disclosed(self) -> str:
+        """What the cards dealt so far tell about the result without any being turned, in a
+        supervisor's words (baccarat: whether a hand draws a third card tells about its
+        total); empty while they tell nothing. Late bets (5.14) are refused once it is not."""
+        ...
+
     def result(self) -> PlayResult:
         """The result of the complete round; raises :class:`NotAllowed` before it is."""
         ...
@@ -204,6 +229,9 @@ class Game(Protocol[TableT, PlayT]):
             empty when the game has none.
         choices: the decisions players take during a round (:meth:`Play.decide`), as the
             dealer's actions name them; empty when the rules decide everything.
+        betting_choices: the decisions players take while bets are open, recorded by the
+            dealer for a box and player (:meth:`Play.decide` on the betting round's play;
+            Casino War: ``decline_tie``, the Tie Wager priority of rule 5.11).
         late_bets: whether a supervisor may reopen betting after the first card, while no
             card is revealed (baccarat 5.14).
         hides_cards: whether dealing styles B-D apply: cards known to the shoe but dealt
@@ -217,6 +245,7 @@ class Game(Protocol[TableT, PlayT]):
     carry_regions: tuple[str, ...]
     payout_options: tuple[str, ...]
     choices: tuple[str, ...]
+    betting_choices: tuple[str, ...]
     late_bets: bool
     hides_cards: bool
     table_type: type[TableT]
@@ -247,11 +276,27 @@ class Game(Protocol[TableT, PlayT]):
         with a single layout."""
         ...
 
+    def limit_lines(self, table: TableT, payout_option: str) -> tuple[tuple[str, int, int], ...]:
+        """Lines the limits sign shows besides the table's minimum and maximum, as (name,
+        smallest, largest accepted): baccarat's smallest Banker bet rule 5.12 accepts when the
+        chips cannot pay one at the table minimum."""
+        ...
+
+    def cut_problem(self, box: str, player: str, table: TableT) -> str:
+        """Why the player at ``box`` may not cut the cards (baccarat 5.6: standing players
+        never do); empty when they may, or when nobody is named (the dealer cut)."""
+        ...
+
     # --- bets and the round ---------------------------------------------------------------
 
-    def accept(self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: TableT) -> Acceptance:
-        """May ``amount`` on ``key`` join ``others`` (the rest of the layout)? A layout
-        entry the game cannot read is refused, not raised."""
+    def accept(
+        self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: TableT, payout_option: str,
+        play: PlayT,
+    ) -> Acceptance:
+        """May ``amount`` on ``key`` join ``others`` (the rest of the layout), in the round
+        ``play`` whose payout option is ``payout_option`` (the round's, not the configured
+        one: rule 5.12 does not apply under 5.11)? A layout entry the game cannot read is
+        refused, not raised."""
         ...
 
     def open_round(self) -> PlayT:
@@ -259,11 +304,17 @@ class Game(Protocol[TableT, PlayT]):
         ...
 
     def close_betting(
-        self, play: PlayT, bets: Mapping[BetKey, int], table: TableT, payout_option: str
+        self, play: PlayT, bets: Mapping[BetKey, int], table: TableT, payout_option: str, decision: str = ""
     ) -> Closing:
         """"No more bets": the play that deals the round. ``play`` keeps any cards already
         dealt when a supervisor reopened betting. Raises :class:`NotAllowed` when the
-        round cannot be dealt for these bets."""
+        round cannot be dealt for these bets, and :class:`DecisionNeeded` when it can once a
+        supervisor has decided how; ``decision`` is then one of the decisions it named."""
+        ...
+
+    def with_card_holders(self, play: PlayT, bets: Mapping[BetKey, int], table: TableT) -> PlayT:
+        """Dealing styles B and D: ``play`` with the players who hold each hand's cards to
+        squeeze (baccarat's marker pucks, seed 000 rule 3.3) designated from ``bets``."""
         ...
 
     def settle(

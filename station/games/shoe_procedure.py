@@ -14,6 +14,11 @@ Procedure [choice, common practice, RULES.md "Burn procedure" and "Cut card and 
    appears where a round's first card would be drawn, the next round counts as the first
    of those rounds: with the default of 1 that round is the last.
 3. With a continuous shuffler there is no exposed card, no burn, no cut card and no shoe end.
+4. A second cutting card, at the operator's choice (seed 000 rule 3.3, seed 002 rule 3.4)
+   [choice]: it goes behind the last card of the shoe, so the bottom card is never seen and
+   the reader reports when the cards run out. The first cutting card to come out calls the
+   last round as above; the second marks that no card is left: no round may follow it, and
+   a round still needing a card when it comes out cannot be finished (the table voids it).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from enum import StrEnum
 from station.cards import Card
 
 DEFAULT_ROUNDS_AFTER_CUT = 1
+#: Cutting cards a shoe may hold: one, or at the operator's choice two (seed 000 rule 3.3).
+CUT_CARDS = (1, 2)
 
 
 def burn_count(exposed: Card) -> int:
@@ -63,18 +70,23 @@ class ShoeProgress:
     cut_card_round: int | None = None  # rounds completed when the cut card appeared
     cut_mid_round: bool = False
     rounds_left: int | None = None  # rounds still to start after the cut card, None before it
+    cut_cards: int = 1  # 2: a second cutting card behind the last card
+    out_of_cards: bool = False  # the second cutting card came out: no card is left
 
     @classmethod
     def new_shoe(
-        cls, mode: ShoeMode = ShoeMode.CUT_CARD, rounds_after_cut: int = DEFAULT_ROUNDS_AFTER_CUT
+        cls, mode: ShoeMode = ShoeMode.CUT_CARD, rounds_after_cut: int = DEFAULT_ROUNDS_AFTER_CUT,
+        cut_cards: int = 1,
     ) -> ShoeProgress:
         mode = ShoeMode(mode)
         if not isinstance(rounds_after_cut, int) or isinstance(rounds_after_cut, bool) or rounds_after_cut < 0:
             raise ShoeProcedureError(
                 f"rounds_after_cut must be a whole number 0 or more, got {rounds_after_cut!r}"
             )
+        if cut_cards not in CUT_CARDS or isinstance(cut_cards, bool):
+            raise ShoeProcedureError(f"a shoe holds 1 or 2 cutting cards, got {cut_cards!r}")
         phase = ShoePhase.READY if mode is ShoeMode.CONTINUOUS else ShoePhase.EXPOSE
-        return cls(mode=mode, rounds_after_cut=rounds_after_cut, phase=phase)
+        return cls(mode=mode, rounds_after_cut=rounds_after_cut, phase=phase, cut_cards=cut_cards)
 
     # Queries -----------------------------------------------------------------------------
 
@@ -109,6 +121,8 @@ class ShoeProgress:
             return f"burn {left} card{'s' if left != 1 else ''}"
         if self.phase is ShoePhase.ENDED:
             return "shoe finished: shuffle"
+        if self.out_of_cards:
+            return "second cutting card out: no cards left"
         if self.last_round:
             return "cut card out: last round"
         if self.phase is ShoePhase.IN_ROUND and self.rounds_left:
@@ -143,12 +157,17 @@ class ShoeProgress:
         """The cut card came out: during a round, or where a round's first card would be."""
         if self.mode is ShoeMode.CONTINUOUS:
             raise ShoeProcedureError("a continuous shuffler has no cut card")
-        if self.rounds_left is not None:
+        second = self.rounds_left is not None
+        if second and (self.cut_cards < 2 or self.out_of_cards):
             raise ShoeProcedureError("the cut card has already come out of this shoe")
         expected = ShoePhase.IN_ROUND if mid_round else ShoePhase.READY
         if self.phase is not expected:
             where = "during a round" if mid_round else "between rounds"
             raise ShoeProcedureError(f"cut card reported {where} while the shoe is in phase {self.phase.value}")
+        if second:
+            # The second cutting card, behind the last card: no card is left, no round follows.
+            out = replace(self, out_of_cards=True, rounds_left=0)
+            return out if mid_round else replace(out, phase=ShoePhase.ENDED)
         changed = replace(
             self,
             cut_card_round=self.rounds_completed,

@@ -63,6 +63,7 @@ from station.service.setup import (
     new_journal_record,
     replay_rules,
     software_record,
+    with_defaults,
 )
 from station.service.systemd_notify import Notifier
 
@@ -241,8 +242,8 @@ class Station:
         recorded = journal.last_of_kind(CONFIGURATION_RECORD)
         current = configuration_record(self.config)
         self._record_configuration = recorded is None
-        if recorded is not None and replay_rules(recorded.payload) != current:
-            changed = changed_keys(replay_rules(recorded.payload), current)
+        if recorded is not None and with_defaults(replay_rules(recorded.payload)) != current:
+            changed = changed_keys(with_defaults(replay_rules(recorded.payload)), current)
             journal.close()
             raise ConfigError(self.loaded.path, [(key, (
                 f"differs from the configuration {self.journal_path} was written with; "
@@ -270,7 +271,12 @@ class Station:
 
         t = self.config.table
         rules = self.options.rules
-        limits = (Limit("Table", t.min_bet, t.max_bet),)
+        table = self.options.table
+        option = self.loop.machine.payout_option if self.loop is not None else rules.payout_option(table)
+        # Besides the table's limits, what the game adds (baccarat: the smallest Banker bet
+        # rule 5.12 accepts when chips cannot pay one at the table minimum).
+        limits = (Limit("Table", t.min_bet, t.max_bet),
+                  *(Limit(name, low, high) for name, low, high in rules.limit_lines(table, option)))
         return TableInfo(self.config.station.name, rules.title, rules.variant_of(self.options.table), limits)
 
     def _start_web(self) -> None:

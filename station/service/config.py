@@ -73,7 +73,8 @@ class WarOptions(_Strict):
     """Extra odds paid on the go-to-war wager when the war cards tie again; 0 = off."""
     box_max: int = Field(default=0, ge=0)
     player_max: int = Field(default=0, ge=0)
-    max_boxes_per_player: int = Field(default=3, ge=1, le=7)
+    max_boxes_per_player: int = Field(default=1, ge=1, le=7)
+    """Boxes one player may bet on (5.7, 5.8): one unless the operator allows more."""
 
 
 class TableSection(_Strict):
@@ -81,6 +82,7 @@ class TableSection(_Strict):
     variant: Variant = "mini"
     boxes: int = Field(default=7, ge=1, le=14)
     players_per_box: int = Field(default=3, ge=1, le=3)
+    """Players who may bet on one box; left out: 1 in full baccarat (5.7), otherwise 3."""
     standing_regions: int = Field(default=0, ge=0, le=8)
     decks: int = Field(default=8, ge=4, le=8)
     equipment: Equipment = "manual"
@@ -95,7 +97,20 @@ class TableSection(_Strict):
     region_cap: Literal["none", "table_total", "player_total"] = "none"
     differential: int = Field(default=0, ge=0)
     """Largest allowed difference between total Banker and total Player bets; 0 = none."""
+    differential_reduction: Literal["automatic", "supervisor"] = "automatic"
+    """Who reduces bets that exceed the differential (5.18): the station at "no more bets"
+    when it can, calling a supervisor when it cannot (automatic), or always a supervisor."""
+    cut_cards: int = Field(default=1, ge=1, le=2)
+    """Cutting cards in the shoe (seed 000 3.3): 2 puts a second one behind the last card."""
     war: WarOptions = WarOptions()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _players_per_box_by_variant(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "players_per_box" not in data:
+            full = data.get("game", "baccarat") == "baccarat" and data.get("variant") == "full"
+            data = {**data, "players_per_box": 1 if full else 3}
+        return data
 
     @model_validator(mode="after")
     def _rules(self) -> TableSection:
@@ -121,6 +136,8 @@ class TableSection(_Strict):
                 "table.dealing_style",
                 f"Dealing Style {self.dealing_style} is not allowed with a continuous shuffler (rule 3.3)",
             )
+        if self.equipment == "continuous" and self.cut_cards != 1:
+            raise ConfigRuleError("table.cut_cards", "a continuous shuffler has no cutting card in its shoe")
         if self.set_colours[0] == self.set_colours[1]:
             raise ConfigRuleError("table.set_colours", "the two card sets must have different back colours")
         if self.region_cap != "none" and self.variant == "full":
@@ -184,7 +201,7 @@ class DevicesSection(_Strict):
 
 DealerActionName = Literal[
     "no_more_bets", "confirm_cut", "shuffle_done", "reveal", "next_round", "call_supervisor",
-    "war", "surrender",
+    "war", "surrender", "decline_tie",
 ]
 
 

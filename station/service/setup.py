@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from station.core.options import CoreOptionError, CoreOptions
 from station.games.registry import game_named
 from station.games.table import TableOptionError
@@ -65,6 +67,17 @@ def replay_rules(recorded: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in recorded.items() if key != SOFTWARE_KEY}
 
 
+def with_defaults(record: dict[str, Any]) -> dict[str, Any]:
+    """A journal's configuration record with the table options added since it was written set
+    to their defaults (which keep the rules it was written under), so a journal is refused
+    only over keys whose values really changed."""
+    try:
+        table = TableSection.model_validate(record.get("table", {}), strict=False).model_dump(mode="json")
+    except ValidationError:
+        return record
+    return {**record, "table": table}
+
+
 def changed_keys(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
     """Dotted keys whose values differ between two configuration records."""
     keys = []
@@ -99,7 +112,7 @@ def _options(t: TableSection, buttons: dict[str, str], round_devices: list[str],
         return CoreOptions(
             game=t.game, equipment=t.equipment, dealing_style=t.dealing_style, decks=t.decks,
             rounds_after_cut=t.rounds_after_cut, set_colours=(t.set_colours[0], t.set_colours[1]),
-            table=table, round_devices=frozenset(round_devices), buttons=buttons,
+            table=table, round_devices=frozenset(round_devices), buttons=buttons, cut_cards=t.cut_cards,
         )
     except CoreOptionError as exc:
         raise ConfigError(path, [("table", str(exc))]) from None

@@ -262,11 +262,20 @@ def test_differential_reduction_never_leaves_it_exceeded_and_never_increases_a_b
             assert ratio is not None
             assert Fraction(small_limit_target(banker, player, table), max(banker, player)) <= ratio <= 1
             cut = {r.index: r.new_amount for r in outcome.reductions}
-            for i, bet in enumerate(bets):
-                if bet.on is (Outcome.BANKER if banker > player else Outcome.PLAYER):
-                    step = banker_step(table) if bet.on is Outcome.BANKER else table.smallest_chip
-                    # unchanged bets are not listed
-                    assert cut.get(i, bet.amount) == int(bet.amount * ratio) // step * step
+            larger = Outcome.BANKER if banker > player else Outcome.PLAYER
+            step = banker_step(table) if larger is Outcome.BANKER else table.smallest_chip
+            victims = [(i, bet) for i, bet in enumerate(bets) if bet.on is larger]
+            for i, bet in victims:
+                # unchanged bets are not listed
+                assert cut.get(i, bet.amount) == int(bet.amount * ratio) // step * step
+            # No more than it must: at the next ratio where any bet would keep one more step,
+            # the larger side would exceed the differential.
+            points = [Fraction(cut.get(i, b.amount) + step, b.amount) for i, b in victims
+                      if cut.get(i, b.amount) + step <= b.amount]
+            if points:
+                assert table.table_differential is not None
+                higher = sum(int(b.amount * min(points)) // step * step for _, b in victims)
+                assert higher > min(banker, player) + table.table_differential
     else:
         # Honest refusal: no way of cutting the larger side in whole steps meets the limit.
         larger = Outcome.BANKER if banker > player else Outcome.PLAYER

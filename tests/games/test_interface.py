@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from station.cards import FULL_DECK, Card
+from station.cards import FULL_DECK, Card, parse_cards
 from station.games.interface import Game, NotAllowed, Play, Stage, TableOptions
 from station.games.layout import Acceptance, BetKey, SettledBet
 from station.games.registry import GAMES, UnknownGame, game_named
@@ -35,7 +35,7 @@ def layout(game: Game[Any, Any]) -> dict[BetKey, int]:
     bets: dict[BetKey, int] = {}
     for region in game.regions:
         key = ("1", "ann", region)
-        verdict = game.accept(key, STAKE, bets, table)
+        verdict = game.accept(key, STAKE, bets, table, game.payout_option(table), game.open_round())
         assert verdict, verdict.reason
         bets[key] = STAKE
     return bets
@@ -71,6 +71,32 @@ def test_every_game_satisfies_the_interface(game: Game[Any, Any]) -> None:
     assert game.regions and set(game.carry_regions) <= set(game.regions)
     assert game.payout_option(table) in (*game.payout_options, "")
     assert isinstance(game.variant_of(table), str)
+    assert not set(game.betting_choices) & set(game.choices)
+    assert game.cut_problem("", "", table) == "" and game.cut_problem("1", "ann", table) == ""
+    assert "there is no box 99" in game.cut_problem("99", "ann", table)
+    for name, smallest, largest in game.limit_lines(table, game.payout_option(table)):
+        assert name and table.min_bet <= smallest <= largest <= table.max_bet
+
+
+def test_what_each_game_allows() -> None:
+    baccarat, war = game_named("baccarat"), game_named("war")
+    assert (baccarat.late_bets, baccarat.hides_cards, baccarat.choices, baccarat.betting_choices) == (
+        True, True, (), ())
+    assert (war.late_bets, war.hides_cards, war.choices, war.betting_choices) == (
+        False, False, ("war", "surrender"), ("decline_tie",))
+    assert baccarat.payout_options == ("commission", "no_commission") and war.payout_options == ()
+    assert baccarat.carry_regions == ("banker", "player") and war.carry_regions == ()
+    assert (baccarat.title, war.title) == ("baccarat", "casino war")
+
+
+def test_a_casino_war_result_has_no_baccarat_flags() -> None:
+    war = game_named("war")
+    play = war.close_betting(war.open_round(), {("1", "ann", "war"): 2000}, war.default_table(), "").play
+    for card in parse_cards("5H 5D"):  # a tie: ann goes to war
+        play = play.place(card).play
+    play = play.decide("1", "ann", "surrender").play
+    result = play.result()
+    assert (result.natural, result.player_pair, result.banker_pair, result.bets_stay) == (False, False, False, False)
 
 
 def test_the_registry_knows_each_game_by_its_configured_name() -> None:
@@ -83,7 +109,7 @@ def test_the_registry_knows_each_game_by_its_configured_name() -> None:
 def test_malformed_bets_are_refused_not_raised(game: Game[Any, Any]) -> None:
     table = game.default_table()
     for key in (("1", "ann", "nowhere"), ("box one", "ann", game.regions[0])):
-        verdict = game.accept(key, STAKE, {}, table)
+        verdict = game.accept(key, STAKE, {}, table, game.payout_option(table), game.open_round())
         assert isinstance(verdict, Acceptance) and not verdict and verdict.reason
 
 
@@ -95,7 +121,7 @@ def test_a_round_deals_to_completion_and_settles_every_bet(game: Game[Any, Any],
     closing = game.close_betting(opened, bets, table, game.payout_option(table))
     assert dict(closing.bets) == bets and closing.reductions == ()
     play, placed = deal(game, closing.play, shoe(seed))
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed, match="when the rules say stand|after the round was complete"):
         play.place(FULL_DECK[0])  # no card once the round is complete
     result = play.result()
     by_position: dict[str, list[Card]] = {}
@@ -128,14 +154,14 @@ def test_a_play_is_a_value_the_same_cards_give_the_same_round(game: Game[Any, An
 def test_a_round_is_not_decided_before_it_is_complete(game: Game[Any, Any]) -> None:
     table = game.default_table()
     play = game.close_betting(game.open_round(), layout(game), table, game.payout_option(table)).play
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed, match="^the round is not complete: "):
         play.result()
 
 
 def test_choices_only_where_the_game_offers_them(game: Game[Any, Any]) -> None:
     table = game.default_table()
     play = game.close_betting(game.open_round(), layout(game), table, game.payout_option(table)).play
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed, match="has no 'war' decision|nobody on box 1 has a war-or-surrender decision"):
         play.decide("1", "", game.choices[0] if game.choices else "war")
 
 

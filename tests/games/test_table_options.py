@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from station.games.baccarat.table import BaccaratTable, BankerPayout, RegionCap, Variant
+from station.games.baccarat.table import BaccaratTable, BankerPayout, DifferentialMode, RegionCap, Variant
 from station.games.table import Chips, TableOptionError
 from station.games.war.table import WarTable
 
@@ -40,7 +40,7 @@ def test_baccarat_defaults_follow_the_variant() -> None:
 @pytest.mark.parametrize(("variant", "most"), [("mini", 7), ("midi", 9), ("full", 14)])
 def test_box_count_limit_per_variant(variant: str, most: int) -> None:
     assert baccarat(variant=variant, boxes=most).boxes == most
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match=f"^boxes: {variant} baccarat has at most {most} boxes") as caught:
         baccarat(variant=variant, boxes=most + 1)
     assert caught.value.field == "boxes"
     assert str(most) in str(caught.value)
@@ -65,16 +65,40 @@ def test_box_count_limit_per_variant(variant: str, most: int) -> None:
         ({"region_cap": "sometimes"}, "region_cap"),
         ({"variant": "full", "region_cap": RegionCap.ALL_PLAYERS}, "region_cap"),
         ({"table_differential": -1}, "table_differential"),
+        ({"differential_reduction": "sometimes"}, "differential_reduction"),
+        ({"min_bet": 100, "max_bet": 400}, "max_bet"),  # under commission Banker bets need steps of 500
         ({"chips": (100, 250)}, "chips"),
         ({"chips": "25"}, "chips"),
     ],
 )
 def test_impossible_baccarat_options_name_the_field(changes: dict[str, object], field: str) -> None:
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match=f"^{field}: ") as caught:
         baccarat(**changes)
     assert caught.value.field == field
     assert str(caught.value).startswith(f"{field}:")
     assert isinstance(caught.value, ValueError)
+
+
+def test_region_caps_and_differential_modes_go_by_the_configurations_words() -> None:
+    assert baccarat(region_cap="table_total").region_cap is RegionCap.TABLE_TOTAL is RegionCap.ALL_PLAYERS
+    assert baccarat(region_cap="player_total").region_cap is RegionCap.PLAYER_TOTAL is RegionCap.EACH_PLAYER
+    assert [cap.value for cap in RegionCap] == ["none", "table_total", "player_total"]
+    assert baccarat().differential_reduction is DifferentialMode.AUTOMATIC
+    assert baccarat(differential_reduction="supervisor").differential_reduction is DifferentialMode.SUPERVISOR
+    with pytest.raises(TableOptionError, match="region_cap: must be none, table_total or player_total"):
+        baccarat(region_cap="all_players")
+
+
+def test_a_commission_table_must_accept_some_banker_bet() -> None:
+    with pytest.raises(TableOptionError, match=r"max_bet: under commission a Banker bet must be a multiple of 500 .* "
+                                               r"none lies between 100 and 400"):
+        baccarat(min_bet=100, max_bet=400)
+    assert baccarat(min_bet=100, max_bet=500).largest_banker_bet == 500
+    assert baccarat(min_bet=100, max_bet=400, banker_payout="no_commission").max_bet == 400
+
+
+def test_a_table_of_one_box_is_a_table() -> None:
+    assert baccarat(boxes=1).boxes == 1 and war(boxes=1, max_boxes_per_player=1).boxes == 1
 
 
 def test_tie_pays_seven_is_refused_with_a_readable_message() -> None:
@@ -86,7 +110,7 @@ def test_tie_pays_seven_is_refused_with_a_readable_message() -> None:
     "denominations", [(), (0, 5), (25, 25), (100, 250), (5, 2.5)]
 )
 def test_chip_sets_that_cannot_pay_exactly_are_refused(denominations: tuple) -> None:
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match="^chips: ") as caught:
         Chips(denominations)
     assert caught.value.field == "chips"
 
@@ -97,6 +121,9 @@ def test_chips_pay_and_round_in_whole_smallest_chips() -> None:
     assert chips.payable(475) and not chips.payable(470) and not chips.payable(-25)
     assert chips.round_down(499) == 475
     assert chips.round_down(-3) == 0
+    assert chips.payable(0) and chips.payable(25) and not chips.payable(-475)  # nothing to pay is paid exactly
+    ones = Chips((1,))
+    assert (ones.round_down(0), ones.round_down(-1), ones.round_down(7)) == (0, 0, 7)
 
 
 def test_chips_may_be_given_as_a_plain_list() -> None:
@@ -130,7 +157,7 @@ def test_war_defaults() -> None:
     ],
 )
 def test_impossible_war_options_name_the_field(changes: dict[str, object], field: str) -> None:
-    with pytest.raises(TableOptionError) as caught:
+    with pytest.raises(TableOptionError, match=f"^{field}: ") as caught:
         war(**changes)
     assert caught.value.field == field
 

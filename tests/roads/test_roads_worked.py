@@ -217,10 +217,27 @@ def test_statistics() -> None:
     assert build_roads("").stats.to_dict()["current_streak"] == {"side": None, "length": 0}
 
 
+def test_a_bead_shows_the_winners_total_or_the_tied_total() -> None:
+    assert ResultRecord("P", player_total=7, banker_total=3).winning_total == 7
+    assert ResultRecord("B", player_total=7, banker_total=8).winning_total == 8
+    assert ResultRecord("T", player_total=5, banker_total=5).winning_total == 5
+    assert ResultRecord("T", player_total=5).winning_total == 5
+    assert ResultRecord("P").winning_total is None
+    beads = build_roads([ResultRecord("P", player_total=7, banker_total=3),
+                         ResultRecord("B", player_total=1, banker_total=6)]).bead_plate
+    assert [(b.result, b.total) for b in beads] == [("P", 7), ("B", 6)]
+
+
+def test_the_current_streak_is_the_last_sides() -> None:
+    assert (build_roads("BBBP").stats.current_streak_side, build_roads("BBBP").stats.current_streak_length) == ("P", 1)
+    assert build_roads("PPBBT").stats.to_dict()["current_streak"] == {"side": "B", "length": 2}
+    assert build_roads("TT").stats.current_streak_side is None
+
+
 def test_bad_letters_and_totals_are_refused() -> None:
-    with pytest.raises(RoadsInputError):
+    with pytest.raises(RoadsInputError, match=r"^unknown result 'Q': use B \(Banker\), P \(Player\) or T \(Tie\)$"):
         as_record("Q")
-    with pytest.raises(RoadsInputError):
+    with pytest.raises(RoadsInputError, match="^player_total must be a point count 0-9, got 10$"):
         ResultRecord("B", player_total=10)
     assert as_record(Outcome.TIE) == ResultRecord("T")
 
@@ -228,9 +245,9 @@ def test_bad_letters_and_totals_are_refused() -> None:
 def test_a_refused_result_changes_nothing() -> None:
     board = Scoreboard("BPT")
     before = board.roads()
-    with pytest.raises(RoadsInputError):
+    with pytest.raises(RoadsInputError, match="^unknown result 'X'"):
         board.add("X")
-    with pytest.raises(RoadsInputError):
+    with pytest.raises(RoadsInputError, match="^banker_total must be a point count 0-9, got True$"):
         board.add(ResultRecord("B", banker_total=True))
     assert board.roads() == before
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from station.roads.results import RoadsInputError
-from station.roads.war_board import WarBoard, WarOutcome
+from station.roads.war_board import WAR_HISTORY, WarBoard, WarOutcome
 
 
 def test_war_board_keeps_the_latest_results_per_box() -> None:
@@ -30,3 +30,29 @@ def test_war_board_keeps_the_latest_results_per_box() -> None:
     assert board.rounds == 4  # a refused round changes nothing
     board.reset()
     assert board.to_dict() == {"rounds": 0, "boxes": {}}
+
+
+def test_war_board_keeps_ten_results_per_box_by_default() -> None:
+    board = WarBoard()
+    outcomes = ["win", "lose"] * 6  # twelve rounds
+    for outcome in outcomes:
+        board.add({2: outcome})
+    assert board.keep == WAR_HISTORY == 10
+    assert board.latest(2) == tuple(WarOutcome(o) for o in outcomes[-10:])
+    assert board.rounds == 12
+    one = WarBoard(keep=1)
+    one.add({1: "win"})
+    one.add({1: "lose"})
+    assert one.latest(1) == (WarOutcome.LOSE,)
+
+
+@pytest.mark.parametrize("keep", [0, -1])
+def test_war_board_keeps_at_least_one_result(keep: int) -> None:
+    with pytest.raises(ValueError, match="^keep must be at least 1$"):
+        WarBoard(keep=keep)
+
+
+@pytest.mark.parametrize("box", [0, -2, "1"])
+def test_war_board_boxes_are_positive_numbers(box: object) -> None:
+    with pytest.raises(RoadsInputError, match="^box must be a positive number, got "):
+        WarBoard().add({box: "win"})  # type: ignore[dict-item]  # a wrong box on purpose

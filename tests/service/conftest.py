@@ -41,7 +41,8 @@ class StationStalled(AssertionError):
 class ExternalTable:
     def __init__(self, directory: Path, *, game: str = "baccarat", variant: str = "mini", decks: int = 8,
                  dealing_style: str = "A", boxes: int = 7, seed: int = 7,
-                 bets: dict[str, int] | None = None, players_per_box: int = 3, web_port: int = 0) -> None:
+                 bets: dict[str, int] | None = None, players_per_box: int = 3, web_port: int = 0,
+                 table_extra: str = "") -> None:
         self.directory = directory
         self.game = game
         self.decks = decks
@@ -55,6 +56,7 @@ class ExternalTable:
         self.journal = directory / "journal.sqlite3"
         self.config = directory / "station.toml"
         self.web_port = web_port
+        self.table_extra = table_extra  # more [table] keys, one per line
         self.config.write_text(self._config_text(variant, dealing_style, boxes, players_per_box))
         self.process: subprocess.Popen[str] | None = None
         self.shoes_loaded = 0
@@ -78,6 +80,7 @@ dealing_style = "{style}"
 min_bet = 500
 max_bet = 100000
 chips = [100, 500, 1000, 2500]
+{self.table_extra}
 
 [devices.shoe]
 url = "{self.shoe.url}"

@@ -16,18 +16,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from station.cards import Card
-from station.games.baccarat.differential import reduce_for_differential
+from station.games.baccarat.differential import differential_excess, reduce_for_differential
+from station.games.baccarat.pucks import Holder, designate
 from station.games.baccarat.rules import Hand, Outcome, RoundStateError, deal_position, next_hand, result_of
 from station.games.baccarat.settlement import settle_round
 from station.games.baccarat.table import (
     MAX_BOXES_BY_VARIANT,
     BaccaratTable,
     BankerPayout,
+    DifferentialMode,
     RegionCap,
     Variant,
 )
-from station.games.baccarat.wagers import REGIONS, accept_bet, bet_from_layout
-from station.games.interface import Closing, Decision, NotAllowed, Placement, PlayResult, Settlement, Stage, Step
+from station.games.baccarat.wagers import REGIONS, accept_bet, banker_step, bet_from_layout, place_of
+from station.games.interface import (
+    Closing,
+    Decision,
+    DecisionNeeded,
+    NotAllowed,
+    Placement,
+    PlayResult,
+    Settlement,
+    Stage,
+    Step,
+)
 from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet
 from station.games.table import Chips
 
@@ -36,30 +48,37 @@ _COMPLETE = Step(Stage.COMPLETE)
 #: Cards of the opening deal (Player, Banker, Player, Banker): the first stage turned under
 #: dealing styles B and D; each third card is a stage of its own.
 OPENING_CARDS = 4
-#: The configuration's words for the region cap of rule 5.8 -> the rules' words.
-REGION_CAP_WORDS = {"none": RegionCap.NONE, "table_total": RegionCap.ALL_PLAYERS, "player_total": RegionCap.EACH_PLAYER}
 
 
 @dataclass(frozen=True, slots=True)
 class BaccaratPlay:
-    """One baccarat round in progress: the Player's and the Banker's cards so far."""
+    """One baccarat round in progress: the Player's and the Banker's cards so far, and under
+    dealing styles B and D who holds each hand's cards (``holders``; ``None`` otherwise)."""
 
     player: tuple[Card, ...] = ()
     banker: tuple[Card, ...] = ()
+    holders: tuple[Holder, ...] | None = None
 
     def step(self) -> Step:
         return _DEAL if next_hand(self.player, self.banker) is not None else _COMPLETE
 
     def instruction(self) -> str:
-        return deal_position(self.player, self.banker) or "round complete"
+        words = deal_position(self.player, self.banker)
+        if words is None:
+            return "round complete"
+        if self.holders is None:
+            return words
+        hand = next_hand(self.player, self.banker)
+        holder = next((h for h in self.holders if h.hand is hand), None)
+        return f"{words} to {holder.words() if holder is not None else 'the dealer'}"
 
     def place(self, card: Card) -> Placement:
         hand = next_hand(self.player, self.banker)
         if hand is None:
             raise NotAllowed(f"{card.code} drawn when the rules say stand")
         if hand is Hand.PLAYER:
-            return Placement(hand.value, BaccaratPlay(self.player + (card,), self.banker))
-        return Placement(hand.value, BaccaratPlay(self.player, self.banker + (card,)))
+            return Placement(hand.value, dataclasses.replace(self, player=self.player + (card,)))
+        return Placement(hand.value, dataclasses.replace(self, banker=self.banker + (card,)))
 
     def decide(self, box: str, player: str, choice: str) -> Decision:
         raise NotAllowed(f"baccarat has no {choice!r} decision: the rules decide every card")
@@ -68,6 +87,25 @@ class BaccaratPlay:
         if squeeze:
             return len(self.player) + len(self.banker) >= OPENING_CARDS
         return next_hand(self.player, self.banker) is None
+
+    def stage_end(self, revealed: int, squeeze: bool) -> int:
+        dealt = len(self.player) + len(self.banker)
+        if not squeeze:
+            return dealt
+        # Styles B and D: the opening four are one stage, then each third card its own.
+        return min(dealt, OPENING_CARDS if revealed < OPENING_CARDS else revealed + 1)
+
+    def disclosed(self) -> str:
+        dealt = len(self.player) + len(self.banker)
+        if dealt < OPENING_CARDS:
+            return ""  # every round opens with four cards: dealing them tells nothing
+        hand = next_hand(self.player, self.banker)
+        if hand is None:
+            return ("every card of the round is out: that no more is drawn tells about the totals, "
+                    "and the round is decided")
+        if dealt > OPENING_CARDS:
+            return "a third card is out: that a hand draws tells about its total"
+        return f"the rules call for a {hand.value.capitalize()} third card: that tells about the totals"
 
     def result(self) -> PlayResult:
         try:
@@ -96,26 +134,76 @@ class BaccaratPlay:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {}  # the hands are the round's dealt cards, which the round records itself
+        # The hands are the round's dealt cards, which the round records itself.
+        if self.holders is None:
+            return {}
+        return {"pucks": {h.hand.value: [h.box, h.player] for h in self.holders}}
 
 
 def paying(table: BaccaratTable, option: str) -> BaccaratTable:
-    """The table as it pays in a round whose Banker payout option is ``option`` (5.11)."""
-    if option == table.banker_payout.value:
+    """The table as it accepts and pays bets in a round whose Banker payout option is
+    ``option`` (5.11); ``""`` is the table's own."""
+    if not option or option == table.banker_payout.value:
         return table
     return dataclasses.replace(table, banker_payout=BankerPayout(option))
 
 
+def not_chip_exact(bets: Mapping[BetKey, int], table: BaccaratTable) -> str:
+    """Why betting may not close for ``bets`` under ``table``'s payout: a Banker bet rule 5.12
+    does not accept. Bets are checked as they are placed, so this happens only to Banker bets
+    left on after a Tie (5.16) into a round whose payout option changed to commission (5.11).
+    Empty when every bet is acceptable."""
+    step = banker_step(table)
+    for (box, player, region), amount in bets.items():
+        if region == Outcome.BANKER.value and amount % step:
+            lower = amount // step * step
+            change = f"{lower} or {lower + step}" if lower >= table.min_bet else f"{lower + step}"
+            return (
+                f"{player}'s Banker bet of {amount} on box {box} cannot be paid exactly in chips of "
+                f"{table.smallest_chip} under commission (5.12): change it to {change}"
+            )
+    return ""
+
+
+#: The supervisor's decisions on a table differential the station does not meet by itself.
+REDUCE = "reduce"
+ACCEPT = "accept"
+
+
 def reduce_layout(
-    bets: Mapping[BetKey, int], table: BaccaratTable
+    bets: Mapping[BetKey, int], table: BaccaratTable, decision: str = ""
 ) -> tuple[dict[BetKey, int], tuple[tuple[BetKey, int, int], ...]]:
     """The table differential (5.17/5.18) applied to a layout at "no more bets": the bets
-    after reduction and the reductions as (key, old, new). Raises :class:`NotAllowed` when no
-    reduction in whole chips can satisfy the differential."""
+    after reduction and the reductions as (key, old, new).
+
+    Without ``decision`` the station reduces by itself when the table says so
+    (:attr:`~station.games.baccarat.table.DifferentialMode.AUTOMATIC`) and a reduction in
+    whole chips meets the differential; otherwise it raises :class:`DecisionNeeded` naming
+    what a supervisor may decide: ``reduce`` (the station's pro-rata reduction, when one
+    exists) or ``accept`` (deal with the bets as they are). Any other decision, or one when
+    nothing exceeds the differential, is :class:`NotAllowed`.
+    """
     keys = list(bets)
-    plan = reduce_for_differential([bet_from_layout(k, bets[k]) for k in keys], table)
-    if not plan.possible:
-        raise NotAllowed(f"table differential exceeded: {plan.reason}")
+    typed = [bet_from_layout(k, bets[k]) for k in keys]
+    if differential_excess(typed, table) == 0:
+        if decision:
+            raise NotAllowed("the table differential is not exceeded: there is nothing to decide")
+        return dict(bets), ()
+    plan = reduce_for_differential(typed, table)
+    if decision == ACCEPT:
+        return dict(bets), ()
+    if decision == REDUCE and not plan.possible:
+        raise NotAllowed(f"no reduction in whole chips meets the table differential: {plan.reason}")
+    if decision not in ("", REDUCE):
+        raise NotAllowed(f"{decision!r} is not a decision on the table differential: use reduce or accept")
+    if not decision and not (plan.possible and table.differential_reduction is DifferentialMode.AUTOMATIC):
+        choices: dict[str, str] = {}
+        if plan.possible:
+            proposed = "; ".join(r.reason.rsplit(": ", 1)[-1] for r in plan.reductions)
+            choices[REDUCE] = f"reduce pro rata ({proposed})"
+        choices[ACCEPT] = "accept the imbalance and deal the bets as they are"
+        why = plan.reason if not plan.possible else plan.reason.split(": ", 1)[0]
+        raise DecisionNeeded(f"table differential exceeded: {why}", choices)
     after = dict(bets)
     cuts: list[tuple[BetKey, int, int]] = []
     for reduction in plan.reductions:
@@ -136,6 +224,7 @@ class BaccaratGame:
     regions: tuple[str, ...] = REGIONS
     carry_regions: tuple[str, ...] = (Outcome.BANKER.value, Outcome.PLAYER.value)
     choices: tuple[str, ...] = ()
+    betting_choices: tuple[str, ...] = ()
     payout_options: tuple[str, ...] = tuple(option.value for option in BankerPayout)
     late_bets = True
     hides_cards = True
@@ -164,8 +253,9 @@ class BaccaratGame:
             variant=Variant(t.variant), boxes=t.boxes, min_bet=t.min_bet, max_bet=t.max_bet,
             chips=Chips(tuple(sorted(t.chips))), players_per_box=t.players_per_box,
             standing_regions=t.standing_regions, tie_pays=t.tie_pays,
-            banker_payout=BankerPayout(t.banker_payout), region_cap=REGION_CAP_WORDS[t.region_cap],
+            banker_payout=BankerPayout(t.banker_payout), region_cap=RegionCap(t.region_cap),
             table_differential=t.differential or None,
+            differential_reduction=DifferentialMode(t.differential_reduction),
         )
 
     def payout_option(self, table: BaccaratTable) -> str:
@@ -174,12 +264,33 @@ class BaccaratGame:
     def variant_of(self, table: BaccaratTable) -> str:
         return table.variant.value
 
+    def limit_lines(self, table: BaccaratTable, payout_option: str) -> tuple[tuple[str, int, int], ...]:
+        t = paying(table, payout_option)
+        if t.smallest_banker_bet == t.min_bet:
+            return ()
+        # 5.12: a Banker bet at the table minimum cannot be paid exactly in these chips.
+        return (("Banker", t.smallest_banker_bet, t.largest_banker_bet),)
+
+    def cut_problem(self, box: str, player: str, table: BaccaratTable) -> str:
+        if not box.strip():
+            return "" if not player else f"name the box {player} sits at"
+        try:
+            place = place_of(box)
+        except BetFormError as exc:
+            return str(exc)
+        if place.standing:
+            return "standing players never take part in the cut of the cards (5.6)"
+        if not 1 <= place.number <= table.boxes:
+            return f"there is no {place}: this table has boxes 1 to {table.boxes}"
+        return ""
+
     def accept(
-        self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: BaccaratTable
+        self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: BaccaratTable, payout_option: str,
+        play: BaccaratPlay,
     ) -> Acceptance:
         try:
             layout = [bet_from_layout(k, a) for k, a in others.items()]
-            return accept_bet(bet_from_layout(key, amount), layout, table)
+            return accept_bet(bet_from_layout(key, amount), layout, paying(table, payout_option))
         except BetFormError as exc:
             return Acceptance.refuse(str(exc), "")
 
@@ -187,12 +298,24 @@ class BaccaratGame:
         return BaccaratPlay()
 
     def close_betting(
-        self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str
+        self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str,
+        decision: str = "",
     ) -> Closing:
-        if table.table_differential is None or not bets:
+        t = paying(table, payout_option)
+        inexact = not_chip_exact(bets, t)
+        if inexact:
+            raise NotAllowed(inexact)
+        if t.table_differential is None or not bets:
+            if decision:
+                raise NotAllowed("this table has no table differential: there is nothing to decide")
             return Closing(play, bets)
-        after, cuts = reduce_layout(bets, paying(table, payout_option))
+        after, cuts = reduce_layout(bets, t, decision)
         return Closing(play, after, cuts)
+
+    def with_card_holders(
+        self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable
+    ) -> BaccaratPlay:
+        return dataclasses.replace(play, holders=designate(bets))
 
     def settle(
         self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from station.games.baccarat.rules import BaccaratResult, Outcome
-from station.games.baccarat.table import BaccaratTable
-from station.games.baccarat.wagers import BANKER_KEEPS_PERCENT, Bet, valid_part
+from station.games.baccarat.table import BANKER_KEEPS_PERCENT, BaccaratTable
+from station.games.baccarat.wagers import Bet, valid_part
 
 
 class BetResult(StrEnum):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from math import gcd
 
 from station.games.table import (
     MAX_PLAYERS_PER_BOX,
@@ -22,6 +23,21 @@ from station.games.table import (
 
 MAX_BOXES_BY_VARIANT = {"mini": 7, "midi": 9, "full": 14}
 BACCARAT_TIE_PAYOUTS = (8, 9)
+#: Banker's commission (5.10) in percent: a winning Banker bet keeps 95% of 1:1 winnings.
+COMMISSION_PERCENT = 5
+BANKER_KEEPS_PERCENT = 100 - COMMISSION_PERCENT
+
+
+def commission_step(chip: int) -> int:
+    """Under commission a Banker bet must be a multiple of this to be paid exactly (5.12).
+
+    A Banker bet ``v`` wins ``v * 95 / 100``; that must be a whole multiple of the smallest
+    chip ``c``, and ``v`` itself must be made of chips. So ``v`` must be a multiple of ``c``
+    and of ``100c / gcd(95, 100c)``: with ``c = 1`` that is 20, with ``c = 25`` it is 500,
+    with ``c = 100`` (cents, chips of 1.00) it is 2000.
+    """
+    exact = 100 * chip // gcd(BANKER_KEEPS_PERCENT, 100 * chip)
+    return exact * chip // gcd(exact, chip)
 
 
 class Variant(StrEnum):
@@ -44,16 +60,33 @@ class BankerPayout(StrEnum):
 
 
 class RegionCap(StrEnum):
-    """Optional mini/midi cap of rule 5.8(b) on one betting region (one spot of one box).
+    """Optional mini/midi cap of rule 5.8(b) on one betting region (one spot of one box),
+    named as the configuration names it.
 
-    ``ALL_PLAYERS``: the total of all players' bets on the region may not exceed the table
-    maximum. ``EACH_PLAYER``: one player's total on the region may not exceed the table
+    ``TABLE_TOTAL``: the total of all players' bets on the region may not exceed the table
+    maximum. ``PLAYER_TOTAL``: one player's total on the region may not exceed the table
     maximum (this matters when a player has a personal maximum above the table's).
     """
 
     NONE = "none"
-    ALL_PLAYERS = "all_players"
-    EACH_PLAYER = "each_player"
+    TABLE_TOTAL = "table_total"
+    PLAYER_TOTAL = "player_total"
+    ALL_PLAYERS = "table_total"  # the rule's words: all players' bets on the region
+    EACH_PLAYER = "player_total"  # the rule's words: each player's bets on the region
+
+
+class DifferentialMode(StrEnum):
+    """Who reduces the bets when the table differential is exceeded (5.18 says the dealer
+    *may* reduce them pro rata).
+
+    ``AUTOMATIC``: the station reduces them at "no more bets" whenever a reduction in whole
+    chips meets the differential, and calls a supervisor only when none does.
+    ``SUPERVISOR``: the station reduces nothing by itself; a supervisor decides each time
+    (the station's reduction, or accepting the imbalance).
+    """
+
+    AUTOMATIC = "automatic"
+    SUPERVISOR = "supervisor"
 
 
 @dataclass(frozen=True)
@@ -63,7 +96,9 @@ class BaccaratTable:
     ``standing_regions`` is the number of betting regions for standing players; they exist
     only on full baccarat tables (rule 5.6). ``table_differential`` is the largest allowed
     difference between the totals bet on Banker and on Player (5.17), ``None`` when the
-    operator sets none.
+    operator sets none; ``differential_reduction`` says who reduces bets that exceed it.
+    Under commission at least one Banker bet between the minimum and the maximum must be
+    payable exactly in chips (5.12), or nobody could bet on Banker.
     """
 
     variant: Variant
@@ -77,6 +112,7 @@ class BaccaratTable:
     banker_payout: BankerPayout = BankerPayout.COMMISSION
     region_cap: RegionCap = RegionCap.NONE
     table_differential: int | None = None
+    differential_reduction: DifferentialMode = DifferentialMode.AUTOMATIC
 
     def __post_init__(self) -> None:
         try:
@@ -130,7 +166,7 @@ class BaccaratTable:
             object.__setattr__(self, "region_cap", RegionCap(self.region_cap))
         except ValueError:
             raise TableOptionError(
-                "region_cap", f"must be none, all_players or each_player, got {self.region_cap!r}"
+                "region_cap", f"must be none, table_total or player_total, got {self.region_cap!r}"
             ) from None
         if self.region_cap is not RegionCap.NONE and variant is Variant.FULL:
             raise TableOptionError(
@@ -138,10 +174,42 @@ class BaccaratTable:
             )
         if self.table_differential is not None:
             require_int("table_differential", self.table_differential, minimum=0)
+        try:
+            object.__setattr__(self, "differential_reduction", DifferentialMode(self.differential_reduction))
+        except ValueError:
+            raise TableOptionError(
+                "differential_reduction",
+                f"must be automatic or supervisor, got {self.differential_reduction!r}",
+            ) from None
+        if self.commission:
+            step = commission_step(self.chips.smallest)
+            if -(-self.min_bet // step) * step > self.max_bet:
+                raise TableOptionError(
+                    "max_bet",
+                    f"under commission a Banker bet must be a multiple of {step} to be paid exactly in chips "
+                    f"of {self.chips.smallest} (5.12): none lies between {self.min_bet} and {self.max_bet}",
+                )
 
     @property
     def smallest_chip(self) -> int:
         return self.chips.smallest
+
+    @property
+    def smallest_banker_bet(self) -> int:
+        """The smallest Banker bet this table accepts: the table minimum, or under commission
+        the first amount at or above it that can be paid exactly in chips (5.12)."""
+        if not self.commission:
+            return self.min_bet
+        step = commission_step(self.chips.smallest)
+        return -(-self.min_bet // step) * step
+
+    @property
+    def largest_banker_bet(self) -> int:
+        """The largest Banker bet a player may make under the table maximum (5.12 as above)."""
+        if not self.commission:
+            return self.max_bet
+        step = commission_step(self.chips.smallest)
+        return self.max_bet // step * step
 
     @property
     def commission(self) -> bool:

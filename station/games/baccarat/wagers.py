@@ -21,15 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from math import gcd
 
 from station.games.baccarat.rules import Outcome
-from station.games.baccarat.table import BaccaratTable, RegionCap, Variant
+from station.games.baccarat.table import BaccaratTable, RegionCap, Variant, commission_step
 from station.games.layout import Acceptance, BetFormError, BetKey
-
-#: Banker's commission (5.10) as a fraction: what a winning Banker bet keeps of 1:1 winnings.
-COMMISSION_PERCENT = 5
-BANKER_KEEPS_PERCENT = 100 - COMMISSION_PERCENT
 
 
 @dataclass(frozen=True, order=True)
@@ -89,19 +84,12 @@ def bet_from_layout(key: BetKey, amount: int) -> Bet:
 
 
 def banker_step(table: BaccaratTable) -> int:
-    """The amounts a Banker bet may take are the multiples of this (5.12).
-
-    Under commission a Banker bet ``v`` wins ``v * 95 / 100``; that must be a whole multiple
-    of the smallest chip ``c``, and ``v`` itself must be made of chips. So ``v`` must be a
-    multiple of ``c`` and of ``100c / gcd(95, 100c)``: with ``c = 1`` that is 20, with ``c =
-    25`` it is 500, with ``c = 100`` (cents, chips of 1.00) it is 2000. Without commission
-    (5.11) rule 5.12 does not apply and any multiple of the smallest chip will do.
+    """The amounts a Banker bet may take are the multiples of this (5.12): under commission
+    :func:`~station.games.baccarat.table.commission_step` (20 with chips of 1); without
+    commission (5.11) rule 5.12 does not apply and any multiple of the smallest chip will do.
     """
     c = table.smallest_chip
-    if not table.commission:
-        return c
-    exact = 100 * c // gcd(BANKER_KEEPS_PERCENT, 100 * c)
-    return exact * c // gcd(exact, c)
+    return commission_step(c) if table.commission else c
 
 
 def valid_part(bet: Bet, table: BaccaratTable) -> int:
@@ -234,7 +222,7 @@ def _region_cap_problem(
     bet: Bet, same_spot: Sequence[Bet], mine_here: int, table: BaccaratTable
 ) -> Acceptance | None:
     spot = f"the {bet.on.value.capitalize()} spot of {bet.place}"
-    if table.region_cap is RegionCap.ALL_PLAYERS:
+    if table.region_cap is RegionCap.TABLE_TOTAL:
         total = sum(b.amount for b in same_spot) + bet.amount
         if total > table.max_bet:
             return Acceptance.refuse(
@@ -242,7 +230,7 @@ def _region_cap_problem(
                 f"table maximum of {table.max_bet}",
                 "5.8",
             )
-    elif table.region_cap is RegionCap.EACH_PLAYER and mine_here > table.max_bet:
+    elif table.region_cap is RegionCap.PLAYER_TOTAL and mine_here > table.max_bet:
         return Acceptance.refuse(
             f"{bet.describe()} takes player {bet.player}'s bets on {spot} to {mine_here}, over "
             f"the table maximum of {table.max_bet}",

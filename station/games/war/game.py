@@ -20,7 +20,7 @@ from station.games.table import Chips
 from station.games.war.rules import Choice, StepKind, WarRound, WarStateError
 from station.games.war.settlement import settle_war
 from station.games.war.table import MAX_WAR_BOXES, WarTable
-from station.games.war.wagers import REGIONS, accept_wager, wager_from_layout
+from station.games.war.wagers import REGIONS, accept_wager, tie_priority_problem, wager_from_layout
 
 _STAGES = {
     StepKind.DEAL_BOX: Stage.DEAL,
@@ -35,11 +35,18 @@ _STEPS = {stage: Step(stage) for stage in Stage}
 _CHOICES = tuple(choice.value for choice in Choice)
 
 
+#: The dealer's action recording that a player holding a Casino War Wager on a box declines
+#: the Tie Wager there, to which they are first entitled (5.11).
+DECLINE_TIE = "decline_tie"
+
+
 @dataclass(frozen=True, slots=True)
 class WarPlay:
-    """One Casino War round in progress. Before "no more bets" it has no wagers."""
+    """One Casino War round in progress. Before "no more bets" it has no wagers;
+    ``tie_declined`` lists the (box, player) who declined their Tie Wager priority (5.11)."""
 
     engine: WarRound
+    tie_declined: tuple[tuple[int, str], ...] = ()
 
     def step(self) -> Step:
         stage = _STAGES[self.engine.next_step().kind]
@@ -62,9 +69,11 @@ class WarPlay:
             StepKind.DEAL_WAR_BOX: f"war box {step.box}",
             StepKind.DEAL_DEALER_WAR: "war dealer",
         }.get(step.kind)  # a burned card has no position
-        return Placement(position, WarPlay(engine))
+        return Placement(position, WarPlay(engine, self.tie_declined))
 
     def decide(self, box: str, player: str, choice: str) -> Decision:
+        if choice == DECLINE_TIE:
+            return self._decline_tie(box, player)
         if choice not in _CHOICES:
             raise NotAllowed(f"{choice!r} is not a Casino War decision: war or surrender")
         try:
@@ -79,10 +88,32 @@ class WarPlay:
             raise NotAllowed(f"nobody on box {number} has a war-or-surrender decision to make")
         for who in players:
             engine = engine.with_choice(number, who, Choice(choice))
-        return Decision(WarPlay(engine), {"war_choice": choice, "box": box, "players": players})
+        return Decision(WarPlay(engine, self.tie_declined), {"war_choice": choice, "box": box, "players": players})
+
+    def _decline_tie(self, box: str, player: str) -> Decision:
+        """5.11: the player holding a Casino War Wager on ``box`` lets others place the Tie
+        Wager there first. Recorded while bets are open, whichever was placed first."""
+        if self.engine.wagers:
+            raise NotAllowed("a Tie Wager can be declined only while bets are open")
+        try:
+            number = box_number(box)
+        except BetFormError as exc:
+            raise NotAllowed(str(exc)) from None
+        if not player.strip():
+            raise NotAllowed(f"name the player on box {number} who declines the Tie Wager")
+        if (number, player) in self.tie_declined:
+            raise NotAllowed(f"{player} has already declined the Tie Wager on box {number}")
+        play = WarPlay(self.engine, (*self.tie_declined, (number, player)))
+        return Decision(play, {"tie_declined": box, "player": player})
 
     def reveal_due(self, squeeze: bool) -> bool:
         return self.step().complete  # Casino War cards are turned as they are dealt
+
+    def stage_end(self, revealed: int, squeeze: bool) -> int:
+        return len(self.dealt())  # never face down
+
+    def disclosed(self) -> str:
+        return "Casino War cards are turned as they are dealt" if self.engine.first else ""
 
     def dealt(self) -> tuple[tuple[str, Card], ...]:
         """Every card placed, in dealing order, with its position."""
@@ -117,7 +148,10 @@ class WarPlay:
         return PlayResult(record, hands, totals, outcome)
 
     def to_json(self) -> dict[str, Any]:
-        return {"choices": [[b, p, c.value] for b, p, c in self.engine.choices]}
+        record: dict[str, Any] = {"choices": [[b, p, c.value] for b, p, c in self.engine.choices]}
+        if self.tie_declined:
+            record["tie_declined"] = [[b, p] for b, p in self.tie_declined]
+        return record
 
 
 class WarGame:
@@ -128,6 +162,7 @@ class WarGame:
     regions: tuple[str, ...] = REGIONS
     carry_regions: tuple[str, ...] = ()
     choices: tuple[str, ...] = _CHOICES
+    betting_choices: tuple[str, ...] = (DECLINE_TIE,)
     payout_options: tuple[str, ...] = ()
     late_bets = False
     hides_cards = False
@@ -159,10 +194,27 @@ class WarGame:
     def variant_of(self, table: WarTable) -> str:
         return ""  # one layout: up to 7 boxes
 
-    def accept(self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: WarTable) -> Acceptance:
+    def limit_lines(self, table: WarTable, payout_option: str) -> tuple[tuple[str, int, int], ...]:
+        return ()
+
+    def cut_problem(self, box: str, player: str, table: WarTable) -> str:
+        if not box.strip():
+            return "" if not player else f"name the box {player} sits at"
+        try:
+            number = box_number(box)
+        except BetFormError as exc:
+            return str(exc)
+        if not 1 <= number <= table.boxes:
+            return f"there is no box {number}: this table has boxes 1 to {table.boxes}"
+        return ""
+
+    def accept(
+        self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: WarTable, payout_option: str,
+        play: WarPlay,
+    ) -> Acceptance:
         try:
             wagers = [wager_from_layout(k, a) for k, a in others.items()]
-            return accept_wager(wager_from_layout(key, amount), wagers, table)
+            return accept_wager(wager_from_layout(key, amount), wagers, table, tie_declined=play.tie_declined)
         except BetFormError as exc:
             return Acceptance.refuse(str(exc), "")
 
@@ -170,11 +222,20 @@ class WarGame:
         return WarPlay(WarRound(()))
 
     def close_betting(
-        self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable, payout_option: str
+        self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable, payout_option: str, decision: str = ""
     ) -> Closing:
+        if decision:
+            raise NotAllowed(f"casino war has no {decision!r} decision at no more bets")
         if not bets:
             raise NotAllowed("no wagers on the table: a Casino War round needs at least one")
-        return Closing(WarPlay(WarRound.start([wager_from_layout(k, a) for k, a in bets.items()])), bets)
+        wagers = [wager_from_layout(k, a) for k, a in bets.items()]
+        waiting = tie_priority_problem(wagers, play.tie_declined)
+        if waiting:
+            raise NotAllowed(waiting)
+        return Closing(WarPlay(WarRound.start(wagers), play.tie_declined), bets)
+
+    def with_card_holders(self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable) -> WarPlay:
+        return play  # nobody squeezes: Casino War cards are turned as they are dealt
 
     def settle(
         self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable, payout_option: str

@@ -126,18 +126,49 @@ def accept_wager(
                 f"{player_total}, over the player maximum of {table.player_max}",
                 "5.10",
             )
-    if wager.kind is WagerKind.TIE:
-        war_holders = {w.player for w in on_box if w.kind is WagerKind.WAR}
-        if wager.player not in war_holders:
-            declined = set(tie_declined)
-            has_tie = {w.player for w in on_box if w.kind is WagerKind.TIE}
-            waiting = sorted(
-                p for p in war_holders if p not in has_tie and (wager.box, p) not in declined
+    if wager.kind is WagerKind.TIE and wager.player not in {w.player for w in on_box if w.kind is WagerKind.WAR}:
+        waiting = _waiting_for_tie(wager.box, on_box, tie_declined)
+        if waiting:
+            return Acceptance.refuse(
+                f"the Tie Wager on box {wager.box} belongs first to {', '.join(waiting)}, who "
+                f"{'hold' if len(waiting) > 1 else 'holds'} the Casino War Wager there: "
+                f"{_priority_remedy(waiting)}",
+                "5.11",
             )
-            if waiting:
-                return Acceptance.refuse(
-                    f"the Tie Wager on box {wager.box} belongs first to {', '.join(waiting)}, who "
-                    "holds the Casino War Wager there",
-                    "5.11",
-                )
     return Acceptance.ok()
+
+
+def _waiting_for_tie(
+    box: int, on_box: Sequence[WarWager], tie_declined: Collection[tuple[int, str]]
+) -> list[str]:
+    """The players holding a Casino War Wager on ``box`` who have neither placed a Tie Wager
+    there nor declined it (5.11)."""
+    has_tie = {w.player for w in on_box if w.kind is WagerKind.TIE}
+    declined = set(tie_declined)
+    return sorted({
+        w.player for w in on_box
+        if w.kind is WagerKind.WAR and w.player not in has_tie and (box, w.player) not in declined
+    })
+
+
+def _priority_remedy(waiting: list[str]) -> str:
+    return f"{' or '.join(waiting)} places a Tie Wager or the dealer records that they decline it (decline_tie)"
+
+
+def tie_priority_problem(wagers: Sequence[WarWager], tie_declined: Collection[tuple[int, str]] = ()) -> str:
+    """Why betting may not close for ``wagers`` under the Tie Wager priority (5.11): another
+    player's Tie Wager on a box where a Casino War Wager holder has neither placed one nor
+    declined it. Empty when there is none. Checked at "no more bets" as well as when each
+    wager is placed, so the order in which the wagers came makes no difference."""
+    for box in sorted({w.box for w in wagers}):
+        on_box = [w for w in wagers if w.box == box]
+        holders = {w.player for w in on_box if w.kind is WagerKind.WAR}
+        others = sorted({w.player for w in on_box if w.kind is WagerKind.TIE and w.player not in holders})
+        waiting = _waiting_for_tie(box, on_box, tie_declined)
+        if others and waiting:
+            return (
+                f"{', '.join(others)} {'hold' if len(others) > 1 else 'holds'} a Tie Wager on box {box}, "
+                f"which belongs first to {', '.join(waiting)} with the Casino War Wager there (5.11): "
+                f"{_priority_remedy(waiting)}, or the other Tie Wager is withdrawn"
+            )
+    return ""

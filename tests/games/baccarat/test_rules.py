@@ -13,6 +13,7 @@ from station.games.baccarat.rules import (
     next_hand,
     next_hand_by_values,
     point_count,
+    points_of_values,
     result_of,
 )
 
@@ -81,13 +82,33 @@ def test_initial_deal_order_is_player_banker_player_banker() -> None:
     assert next_hand_by_values([1, 3], [2]) is Hand.BANKER
 
 
-def test_impossible_hands_are_refused() -> None:
-    with pytest.raises(RoundStateError):
-        next_hand_by_values([], [1])
-    with pytest.raises(RoundStateError):
-        next_hand_by_values([8, 0, 1], [2, 3])  # third card after a natural
-    with pytest.raises(RoundStateError):
-        next_hand_by_values([1, 1], [1, 1, 5])  # banker drew before the player's third card
+@pytest.mark.parametrize(("player", "banker", "why"), [
+    ([], [1], "^cards out of dealing order: player has 0, banker 1$"),
+    ([1, 2], [], "^cards out of dealing order: player has 2, banker 0$"),
+    ([1, 2, 3, 4], [1, 2], "^impossible hands: player has 4 cards, banker 2$"),  # more than three cards
+    ([1, 2], [1, 2, 3, 4], "^impossible hands: player has 2 cards, banker 4$"),
+    ([1], [1, 2, 3], "^impossible hands: player has 1 cards, banker 3$"),  # one card against three
+    ([1, 2, 3], [1], "^impossible hands: player has 3 cards, banker 1$"),
+    ([8, 0, 1], [2, 3], "^a third card was dealt after a natural$"),
+    ([1, 1], [9, 0, 1], "^a third card was dealt after a natural$"),
+    ([1, 1], [1, 1, 5], "^banker drew before the player's third card$"),
+    ([3, 3], [3, 4, 1], "^banker drew a third card when the rules say stand$"),  # Player 6, Banker 7
+    ([3, 3, 1], [1, 1], "^player drew a third card when the rules say stand$"),  # Player 6 stands
+    ([1, 1, 8], [1, 2, 5], "^banker drew a third card when the rules say stand$"),  # Banker 3 stands on an 8
+    ([1, 1, 9], [2, 2, 5], "^banker drew a third card when the rules say stand$"),  # Banker 4 stands on a 9
+])
+def test_impossible_hands_are_refused_each_for_its_reason(player: list[int], banker: list[int], why: str) -> None:
+    with pytest.raises(RoundStateError, match=why):
+        next_hand_by_values(player, banker)
+
+
+def test_every_possible_three_card_hand_pair_is_accepted() -> None:
+    """The refusals above are not too wide: a Player who drew and a Banker who drew as the
+    rules say are a complete round, and so is every two-card stand."""
+    for x in range(10):
+        assert next_hand_by_values([1, 1, x], [0, 0, 5]) is None  # Banker 0 always draws
+        assert next_hand_by_values([3, 3], [0, 0, x]) is None  # Player 6 stands, Banker 0 drew
+    assert next_hand_by_values([3, 3], [3, 4]) is None and next_hand_by_values([8, 0], [1, 1]) is None
 
 
 def test_result_outcomes_and_pairs() -> None:
@@ -95,5 +116,14 @@ def test_result_outcomes_and_pairs() -> None:
     assert (r.player_total, r.banker_total, r.outcome) == (5, 9, Outcome.BANKER)
     r = result_of(parse_cards("4S 4D"), parse_cards("9H 9C"))
     assert r.natural and r.player_pair and r.banker_pair and r.outcome is Outcome.TIE  # 8 v 8
-    with pytest.raises(RoundStateError):
+    with pytest.raises(RoundStateError, match="^the round is not complete: the rules call for another card$"):
         result_of(parse_cards("AS 2D"), parse_cards("KH 7C"))
+
+
+def test_two_card_totals_over_nine_count_their_last_digit_in_the_draw_rules() -> None:
+    assert points_of_values([9, 7]) == 6 and points_of_values([5, 5, 5]) == 5 and points_of_values([0, 9]) == 9
+    assert next_hand_by_values([5, 5], [9, 9]) is None  # Banker 18 counts 8: a natural
+    assert next_hand_by_values([9, 9], [5, 5]) is None  # Player 18 counts 8: a natural
+    assert next_hand_by_values([7, 9], [5, 5]) is Hand.BANKER  # Player 16 counts 6 and stands; Banker 0 draws
+    assert next_hand_by_values([9, 7], [9, 8]) is None  # Player 6 stands, Banker 17 counts 7 and stands
+    assert next_hand_by_values([5, 5, 9], [9, 4]) is Hand.BANKER  # Banker 13 counts 3, draws on a 9

@@ -8,7 +8,7 @@ import pytest
 
 from station.cards import parse_cards
 from station.games.baccarat.rules import BaccaratResult, Outcome, result_of
-from station.games.baccarat.settlement import BetResult, settle_bet, settle_round
+from station.games.baccarat.settlement import BetResult, banker_win_payout, settle_bet, settle_round
 from station.games.baccarat.table import BaccaratTable
 from station.games.baccarat.wagers import Bet, box
 from station.games.table import Chips
@@ -44,7 +44,10 @@ TIE_6 = round_of("2S 4H", "3S 3H")  # 6 against 6
 
 def test_rounds_used_here_are_what_they_say() -> None:
     assert (BANKER_WINS_7.outcome, BANKER_WINS_7.banker_total) == (B, 7)
-    assert BANKER_WINS_6.banker_wins_on_six
+    assert BANKER_WINS_6.banker_wins_on_six and not BANKER_WINS_7.banker_wins_on_six
+    player_over_a_banker_six = round_of("KS 9H", "3D 3H")  # natural 9 against 6
+    assert player_over_a_banker_six.banker_total == 6 and not player_over_a_banker_six.banker_wins_on_six
+    assert not TIE_6.banker_wins_on_six  # 6 against 6 is a Tie, not a Banker win
     assert PLAYER_WINS.outcome is P
     assert (TIE_6.outcome, TIE_6.player_total) == (T, 6)
 
@@ -127,3 +130,12 @@ def test_round_totals_give_the_house_result() -> None:
     assert (settled.paid_out, settled.collected, settled.commission) == (2375, 1500, 125)
     assert settled.house_result == -875 == -sum(s.net for s in settled.bets)
     assert settle_round(bets, BANKER_WINS_7, cents()) == settled  # deterministic
+
+
+def test_a_banker_stake_that_cannot_be_paid_exactly_is_refused_not_paid_in_fractions() -> None:
+    # valid_part never gives these; the settlement still refuses rather than pay 23.75 or 19.
+    with pytest.raises(ValueError, match="^Banker stake 25 is not payable exactly under commission$"):
+        banker_win_payout(25, BANKER_WINS_7, units())
+    with pytest.raises(ValueError, match="^Banker stake 20 is not payable exactly under commission$"):
+        banker_win_payout(20, BANKER_WINS_7, units(chips=Chips((5,)), min_bet=100, max_bet=1000))
+    assert banker_win_payout(20, BANKER_WINS_7, units()) == (20, 1)

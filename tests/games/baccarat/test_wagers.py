@@ -199,6 +199,24 @@ def test_full_baccarat_one_seated_player_per_box() -> None:
     assert accept_bet(Bet(box(5), "ann", P, 100), placed, table)
 
 
+def test_full_baccarat_seated_players_bet_alongside_standing_players() -> None:
+    # A standing player elsewhere does not make the numbered boxes standing-only.
+    standing_bets = [Bet(standing(1), "sam", P, 100), Bet(standing(2), "tom", B, 2000)]
+    assert accept_bet(Bet(box(5), "ann", P, 100), standing_bets, full())
+    assert accept_bet(Bet(standing(1), "uma", P, 100), [Bet(box(5), "ann", P, 100)], full())
+
+
+@pytest.mark.parametrize(("place", "text"), [
+    (standing(0), "there is no standing region 0: this table has 2 standing regions"),
+    (standing(3), "there is no standing region 3: this table has 2 standing regions"),
+    (box(15), "there is no box 15: this table has boxes 1 to 14"),
+])
+def test_places_beyond_the_layout_are_refused(place: Any, text: str) -> None:
+    refused(accept_bet(Bet(place, "ann", P, 100), [], full()), "3.1", text)
+    assert accept_bet(Bet(standing(2), "ann", P, 100), [], full())
+    assert accept_bet(Bet(box(14), "ann", P, 100), [], full())
+
+
 def test_full_baccarat_standing_players_only_on_standing_regions() -> None:
     table = full()
     seated = [Bet(box(5), "ann", P, 100)]
@@ -231,3 +249,25 @@ def test_region_cap_on_each_players_bets_binds_a_player_with_a_higher_personal_m
     )
     placed = [Bet(box(1), "vip", P, 1000)]
     assert accept_bet(Bet(box(2), "vip", P, 1000), placed, table, personal_max=limits)
+
+
+def test_a_bet_of_one_smallest_chip_is_a_bet() -> None:
+    assert accept_bet(Bet(box(1), "ann", P, 1), [], mini(min_bet=1))
+
+
+def test_a_banker_total_one_step_above_the_minimum_names_the_largest_acceptable() -> None:
+    refused(accept_bet(Bet(box(1), "ann", B, 30), [], mini(min_bet=20)), "5.12", "largest acceptable is 20")
+    no_step_below = accept_bet(Bet(box(1), "ann", B, 30), [], mini(min_bet=25))
+    refused(no_step_below, "5.12", "acceptable amounts are multiples of 20")
+
+
+def test_a_player_at_the_maximum_may_add_nothing() -> None:
+    placed = [Bet(box(1), "ann", P, 1000)]
+    refused(accept_bet(Bet(box(2), "ann", P, 10), placed, mini()), "5.9", "over the maximum of 1000: at most 0 more")
+    over = accept_bet(Bet(box(2), "ann", P, 10), placed, mini(), personal_max={"ann": 500})
+    refused(over, "5.9", "over the maximum of 500: at most 0 more")
+
+
+def test_a_standing_player_is_not_taken_for_a_seated_one() -> None:
+    seated = [Bet(box(5), "bob", P, 100), Bet(standing(2), "ann", B, 2000)]
+    assert accept_bet(Bet(standing(1), "ann", P, 100), seated, full())

@@ -93,9 +93,9 @@ def test_boxes_in_play_always_follow_from_the_wagers() -> None:
 
 
 def test_round_rules_on_start() -> None:
-    with pytest.raises(WarStateError):
+    with pytest.raises(WarStateError, match="^a round needs at least one wager$"):
         WarRound.start([])
-    with pytest.raises(WarStateError):
+    with pytest.raises(WarStateError, match="^Go to War Wagers arise from choices, not at the start of a round$"):
         WarRound.start([WarWager(1, "ann", GO, 20)])
     with pytest.raises(WarStateError, match="not complete"):
         settle_war(WarRound.start([WarWager(1, "ann", WAR, 20)]), table())

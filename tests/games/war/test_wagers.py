@@ -61,6 +61,19 @@ def test_bad_wagers_are_refused(wager: WarWager, rule: str, text: str) -> None:
     refused(accept_wager(wager, [], table()), rule, text)
 
 
+def test_the_layouts_edges_are_boxes_one_to_seven_and_the_maximum_itself() -> None:
+    box_0 = accept_wager(WarWager(0, "ann", WAR, 100), [], table())
+    refused(box_0, "3.1", "there is no box 0: this table has boxes 1 to 7")
+    assert accept_wager(WarWager(7, "ann", WAR, 100), [], table())  # box 7 of 7
+    assert accept_wager(WarWager(1, "ann", WAR, 10), [], table())  # exactly the minimum
+    assert accept_wager(WarWager(1, "ann", WAR, 500), [], table())  # exactly the maximum
+    assert accept_wager(WarWager(1, "ann", WAR, 250), [WarWager(1, "ann", WAR, 250)], table())
+    refused(accept_wager(WarWager(1, "ann", WAR, 260), [WarWager(1, "ann", WAR, 250)], table()), "5.10",
+            "over the table maximum of 500: at most 250 more")
+    assert accept_wager(WarWager(3, "cy", WAR, 100), [WarWager(3, "ann", WAR, 500)], table(box_max=600))
+    assert accept_wager(WarWager(3, "ann", TIE, 50), [WarWager(3, "ann", WAR, 350)], table(player_max=400))
+
+
 def test_players_per_box_default_three_and_configurable_lower() -> None:
     placed = [WarWager(2, name, WAR, 20) for name in ("ann", "bob", "cy")]
     refused(accept_wager(WarWager(2, "dee", WAR, 20), placed, table()), "5.9", "box 2 already has 3 players: at most 3")

@@ -40,6 +40,7 @@ from station.events import (
 )
 from station.journal import Journal
 from station.journal.location import journal_path
+from station.service.board import limits_sign, round_number, web_limits
 from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, ControlServer, Credential
 from station.service.control_commands import control_commands
@@ -49,7 +50,7 @@ from station.service.extension import StationExtension, Subscriber
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
-from station.service.publisher import SHOWN_OUTPUTS, Publisher
+from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView
 from station.service.setup import (
     CONFIGURATION_RECORD,
     changed_keys,
@@ -183,7 +184,7 @@ class Station:
             self.options.game, display,
             web=self.web, table_info=self._table_info(),
             initial_results=list(loop.machine.shoe_results),
-            limits=(self.config.table.min_bet, self.config.table.max_bet),
+            limits=limits_sign(self.config.table), view=self._table_view,
         )
         loop.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
         loop.subscribe(self._on_output, STATION_OUTPUTS)
@@ -207,7 +208,7 @@ class Station:
         recorded = journal.last_of_kind(CONFIGURATION_RECORD)
         current = configuration_record(self.config)
         self._record_configuration = recorded is None
-        if recorded is not None and recorded.payload != current:
+        if recorded is not None and changed_keys(recorded.payload, current):
             changed = changed_keys(recorded.payload, current)
             journal.close()
             raise ConfigError(self.loaded.path, [(key, (
@@ -218,25 +219,38 @@ class Station:
         return journal
 
     def _table_info(self) -> Any:
-        from station.web.snapshot import Limit, TableInfo
+        from station.web.snapshot import TableInfo
 
         t = self.config.table
         rules = self.options.rules
-        limits = (Limit("Table", t.min_bet, t.max_bet),)
-        return TableInfo(self.config.station.name, rules.title, rules.variant_of(self.options.table), limits)
+        return TableInfo(self.config.station.name, rules.title, rules.variant_of(self.options.table),
+                         web_limits(t), t.currency, t.minor_digits)
+
+    def _table_view(self) -> TableView:
+        """Where the table is, for the players' screens (on the core loop's thread)."""
+        assert self.loop is not None
+        machine = self.loop.machine
+        shoe = machine.shoe
+        current = machine.round
+        composition = shoe.composition
+        return TableView(shoe.number, round_number(current.round_id) if current is not None else shoe.rounds,
+                         len(composition) if composition is not None else None)
 
     def _start_web(self) -> None:
+        """The web scoreboard in its own process (station/web/feed.py): this process never
+        imports its web framework."""
         if not self.config.web.enabled and self.run_options.web_port is None:
             return
-        from station.web.server import ScoreboardServer
+        from station.web.feed import ScoreboardProcess
 
-        port = self.run_options.web_port if self.run_options.web_port is not None else self.config.web.port
+        web = self.config.web
+        port = self.run_options.web_port if self.run_options.web_port is not None else web.port
         try:
-            self.web = ScoreboardServer(self.config.web.host, port).start()
+            self.web = ScoreboardProcess(web.bind, port, max_connections=web.max_connections).start()
         except OSError as exc:
             reason = "another program holds it" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
-            raise ResourceBusy(f"web scoreboard: cannot listen on {self.config.web.host}:{port}: {reason}") from None
-        log.info("web_scoreboard", url=self.web.url)
+            raise ResourceBusy(f"web scoreboard: cannot listen on {web.bind}:{port}: {reason}") from None
+        log.info("web_scoreboard", url=self.web.url, pid=self.web.pid)
 
     # --- control socket ----------------------------------------------------------------------
 

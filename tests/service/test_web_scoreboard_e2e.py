@@ -55,7 +55,7 @@ def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser
     port = free_port()
     table = external_table(web_port=port)
     table.start_station()
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page = browser.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
     page.goto(f"http://127.0.0.1:{port}/")
     page.wait_for_function("document.querySelector('#connection').dataset.connected === 'true'", timeout=10_000)
 

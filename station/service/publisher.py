@@ -412,7 +412,7 @@ class Publisher:
         passed."""
         now = time.monotonic()
         roads_due = force or now - self._last_roads >= ROADS_INTERVAL_S
-        if roads_due and self._roads_dirty:
+        if (roads_due or self._repaint) and self._roads_dirty:  # a repaint sends the newest roads
             self._roads_dirty = False
             self.picture = replace(self.picture, roads=self.board.display_roads())
         self._paint(force)

@@ -386,6 +386,8 @@ class Station:
         """Orderly shutdown: dealer, control, display, devices, then the journal."""
         self._stopping.set()
         self.notifier.stopping()
+        if self.web is not None:
+            self.web.begin_stop()  # it stops while the rest does
         for extension in self.run_options.extensions:
             extension.halt()
         if self.control is not None:

@@ -206,6 +206,21 @@ class ScoreboardProcess:
                 process.kill()
                 process.wait(5)
 
+    def begin_stop(self) -> None:
+        """Tell the scoreboard to stop now, without waiting for it (the station stops its other
+        parts meanwhile); :meth:`stop` then waits for it."""
+        with self._changed:
+            self._stopped = True
+            self._changed.notify_all()
+        with self._lock:
+            sock = self._sock
+            if sock is not None:
+                try:
+                    sock.settimeout(0.2)
+                    sock.sendall(_frame(b"Q", b""))
+                except OSError:
+                    pass
+
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
         """Stop the scoreboard: every page's stream closes, and the pages reconnect to the
         next one. Returns within about ``timeout`` seconds."""

@@ -241,6 +241,14 @@ class ScoreboardApp:
     def publish(self, data: bytes) -> int:
         return self.hub.publish(data)
 
+    def close_now(self) -> None:
+        """Stop serving at once: the listening socket and every connection are closed."""
+        self.hub.stop()
+        if self._server is not None:
+            self._server.close()
+        for transport in list(self.guards):
+            transport.abort()
+
     async def stop(self) -> None:
         """Close the listening socket and every connection now; pages will reconnect."""
         self.hub.stop()

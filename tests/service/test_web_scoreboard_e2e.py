@@ -83,8 +83,8 @@ def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser
     # A fault is shown at once: the shoe is unplugged mid-round.
     table.play_until(lambda s: s["state"] == "dealing")
     table.shoe.simulator.unplug()
-    page.wait_for_function("document.body.dataset.state && document.body.dataset.state.startsWith('fault')",
-                           timeout=15_000)
+    page.wait_for_function("document.querySelector('#banner').dataset.kind === 'fault'", timeout=15_000)
+    assert page.inner_text("#banner").upper() == "SHOE OFFLINE"  # in the players' words
     page.screenshot(path=str(ARTIFACTS / "station-scoreboard-fault.png"), full_page=True)
     table.shoe.simulator.replug()
     table.stop_station()

@@ -413,6 +413,9 @@ class Publisher:
         now = time.monotonic()
         roads_due = force or now - self._last_roads >= ROADS_INTERVAL_S
         if (roads_due or self._repaint) and self._roads_dirty:  # a repaint sends the newest roads
+            # The result goes out before the roads are built: players wait for it, not for them.
+            if not self._repaint:
+                self._paint(force)
             self._roads_dirty = False
             self.picture = replace(self.picture, roads=self.board.display_roads())
         self._paint(force)

@@ -164,6 +164,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--gap-ms", type=float, default=5.0, help="the dealer's pause between two cards")
+    parser.add_argument("--nice", type=int, default=0,
+                        help="the station's scheduling priority (the unit's Nice=; negative needs root)")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     from drivers.simulators import start_simulator
@@ -184,7 +186,8 @@ def main() -> int:
         env = {**os.environ, "XDG_RUNTIME_DIR": str(directory / "run"), "PYTHONUNBUFFERED": "1"}
         env.pop("STATION_JOURNAL", None)
         log = (directory / "station.log").open("w")
-        station = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config)],
+        nice = ["nice", "-n", str(args.nice)] if args.nice else []
+        station = subprocess.Popen([*nice, sys.executable, "-m", "station", "run", "-c", str(config)],
                                    stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO)
         dealer = Dealer(directory, shoe.simulator, buttons.simulator)
         try:
@@ -213,7 +216,7 @@ def main() -> int:
     def pct(p: float) -> float:
         return ms[min(len(ms) - 1, int(p / 100 * len(ms)))]
 
-    print(f"card to board over {len(ms)} rounds (journal synchronous=FULL, Dealing Style A): "
+    print(f"card to board over {len(ms)} rounds (journal synchronous=FULL, Dealing Style A, nice {args.nice}): "
           f"p50 {statistics.median(ms):.2f} ms, p99 {pct(99):.2f} ms, max {ms[-1]:.2f} ms")
     return 0
 

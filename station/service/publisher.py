@@ -312,6 +312,7 @@ class Publisher:
         self._last_roads = 0.0
         self._last_expected = float("-inf")
         self._retry_at = 0.0
+        self._board_failing = False
         self._queue: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see station.core.queues
         self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
 
@@ -399,19 +400,33 @@ class Publisher:
         due: list[float] = []
         if self._roads_dirty or self._web_dirty:
             due.append(self._last_roads + ROADS_INTERVAL_S)
-        if self.display is not None and self.display.connected and (self._repaint or self.picture != self.shown):
+        if self.display is not None and self.display.connected and self._unpainted():
             due.append(max(self._retry_at, self._last_expected + EXPECTED_INTERVAL_S))
         if not due:
             return None
         return max(0.0, min(due) - time.monotonic())
 
+    def _unpainted(self) -> bool:
+        """Whether :meth:`_paint` has something to send (throttles and retries aside)."""
+        picture, shown = self.picture, self.shown
+        return (self._repaint
+                or (picture.result is not None and picture.result != shown.result)
+                or picture.message != shown.message
+                or bool(picture.expected) and picture.expected != shown.expected
+                or (picture.limits is not None and picture.limits != shown.limits)
+                or (picture.roads is not None and picture.roads is not shown.roads))
+
     def _flush(self, force: bool = False) -> None:
         """Bring the board and the page up to the picture. Roads and web snapshots are whole
         pictures, costly to encode and to draw; at most one goes out per ``ROADS_INTERVAL_S``
         (a person cannot read faster), and the latest is always sent once the interval has
-        passed."""
+        passed. The board's result goes first; but while the board is not answering (each
+        command then waits for its retransmissions) the page goes first, so a silent board
+        never holds the page up."""
         now = time.monotonic()
         roads_due = force or now - self._last_roads >= ROADS_INTERVAL_S
+        if roads_due and self._web_dirty and self._board_failing:
+            self._publish_web_now()
         if (roads_due or self._repaint) and self._roads_dirty:  # a repaint sends the newest roads
             # The result goes out before the roads are built: players wait for it, not for them.
             if not self._repaint:
@@ -420,11 +435,14 @@ class Publisher:
             self.picture = replace(self.picture, roads=self.board.display_roads())
         self._paint(force)
         if roads_due and self._web_dirty:
-            self._web_dirty = False
-            self._last_roads = time.monotonic()
-            self._publish_web()
+            self._publish_web_now()
         elif roads_due and self.picture.roads is not None and self.shown.roads is self.picture.roads:
             self._last_roads = time.monotonic()
+
+    def _publish_web_now(self) -> None:
+        self._web_dirty = False
+        self._last_roads = time.monotonic()
+        self._publish_web()
 
     def _paint(self, force: bool) -> None:
         """Send the picture's differences from what the board shows (all of it after a Clear)."""
@@ -471,9 +489,11 @@ class Publisher:
             self.display.send(message)
         except (DeviceError, OSError) as exc:
             self.display_failures += 1
+            self._board_failing = True
             self._retry_at = time.monotonic() + RETRY_S
             log.warning("display_command_failed", command=type(message).__name__, error=str(exc))
             return False
+        self._board_failing = False
         return True
 
     def _handle(self, output: out.Output, view: TableView | None) -> None:

@@ -60,6 +60,7 @@ class LoadReport:
     stalled_connected: int = 0
     stalled_closed_by_server: int = 0
     junk_sent: int = 0
+    junk_seconds: float = 0.0
     junk_status: dict[str, int] = field(default_factory=dict)
     slow_connected: int = 0
     slow_refused_503: int = 0
@@ -154,9 +155,7 @@ async def _junk(host: str, port: int, count: int, report: LoadReport, stop: asyn
     queue = iter(range(count))
 
     async def worker() -> None:
-        for i in queue:
-            if stop.is_set():
-                return
+        for i in queue:  # every one of them is sent, however long it takes
             await one(i)
 
     await asyncio.gather(*(worker() for _ in range(16)))
@@ -203,10 +202,13 @@ async def _load(host: str, port: int, seconds: float, viewers: int, stalled: int
         *(loop.run_in_executor(None, _stalled_socket, host, port) for _ in range(stalled))) if s is not None]
     report.stalled_connected = len(stalled_socks)
     slow_tasks = [asyncio.create_task(_slow(host, port, report, stop)) for _ in range(slow)]
+    junk_started = time.monotonic()
     junk_task = asyncio.create_task(_junk(host, port, junk, report, stop))
     await asyncio.sleep(max(0.0, seconds - (time.monotonic() - started)))
+    await junk_task  # the viewers watch until the whole flood has been sent
+    report.junk_seconds = round(time.monotonic() - junk_started, 2)
     stop.set()
-    await asyncio.gather(*viewer_tasks, *slow_tasks, junk_task)
+    await asyncio.gather(*viewer_tasks, *slow_tasks)
     report.stalled_closed_by_server = sum(_closed_by_server(s) for s in stalled_socks)
     for sock in stalled_socks:
         sock.close()
@@ -403,7 +405,8 @@ def main() -> None:
           f"{max(report['viewer_last_gap_s'] or [0]):.2f} s")
     print(f"stalled viewers: {report['stalled_connected']} connected, {report['stalled_closed_by_server']} closed "
           f"by the server")
-    print(f"unknown paths: {report['junk_sent']} sent, answers {report['junk_status']}")
+    print(f"unknown paths: {report['junk_sent']} sent in {report['junk_seconds']} s "
+          f"({report['junk_sent'] / max(report['junk_seconds'], 0.001):.0f}/s), answers {report['junk_status']}")
     kept = sorted(report["slow_kept_s"])
     print(f"slow headers: {report['slow_connected']} connected, {report['slow_refused_503']} answered 503, "
           f"{report['slow_closed_by_server']} closed by the server after "

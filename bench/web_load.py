@@ -8,7 +8,7 @@ Run: ``.venv/bin/python bench/web_load.py [--seconds 20] [--viewers 200] [--stal
 2. **Without viewers**: the table's rate over ``--seconds``: inputs journaled per second (the
    core loop's work: cards, actions, presses), read from the journal's head, and rounds per
    second (rounds closed in the window, from ``station recall``).
-3. **With the load**, from a separate process at the lowest scheduling priority (nice 19: on a
+3. **With the load**, from a separate process in the idle scheduling class (SCHED_IDLE: on a
    pit, browsers are other machines and take no CPU of the table PC; here the load generator
    must not take it either, or it would measure itself): ``--viewers`` Server-Sent Events
    viewers that read every event, ``--stalled`` viewers that send their request and never
@@ -341,7 +341,8 @@ def _utc(stamp: str) -> str:
 
 def _load_in_child(url: str, args: argparse.Namespace, seconds: float) -> subprocess.Popen[str]:
     code = (
-        "import json, os, sys; sys.path.insert(0, {bench!r}); os.nice(19)\n"
+        "import json, os, sys; sys.path.insert(0, {bench!r})\n"
+        "os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
         "from web_load import run_load\n"
         "from dataclasses import asdict\n"
         "print(json.dumps(asdict(run_load({url!r}, {seconds}, {v}, {s}, {j}, {w}))))\n"

@@ -66,6 +66,11 @@ _WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
 _STOP = object()
 #: Least time between two whole-roads updates of the board and of the web page.
 ROADS_INTERVAL_S = 0.05
+#: Least time between two pictures for the web page. Every picture goes to every screen of the
+#: pit (about 15 KB each at the end of a shoe); at a dealer's pace changes are seconds apart
+#: and each goes out at once, and in a burst (a dealer at full speed) the page gets at most
+#: four pictures a second, the latest always within this interval.
+WEB_INTERVAL_S = 0.25
 #: Least time between two expectation lines on the board. A dealer reads a line in a second;
 #: lines that would each stand for a few milliseconds (a dealer at full speed, a shoe emptying
 #: its buffer) are skipped, and the latest always shows within this interval.
@@ -310,6 +315,7 @@ class Publisher:
         self._roads_dirty = False
         self._web_dirty = False
         self._last_roads = 0.0
+        self._last_web = float("-inf")
         self._last_expected = float("-inf")
         self._retry_at = 0.0
         self._board_failing = False
@@ -398,8 +404,10 @@ class Publisher:
     def _until_due(self) -> float | None:
         """How long the worker may sleep: until a held-back update or a retry is due."""
         due: list[float] = []
-        if self._roads_dirty or self._web_dirty:
+        if self._roads_dirty:
             due.append(self._last_roads + ROADS_INTERVAL_S)
+        if self._web_dirty:
+            due.append(self._last_web + WEB_INTERVAL_S)
         if self.display is not None and self.display.connected and self._unpainted():
             due.append(max(self._retry_at, self._last_expected + EXPECTED_INTERVAL_S))
         if not due:
@@ -418,30 +426,31 @@ class Publisher:
 
     def _flush(self, force: bool = False) -> None:
         """Bring the board and the page up to the picture. Roads and web snapshots are whole
-        pictures, costly to encode and to draw; at most one goes out per ``ROADS_INTERVAL_S``
-        (a person cannot read faster), and the latest is always sent once the interval has
-        passed. The board's result goes first; but while the board is not answering (each
-        command then waits for its retransmissions) the page goes first, so a silent board
-        never holds the page up."""
+        pictures, costly to encode and to draw; at most one goes to the board per
+        ``ROADS_INTERVAL_S`` and to the page per ``WEB_INTERVAL_S`` (a person cannot read
+        faster), and the latest always follows once the interval has passed. The board's
+        result goes first; but while the board is not answering (each command then waits
+        for its retransmissions) the page goes first, so a silent board never holds it up."""
         now = time.monotonic()
         roads_due = force or now - self._last_roads >= ROADS_INTERVAL_S
-        if roads_due and self._web_dirty and self._board_failing:
+        web_due = force or now - self._last_web >= WEB_INTERVAL_S
+        if web_due and self._web_dirty and self._board_failing:
             self._publish_web_now()
-        if (roads_due or self._repaint) and self._roads_dirty:  # a repaint sends the newest roads
-            # The result goes out before the roads are built: players wait for it, not for them.
+        if (roads_due or self._repaint) and self._roads_dirty and self.display is not None:
+            # (a repaint sends the newest roads.) The result goes out before the roads are
+            # built: players wait for it, not for them.
             if not self._repaint:
                 self._paint(force)
             self._roads_dirty = False
+            self._last_roads = time.monotonic()
             self.picture = replace(self.picture, roads=self.board.display_roads())
         self._paint(force)
-        if roads_due and self._web_dirty:
+        if web_due and self._web_dirty:
             self._publish_web_now()
-        elif roads_due and self.picture.roads is not None and self.shown.roads is self.picture.roads:
-            self._last_roads = time.monotonic()
 
     def _publish_web_now(self) -> None:
         self._web_dirty = False
-        self._last_roads = time.monotonic()
+        self._last_web = time.monotonic()
         self._publish_web()
 
     def _paint(self, force: bool) -> None:

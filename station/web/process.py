@@ -10,8 +10,9 @@ says ``quit`` or the socket closes; it never outlives the station:
   which stops it in order;
 * the parent-death signal ends it if the station dies without closing the socket, and the
   closed socket ends it otherwise;
-* it runs at a lower scheduling priority (nice 10): when the table PC's CPUs are short, the
-  table goes first.
+* it runs in Linux's idle scheduling class (SCHED_IDLE; elsewhere nice 19): it gets only
+  the CPU time the table does not want, and a waking thread of the station never waits
+  behind it.
 
 Frames on the feed, station to scoreboard: one byte (``S`` a snapshot's JSON, ``Q`` quit), a
 4-byte big-endian length, the payload. Scoreboard to station: one JSON line,
@@ -45,6 +46,21 @@ def _die_with(parent: int) -> None:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if parent and os.getppid() != parent:  # the station died before the signal was set
         os._exit(0)
+
+
+def _yield_to_the_table() -> None:
+    """Run only on CPU time the table does not want.
+
+    Linux's SCHED_IDLE: a thread of the station that wakes (a card on the shoe's line) takes
+    the CPU from this process at once, rather than after the scheduler's wake-up granularity
+    as from a merely niced process; the table's work is a chain of such wake-ups. Where that
+    class is missing, nice 19. Nothing else is asked of the machine: lowering one's own
+    priority needs no privilege."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        with contextlib.suppress(OSError):
+            os.nice(19)
 
 
 def _tell(feed: socket.socket, message: dict[str, object]) -> None:
@@ -100,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--station", type=int, default=0, help="the station's PID: end with it")
     args = parser.parse_args(argv)
     _die_with(args.station)
-    with contextlib.suppress(OSError):
-        os.nice(10)
+    _yield_to_the_table()
     feed = socket.socket(fileno=args.feed_fd)
     try:
         code = asyncio.run(serve(feed, args.host, args.port, args.max_connections))

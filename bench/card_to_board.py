@@ -164,6 +164,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--gap-ms", type=float, default=5.0, help="the dealer's pause between two cards")
+    parser.add_argument("--dir", default=None,
+                        help="where the journal goes (default: the temporary folder; /dev/shm leaves the disk out)")
     parser.add_argument("--nice", type=int, default=0,
                         help="the station's scheduling priority (the unit's Nice=; negative needs root)")
     args = parser.parse_args()
@@ -174,7 +176,8 @@ def main() -> int:
           f"load average {os.getloadavg()[0]:.1f}")
     context = multiprocessing.get_context("spawn")
     latencies: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="card-to-board-") as scratch:
+    print(f"fsync of the journal's disk now: {_fsync_ms(args.dir)}")
+    with tempfile.TemporaryDirectory(prefix="card-to-board-", dir=args.dir) as scratch:
         directory = Path(scratch)
         ours, theirs = context.Pipe()
         board_process = context.Process(target=_board_process, args=(theirs, str(directory)), daemon=True)
@@ -219,6 +222,24 @@ def main() -> int:
     print(f"card to board over {len(ms)} rounds (journal synchronous=FULL, Dealing Style A, nice {args.nice}): "
           f"p50 {statistics.median(ms):.2f} ms, p99 {pct(99):.2f} ms, max {ms[-1]:.2f} ms")
     return 0
+
+
+def _fsync_ms(directory: str | None, count: int = 200) -> str:
+    """p50/p99 of a small write and fsync in ``directory``: what the disk costs the journal now."""
+    handle, path = tempfile.mkstemp(dir=directory)
+    times = []
+    try:
+        for _ in range(count):
+            os.write(handle, b"x" * 200)
+            started = time.perf_counter()
+            os.fsync(handle)
+            times.append((time.perf_counter() - started) * 1000)
+            time.sleep(0.002)
+    finally:
+        os.close(handle)
+        os.unlink(path)
+    times.sort()
+    return f"p50 {statistics.median(times):.2f} ms, p99 {times[int(0.99 * len(times))]:.2f} ms"
 
 
 def _play(dealer: Dealer, board: Connection, rounds: int, gap: float, start: dict[str, Any]) -> list[float]:

@@ -13,6 +13,8 @@ import os
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,17 @@ def test_a_pit_of_screens_and_a_flood_do_not_stop_the_table_or_the_viewers(tmp_p
         # connections fill the cap (a 503 costs less than a 404, so the flood may be over first).
         assert report.junk_sent == 10_000 and set(report.junk_status) <= {"404", "503"}
         assert after > before + 1000, "the table went on dealing"
+
+        # Once the trouble is over, a screen that comes back is served at once.
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/snapshot", timeout=5) as answer:
+                    assert b'"round_no"' in answer.read()
+                break
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 503 and time.monotonic() < deadline, exc
+                time.sleep(0.5)
 
         code = station.process.poll()
         assert code is None, f"the station stopped: {(tmp_path / 'station.log').read_text()[-2000:]}"

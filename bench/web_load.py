@@ -12,7 +12,8 @@ Run: ``.venv/bin/python bench/web_load.py [--runs 5] [--seconds 10] [--viewers 2
    pit, browsers are other machines and take no CPU of the table PC; here the load generator
    must not take it either, or it would measure itself): ``--viewers`` Server-Sent Events
    viewers that read every event, ``--stalled`` viewers that send their request and never
-   read, ``--junk`` requests to unknown paths (16 at a time), and ``--slow`` connections that
+   read, ``--junk`` requests to unknown paths (926 a second, the issue's flood; 16 at a time
+   at most), and ``--slow`` connections that
    send a request line and then one header line a second, never finishing. The table's rate
    is measured again over the same time.
 4. **Stop**: SIGTERM to the station while the load runs; the time until it has exited (its
@@ -148,7 +149,12 @@ def _closed_by_server(sock: socket.socket) -> bool:
         return True
 
 
-async def _junk(host: str, port: int, count: int, report: LoadReport, stop: asyncio.Event) -> None:
+async def _junk(host: str, port: int, count: int, rate: float, report: LoadReport) -> None:
+    """``count`` requests to unknown paths, paced at ``rate`` a second (16 at a time at most),
+    so that the flood lasts through the measured window rather than ending in its first
+    seconds; every one is sent, however long a loaded machine takes."""
+    started = time.monotonic()
+
     async def one(i: int) -> None:
         try:
             reader, writer = await asyncio.open_connection(host, port)
@@ -164,10 +170,14 @@ async def _junk(host: str, port: int, count: int, report: LoadReport, stop: asyn
     queue = iter(range(count))
 
     async def worker() -> None:
-        for i in queue:  # every one of them is sent, however long it takes
+        for i in queue:
+            due = started + i / rate
+            if due > time.monotonic():
+                await asyncio.sleep(due - time.monotonic())
             await one(i)
 
     await asyncio.gather(*(worker() for _ in range(16)))
+    report.junk_seconds = round(time.monotonic() - started, 2)
 
 
 async def _slow(host: str, port: int, report: LoadReport, stop: asyncio.Event) -> None:
@@ -200,7 +210,7 @@ async def _slow(host: str, port: int, report: LoadReport, stop: asyncio.Event) -
 
 
 async def _load(host: str, port: int, seconds: float, viewers: int, stalled: int, junk: int,
-                slow: int) -> LoadReport:
+                slow: int, junk_rate: float) -> LoadReport:
     report = LoadReport()
     stop = asyncio.Event()
     started = time.monotonic()
@@ -211,11 +221,9 @@ async def _load(host: str, port: int, seconds: float, viewers: int, stalled: int
         *(loop.run_in_executor(None, _stalled_socket, host, port) for _ in range(stalled))) if s is not None]
     report.stalled_connected = len(stalled_socks)
     slow_tasks = [asyncio.create_task(_slow(host, port, report, stop)) for _ in range(slow)]
-    junk_started = time.monotonic()
-    junk_task = asyncio.create_task(_junk(host, port, junk, report, stop))
+    junk_task = asyncio.create_task(_junk(host, port, junk, junk_rate, report))
     await asyncio.sleep(max(0.0, seconds - (time.monotonic() - started)))
     await junk_task  # the viewers watch until the whole flood has been sent
-    report.junk_seconds = round(time.monotonic() - junk_started, 2)
     stop.set()
     await asyncio.gather(*viewer_tasks, *slow_tasks)
     report.stalled_closed_by_server = sum(_closed_by_server(s) for s in stalled_socks)
@@ -226,14 +234,14 @@ async def _load(host: str, port: int, seconds: float, viewers: int, stalled: int
 
 
 def run_load(url: str, seconds: float = 15.0, viewers: int = 200, stalled: int = 100, junk: int = 10_000,
-             slow: int = 500) -> LoadReport:
+             slow: int = 500, junk_rate: float = 926.0) -> LoadReport:
     """Load the scoreboard at ``url`` for ``seconds`` (a pit's screens, then trouble) and say
     what each kind of client got."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
     assert parts.hostname is not None and parts.port is not None
-    return asyncio.run(_load(parts.hostname, parts.port, seconds, viewers, stalled, junk, slow))
+    return asyncio.run(_load(parts.hostname, parts.port, seconds, viewers, stalled, junk, slow, junk_rate))
 
 
 # --- the station -------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def main() -> None:
     drawn: list[float] = []
     with ScoreboardServer("127.0.0.1", 0) as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page = browser.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
         page.goto(server.url)
         page.wait_for_function("document.querySelector('#connection').dataset.connected === 'true'")
         for _ in range(args.rounds):

@@ -25,6 +25,17 @@ class Mark(IntEnum):
     BLUE = 2
 
 
+class WarBoxOutcome(IntEnum):
+    """How one Casino War box ended: on its first card, or after the war."""
+
+    WIN = 1
+    LOSE = 2
+    TIE = 3  # first cards tied and nobody on the box had a war-or-surrender decision
+    WAR_WIN = 4
+    WAR_LOSE = 5
+    SURRENDER = 6
+
+
 class DisplayErrorCode(IntEnum):
     PANEL_FAULT = 1
     OVERHEAT = 2
@@ -60,6 +71,16 @@ class Prediction:
     cockroach_pig: Mark = Mark.NONE
 
 
+@dataclass(frozen=True)
+class WarBox:
+    """One Casino War box: its first card, how it ended, and its war card if it went to war."""
+
+    box: int
+    card: Card
+    outcome: WarBoxOutcome
+    war_card: tuple[Card, ...] = ()  # none, or the one card dealt to the box in the war
+
+
 OUTCOME = EnumU8(WireOutcome)
 MARK = EnumU8(Mark)
 BEAD = Record(BeadCell, (("outcome", OUTCOME), ("player_pair", BOOL), ("banker_pair", BOOL), ("natural", BOOL)))
@@ -67,6 +88,10 @@ BIG_ROAD = Record(BigRoadCell, (("col", U16), ("row", U8), ("outcome", OUTCOME),
 PREDICTION = Record(Prediction, (("big_eye_boy", MARK), ("small_road", MARK), ("cockroach_pig", MARK)))
 HAND = ListOf(CARD, count=U8, max_items=3)
 MARKS = ListOf(MARK)
+#: None or one card (a war card that may not have been dealt).
+OPTIONAL_CARD = ListOf(CARD, count=U8, max_items=1)
+WAR_BOX = Record(WarBox, (("box", U8), ("card", CARD), ("outcome", EnumU8(WarBoxOutcome)),
+                          ("war_card", OPTIONAL_CARD)))
 
 # commands (each answered by ACK, or NAK)
 
@@ -104,13 +129,16 @@ class ShowRoads(Message):
 
 @dataclass(frozen=True)
 class ShowMessage(Message):
+    """A banner for players; the empty text takes the banner down."""
+
     TYPE: ClassVar[int] = 0x12
     text: Annotated[str, TEXT]
 
 
 @dataclass(frozen=True)
 class ShowLimits(Message):
-    """Table limits in whole units of the table's currency (never fractions)."""
+    """Table limits as integers in the currency's minor units; ``minor_digits`` says where
+    the decimal point goes (2: 1000 is shown 10.00; 0: 1000 is shown 1,000)."""
 
     TYPE: ClassVar[int] = 0x13
     table_min: Annotated[int, U32]
@@ -120,6 +148,7 @@ class ShowLimits(Message):
     pair_min: Annotated[int, U32] = 0
     pair_max: Annotated[int, U32] = 0
     currency: Annotated[str, TEXT] = ""
+    minor_digits: Annotated[int, U8] = 0
 
 
 @dataclass(frozen=True)
@@ -133,6 +162,18 @@ class ShowExpected(Message):
 @dataclass(frozen=True)
 class Clear(Message):
     TYPE: ClassVar[int] = 0x15
+
+
+@dataclass(frozen=True)
+class ShowWarResult(Message):
+    """A Casino War round just decided: the dealer's card, each box's card and outcome, and
+    after a war the dealer's war card and each warring box's war card."""
+
+    TYPE: ClassVar[int] = 0x17
+    round_no: Annotated[int, U32]
+    dealer_card: Annotated[Card, CARD]
+    boxes: Annotated[tuple[WarBox, ...], ListOf(WAR_BOX, count=U8, max_items=14)]
+    dealer_war_card: Annotated[tuple[Card, ...], OPTIONAL_CARD] = ()
 
 
 @dataclass(frozen=True)
@@ -174,6 +215,7 @@ DISPLAY = register_protocol(
             ShowExpected,
             Clear,
             SetBrightness,
+            ShowWarResult,
             DisplayStatus,
             DisplayError,
         ),

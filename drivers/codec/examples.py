@@ -124,12 +124,43 @@ EXAMPLES: dict[str, list[Example]] = {
                 display.Prediction(display.Mark.RED, display.Mark.NONE, display.Mark.NONE),
             ),
         ),
-        ("a message", 14, display.ShowMessage("No more bets")),
-        ("table limits 10-5000, ties 5-500, pairs 5-500, EUR", 15, display.ShowLimits(10, 5000, 5, 500, 5, 500, "EUR")),
+        ("a banner for players", 14, display.ShowMessage("Round paused \u2014 please wait")),
+        ("the banner is taken down (empty text)", 20, display.ShowMessage("")),
+        (
+            "table limits 10.00-5,000.00, ties 5.00-500.00, pairs 5.00-250.00 EUR (minor units, 2 digits)",
+            15,
+            display.ShowLimits(1000, 500000, 500, 50000, 500, 25000, "EUR", 2),
+        ),
+        ("table limits 1,000-500,000 JPY (no minor unit)", 21, display.ShowLimits(1000, 500000, 0, 0, 0, 0, "JPY", 0)),
         ("what the station expects next", 16, display.ShowExpected("deal Banker 3rd card")),
         ("clear the board", 17, display.Clear()),
         ("brightness 60 %", 18, display.SetBrightness(60)),
         ("brightness 150 % is refused", 19, Nak(NakCode.OUT_OF_RANGE, "")),
+        (
+            "Casino War round 7: dealer 9S; box 1 (KH) wins, box 3 (4C) loses",
+            22,
+            display.ShowWarResult(
+                7, parse_card("9S"),
+                (
+                    display.WarBox(1, parse_card("KH"), display.WarBoxOutcome.WIN),
+                    display.WarBox(3, parse_card("4C"), display.WarBoxOutcome.LOSE),
+                ),
+            ),
+        ),
+        (
+            "round 8 after a war: dealer 7D then war card 5H; box 2 (7C) went to war with QS and won, "
+            "box 4 (7S) surrendered, box 5 (AD) won",
+            23,
+            display.ShowWarResult(
+                8, parse_card("7D"),
+                (
+                    display.WarBox(2, parse_card("7C"), display.WarBoxOutcome.WAR_WIN, (parse_card("QS"),)),
+                    display.WarBox(4, parse_card("7S"), display.WarBoxOutcome.SURRENDER),
+                    display.WarBox(5, parse_card("AD"), display.WarBoxOutcome.WIN),
+                ),
+                (parse_card("5H"),),
+            ),
+        ),
         ("a panel failed", 1, display.DisplayError(display.DisplayErrorCode.PANEL_FAULT, "")),
     ],
     "buttonbox": [

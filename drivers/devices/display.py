@@ -6,19 +6,23 @@ raises a :class:`~drivers.devices.link.DeviceError` if it cannot be shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from drivers.codec import display as wire
-from drivers.codec.display import BeadCell, BigRoadCell, Mark, Prediction, WireOutcome
-from drivers.codec.protocol import Ack, Boot, Message
+from drivers.codec.display import BeadCell, BigRoadCell, Mark, Prediction, WarBox, WarBoxOutcome, WireOutcome
+from drivers.codec.protocol import Ack, Boot, IdentityReport, Message
 from drivers.devices.base import SerialDeviceDriver
 from drivers.devices.errors import DeviceProtocolError
 from station import events
 from station.cards import Card, parse_card
 
-__all__ = ["BeadCell", "BigRoadCell", "DisplayDriver", "DisplayInfo", "Mark", "Prediction", "WireOutcome"]
+__all__ = [
+    "BeadCell", "BigRoadCell", "DisplayDriver", "DisplayInfo", "Mark", "Prediction", "WarBox", "WarBoxOutcome",
+    "WireOutcome",
+]
 
 #: No derived-road marks: the default prediction (frozen, so one instance serves every call).
 NO_PREDICTION = Prediction()
@@ -52,9 +56,36 @@ class DisplayInfo:
 
 
 class DisplayDriver(SerialDeviceDriver):
-    """Emits DeviceFault for board errors and link loss; everything else is commands."""
+    """Emits DeviceFault for board errors and link loss; everything else is commands.
+
+    A board shows only what it was told since it last powered up, and misses what was sent
+    while its link was down. :meth:`on_needs_repaint` names who repaints it (the publisher):
+    called when the link comes up (first connection and every reconnection) and when the
+    board announces a Boot. It is called on a link thread and must only take note: the
+    repaint's commands go from the caller's own thread."""
 
     PROTOCOL = "display"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._repaint_lock = threading.Lock()
+        self._needs_repaint: Callable[[str], None] | None = None
+
+    def on_needs_repaint(self, callback: Callable[[str], None] | None) -> None:
+        """Set the one callback told, with a reason ("connected", "boot"), that the board's
+        picture must be sent again in full."""
+        with self._repaint_lock:
+            self._needs_repaint = callback
+
+    def _tell_repaint(self, reason: str) -> None:
+        with self._repaint_lock:
+            callback = self._needs_repaint
+        if callback is not None:
+            callback(reason)
+
+    def _on_up(self, identity: IdentityReport) -> None:
+        super()._on_up(identity)
+        self._tell_repaint("connected")
 
     def _command(self, message: Message) -> None:
         answer = self.link.request(message)
@@ -105,11 +136,24 @@ class DisplayDriver(SerialDeviceDriver):
         self._command(wire.ShowMessage(text))
 
     def show_limits(self, table_min: int, table_max: int, *, tie_min: int = 0, tie_max: int = 0,
-                    pair_min: int = 0, pair_max: int = 0, currency: str = "") -> None:
-        for value in (table_min, table_max, tie_min, tie_max, pair_min, pair_max):
+                    pair_min: int = 0, pair_max: int = 0, currency: str = "", minor_digits: int = 0) -> None:
+        """Limits as integers in the currency's minor units; ``minor_digits`` places the point."""
+        for value in (table_min, table_max, tie_min, tie_max, pair_min, pair_max, minor_digits):
             if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"limits are whole money units, got {value!r}")
-        self._command(wire.ShowLimits(table_min, table_max, tie_min, tie_max, pair_min, pair_max, currency))
+                raise TypeError(f"limits are integers in minor units, got {value!r}")
+        self._command(wire.ShowLimits(table_min, table_max, tie_min, tie_max, pair_min, pair_max, currency,
+                                      minor_digits))
+
+    def show_war_result(self, round_no: int, dealer_card: Card | str, boxes: Sequence[WarBox],
+                        dealer_war_card: Card | str | None = None) -> None:
+        """A Casino War round: the dealer's card, each box's card and outcome, the war cards."""
+        war = () if dealer_war_card is None else _cards([dealer_war_card])
+        self._command(wire.ShowWarResult(round_no, _cards([dealer_card])[0], tuple(boxes), war))
+
+    def send(self, message: Message) -> None:
+        """Send one display command as it is (the publisher keeps the board's picture as the
+        messages themselves)."""
+        self._command(message)
 
     def show_expected(self, text: str) -> None:
         self._command(wire.ShowExpected(text))
@@ -131,6 +175,7 @@ class DisplayDriver(SerialDeviceDriver):
                     events.DeviceFault(self.name, detail or f"display error: {code.name.lower()}", code.name.lower())
                 )
             case Boot():
-                pass
+                # Powered up again: the board is blank, whatever it showed before.
+                self._tell_repaint("boot")
             case _:
                 super().on_message(message)

@@ -49,6 +49,12 @@ from drivers.transport.serial_port import Transport, TransportError
 log = structlog.get_logger(__name__)
 
 
+#: A Boot with the SEQ of the Boot before it is a resend only if it comes within this time of
+#: that copy (a device resends after its ACK timeout, a fraction of a second); later, it is the
+#: device powering up again (docs/protocols/README.md, "Boot").
+BOOT_RESEND_WINDOW_S = 2.0
+
+
 @dataclass(frozen=True)
 class LinkSettings:
     """Timing of one link. Defaults suit a 115200-baud table device; tests shorten them."""
@@ -120,6 +126,7 @@ class DeviceLink:
         self._tx_seq = 0
         self._last_rx_seq: int | None = None
         self._last_rx_boot = False  # a Boot is accepted whatever its seq, except its own resends
+        self._last_boot_time = float("-inf")  # monotonic time of the last Boot copy received
         self._last_rx_time = 0.0
         self._stop = threading.Event()
         self._lost = threading.Event()
@@ -287,11 +294,23 @@ class DeviceLink:
             # Until the handshake is done (and DeviceRecovered emitted) events are neither
             # delivered nor ACKed: the device resends them, so after a reconnection the
             # station always sees DeviceRecovered before the next event from the device.
-            self.stats.count_error("event_before_handshake")
+            # A Boot is what a device sends first at power-up (docs/protocols/README.md):
+            # meeting it before the handshake is normal, not an error of the link.
+            if not isinstance(message, Boot):
+                self.stats.count_error("event_before_handshake")
             return
         if kind is Kind.EVENT:
             is_boot = isinstance(message, Boot)
             repeated = packet.seq == self._last_rx_seq and (not is_boot or self._last_rx_boot)
+            if is_boot:
+                # A device that restarts numbers its frames from 1 again, so a board that sent
+                # nothing but its Boot since the last power-up sends its next Boot with the
+                # same SEQ. A resend comes within the device's ACK timeout of the copy before;
+                # a Boot after a longer silence is a new power-up.
+                now = time.monotonic()
+                if repeated and now - self._last_boot_time > BOOT_RESEND_WINDOW_S:
+                    repeated = False
+                self._last_boot_time = now
             if repeated:
                 self.stats.duplicates += 1
                 log.info("duplicate_event_dropped", device=self.name, seq=packet.seq, message=message.describe())

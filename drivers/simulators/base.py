@@ -255,6 +255,19 @@ class SimulatedDevice:
         self.replug()
         self.send_event(Boot("power cycle"))
 
+    def reboot(self, reason: str = "power on") -> None:
+        """Restart the device's firmware with the cable left in (a brown-out, a watchdog reset):
+        what it had queued is lost, numbering restarts at 1, and it announces ``Boot``."""
+        with self._outbox_changed:
+            for item in self._outbox:
+                item.acked.set()
+            self._outbox.clear()
+            self._tx_seq = 0
+            self._last_cmd = None
+            self._outbox_changed.notify_all()
+        self.on_power_cycle()
+        self.send_event(Boot(reason))
+
     # -- for subclasses -------------------------------------------------------------------------
 
     def on_power_cycle(self) -> None:

@@ -20,13 +20,17 @@ from station.journal import JournalReader, JournalRecord
 
 def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = None) -> list[dict[str, Any]]:
     """Every round in the journal at ``path``, oldest first (see :meth:`Round.to_json`), each
-    with ``opened_at``/``closed_at`` journal times, ``shoe`` and ``in_progress``."""
+    with ``opened_at``/``closed_at`` journal times, ``shoe`` and ``in_progress``; the first
+    round of each shoe also has ``shoe_opening``: the card exposed at the start of the shoe
+    and the cards burned after it (None on the other rounds)."""
     machine = TableMachine(options)
     machine.refusal_log = []
     rounds: list[dict[str, Any]] = []
     opened: dict[str, str] = {}
     refused: dict[str, list[dict[str, Any]]] = {}  # round id -> the inputs refused while it was open
     clock = {"time": "", "round": ""}
+    shoes_opened: set[int] = set()
+    openings: dict[str, dict[str, Any]] = {}  # first round of each shoe -> its exposed and burned cards
 
     def closed(record: dict[str, Any]) -> None:
         rid = record["round_id"]
@@ -40,6 +44,14 @@ def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = No
         current = machine.round
         if current is not None and current.round_id not in opened:
             opened[current.round_id] = record.time
+            shoe = machine.shoe
+            if shoe.number not in shoes_opened:
+                # The shoe's first round: the card exposed and the cards burned before it.
+                shoes_opened.add(shoe.number)
+                openings[current.round_id] = {
+                    "exposed": shoe.exposed.code if shoe.exposed is not None else None,
+                    "burned": [card.code for card in shoe.burned],
+                }
         log = machine.refusal_log
         if log:
             # A refusal belongs to the round it arrived in (or, between rounds, the next).
@@ -57,6 +69,7 @@ def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = No
     for item in rounds:
         item["shoe"] = int(item["round_id"].split("-")[0])
         item["refused"] = refused.get(item["round_id"], [])
+        item["shoe_opening"] = openings.get(item["round_id"])
     return rounds
 
 
@@ -64,6 +77,10 @@ def describe(round_: dict[str, Any]) -> str:
     """A round in words for a terminal: cards by position, totals, bets and decisions."""
     lines = [f"Round {round_['round_id']} ({round_['game']})"
              f"  {round_['opened_at'] or '?'} .. {round_['closed_at'] or 'in progress'}"]
+    opening = round_.get("shoe_opening")
+    if opening and (opening["exposed"] or opening["burned"]):
+        lines.append(f"  shoe {round_.get('shoe', '?')} opened: exposed {opening['exposed'] or '-'}, "
+                     f"burned {len(opening['burned'])}: {' '.join(opening['burned']) or '-'}")
     positions: dict[str, list[str]] = {}
     for position, code in round_["dealt"]:
         positions.setdefault(position, []).append(code)

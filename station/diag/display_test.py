@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.devices import DeviceError, DeviceTimeout, DeviceUnavailable, DisplayDriver
-from station.cards import parse_cards
+from drivers.devices.display import WarBox, WarBoxOutcome
+from station.cards import parse_card, parse_cards
 from station.games.baccarat.rules import result_of
+from station.money import format_range
 from station.roads.rules import build_roads
 from station.service.publisher import wire_roads
 
@@ -36,7 +38,8 @@ class StepResult:
     skipped: bool = False
 
 
-def _steps(display: DisplayDriver, limits: tuple[int, int]) -> Iterator[tuple[str, Callable[[], str]]]:
+def _steps(display: DisplayDriver, limits: tuple[int, int], money: tuple[str, int] = ("", 0)
+           ) -> Iterator[tuple[str, Callable[[], str]]]:
     original: dict[str, int] = {}
 
     def self_test() -> str:
@@ -53,8 +56,9 @@ def _steps(display: DisplayDriver, limits: tuple[int, int]) -> Iterator[tuple[st
         return f"brightness {info.brightness}, {info.commands_shown} commands shown"
 
     def limits_step() -> str:
-        display.show_limits(limits[0], limits[1])
-        return f"min {limits[0]} max {limits[1]}"
+        currency, digits = money
+        display.show_limits(limits[0], limits[1], currency=currency, minor_digits=digits)
+        return format_range(limits[0], limits[1], digits, currency)
 
     def result_step() -> str:
         result = result_of(parse_cards("4H 5C"), parse_cards("KD 7S"))
@@ -64,6 +68,14 @@ def _steps(display: DisplayDriver, limits: tuple[int, int]) -> Iterator[tuple[st
     def roads_step() -> str:
         display.show_roads(**wire_roads(build_roads(SAMPLE_HISTORY)))
         return f"{len(SAMPLE_HISTORY)} rounds: {SAMPLE_HISTORY}"
+
+    def war_step() -> str:
+        display.show_war_result(2, "7D", (
+            WarBox(1, parse_card("7C"), WarBoxOutcome.WAR_WIN, (parse_card("QS"),)),
+            WarBox(3, parse_card("7S"), WarBoxOutcome.SURRENDER),
+            WarBox(5, parse_card("AD"), WarBoxOutcome.WIN),
+        ), "5H")
+        return "round 2: a war won, a surrender, a win"
 
     def expected_step() -> str:
         display.show_expected("deal Banker third card")
@@ -94,6 +106,7 @@ def _steps(display: DisplayDriver, limits: tuple[int, int]) -> Iterator[tuple[st
     yield "limits", limits_step
     yield "sample result", result_step
     yield "sample roads", roads_step
+    yield "sample Casino War result", war_step
     yield "expected action", expected_step
     yield "message", message_step
     for level in BRIGHTNESS_STEPS:
@@ -106,13 +119,14 @@ def run_display_test(
     display: DisplayDriver,
     *,
     limits: tuple[int, int] = (1000, 500_000),
+    money: tuple[str, int] = ("", 0),
     pause: float = 0.0,
     on_step: Callable[[StepResult], Any] | None = None,
 ) -> list[StepResult]:
     """Run every step in order; ``pause`` seconds between steps let a person look at the board."""
     results: list[StepResult] = []
     link_lost = False
-    for index, (name, action) in enumerate(_steps(display, limits)):
+    for index, (name, action) in enumerate(_steps(display, limits, money)):
         if link_lost:
             result = StepResult(name, False, "skipped: the link to the board was lost", skipped=True)
         else:

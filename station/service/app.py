@@ -43,6 +43,7 @@ from station.integrity.service import IntegrityService
 from station.integrity.shuffler import ShufflerAgent
 from station.journal import Journal
 from station.journal.location import journal_path
+from station.service.board import limits_sign, round_number, web_limits
 from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, ControlServer, Credential
 from station.service.control_commands import control_commands
@@ -52,7 +53,7 @@ from station.service.extension import StationExtension, Subscriber
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path
-from station.service.publisher import SHOWN_OUTPUTS, Publisher
+from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView
 from station.service.setup import (
     CONFIGURATION_RECORD,
     SOFTWARE_KEY,
@@ -61,9 +62,8 @@ from station.service.setup import (
     configuration_record,
     core_options,
     new_journal_record,
-    replay_rules,
+    recorded_rules,
     software_record,
-    with_defaults,
 )
 from station.service.systemd_notify import Notifier
 
@@ -197,7 +197,7 @@ class Station:
             self.options.game, display,
             web=self.web, table_info=self._table_info(),
             initial_results=list(loop.machine.shoe_results),
-            limits=(self.config.table.min_bet, self.config.table.max_bet),
+            limits=limits_sign(self.config.table), view=self._table_view,
         )
         loop.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
         loop.subscribe(self._on_output, STATION_OUTPUTS)
@@ -242,8 +242,8 @@ class Station:
         recorded = journal.last_of_kind(CONFIGURATION_RECORD)
         current = configuration_record(self.config)
         self._record_configuration = recorded is None
-        if recorded is not None and with_defaults(replay_rules(recorded.payload)) != current:
-            changed = changed_keys(with_defaults(replay_rules(recorded.payload)), current)
+        if recorded is not None and changed_keys(recorded_rules(recorded.payload, current), current):
+            changed = changed_keys(recorded_rules(recorded.payload, current), current)
             journal.close()
             raise ConfigError(self.loaded.path, [(key, (
                 f"differs from the configuration {self.journal_path} was written with; "
@@ -267,7 +267,7 @@ class Station:
             log.info("software_recorded", journal=str(self.journal_path), **current)
 
     def _table_info(self) -> Any:
-        from station.web.snapshot import Limit, TableInfo
+        from station.web.snapshot import TableInfo
 
         t = self.config.table
         rules = self.options.rules
@@ -275,22 +275,35 @@ class Station:
         option = self.loop.machine.payout_option if self.loop is not None else rules.payout_option(table)
         # Besides the table's limits, what the game adds (baccarat: the smallest Banker bet
         # rule 5.12 accepts when chips cannot pay one at the table minimum).
-        limits = (Limit("Table", t.min_bet, t.max_bet),
-                  *(Limit(name, low, high) for name, low, high in rules.limit_lines(table, option)))
-        return TableInfo(self.config.station.name, rules.title, rules.variant_of(self.options.table), limits)
+        limits = web_limits(t, rules.limit_lines(table, option))
+        return TableInfo(self.config.station.name, rules.title, rules.variant_of(table), limits, t.currency,
+                         t.minor_digits)
+
+    def _table_view(self) -> TableView:
+        """Where the table is, for the players' screens (on the core loop's thread)."""
+        assert self.loop is not None
+        machine = self.loop.machine
+        shoe = machine.shoe
+        current = machine.round
+        composition = shoe.composition
+        return TableView(shoe.number, round_number(current.round_id) if current is not None else shoe.rounds,
+                         len(composition) if composition is not None else None)
 
     def _start_web(self) -> None:
+        """The web scoreboard in its own process (station/web/feed.py): this process never
+        imports its web framework."""
         if not self.config.web.enabled and self.run_options.web_port is None:
             return
-        from station.web.server import ScoreboardServer
+        from station.web.feed import ScoreboardProcess
 
-        port = self.run_options.web_port if self.run_options.web_port is not None else self.config.web.port
+        web = self.config.web
+        port = self.run_options.web_port if self.run_options.web_port is not None else web.port
         try:
-            self.web = ScoreboardServer(self.config.web.host, port).start()
+            self.web = ScoreboardProcess(web.bind, port, max_connections=web.max_connections).start()
         except OSError as exc:
             reason = "another program holds it" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
-            raise ResourceBusy(f"web scoreboard: cannot listen on {self.config.web.host}:{port}: {reason}") from None
-        log.info("web_scoreboard", url=self.web.url)
+            raise ResourceBusy(f"web scoreboard: cannot listen on {web.bind}:{port}: {reason}") from None
+        log.info("web_scoreboard", url=self.web.url, pid=self.web.pid)
 
     # --- control socket ----------------------------------------------------------------------
 
@@ -440,6 +453,8 @@ class Station:
         """Orderly shutdown: dealer, control, display, devices, then the journal."""
         self._stopping.set()
         self.notifier.stopping()
+        if self.web is not None:
+            self.web.begin_stop()  # it stops while the rest does
         for extension in self.run_options.extensions:
             extension.halt()
         if self.control is not None:

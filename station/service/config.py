@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from station.games.registry import game_named
 from station.resources import default_configuration
@@ -103,6 +103,17 @@ class TableSection(_Strict):
     cut_cards: int = Field(default=1, ge=1, le=2)
     """Cutting cards in the shoe (seed 000 3.3): 2 puts a second one behind the last card."""
     war: WarOptions = WarOptions()
+    currency: str = Field(default="", pattern=r"^([A-Z]{3})?$")
+    """ISO 4217 code shown with every amount players read ("EUR"); empty: none shown."""
+    minor_digits: int = Field(default=2, ge=0, le=4)
+    """Digits of the currency's minor unit (ISO 4217: 2 for EUR, 0 for JPY): where the point goes
+    when an amount in minor units is written for people (1000 -> 10.00)."""
+    tie_min: int = Field(default=0, ge=0)
+    tie_max: int = Field(default=0, ge=0)
+    """Tie bet limits shown on the limits sign (minor units); 0 and 0: not shown."""
+    pair_min: int = Field(default=0, ge=0)
+    pair_max: int = Field(default=0, ge=0)
+    """Pair bet limits shown on the limits sign (minor units); 0 and 0: not shown."""
 
     @model_validator(mode="before")
     @classmethod
@@ -140,6 +151,18 @@ class TableSection(_Strict):
             raise ConfigRuleError("table.cut_cards", "a continuous shuffler has no cutting card in its shoe")
         if self.set_colours[0] == self.set_colours[1]:
             raise ConfigRuleError("table.set_colours", "the two card sets must have different back colours")
+        from station.money import minor_digits_problem
+
+        problem = minor_digits_problem(self.currency, self.minor_digits)
+        if problem is not None:
+            raise ConfigRuleError("table.minor_digits", problem)
+        for side in ("tie", "pair"):
+            low, high = getattr(self, f"{side}_min"), getattr(self, f"{side}_max")
+            if (low or high) and not 0 < low <= high:
+                raise ConfigRuleError(
+                    f"table.{side}_max", f"{side} limits need 0 < {side}_min <= {side}_max (both 0: not shown), "
+                    f"got {low}..{high}",
+                )
         if self.region_cap != "none" and self.variant == "full":
             raise ConfigRuleError("table.region_cap", "region caps apply to mini and midi baccarat only (rule 5.8)")
         return self
@@ -234,9 +257,41 @@ class ControlSection(_Strict):
 
 
 class WebSection(_Strict):
+    """The web scoreboard (docs/web-scoreboard.md): a read-only page served by a process of its own."""
+
     enabled: bool = False
-    host: Literal["127.0.0.1", "::1", "localhost"] = "127.0.0.1"
+    bind: str = Field(default="127.0.0.1", validation_alias=AliasChoices("bind", "host"))
+    """The address the page is served on: loopback for a screen on the table PC, or the
+    address of one of the PC's interfaces for pit screens on the table's network (``host`` is
+    the older name of this key)."""
     port: int = Field(default=8080, ge=1, le=65535)
+    max_connections: int = Field(default=512, ge=1, le=10_000)
+    """Connections served at once (pages and their event streams); more are answered 503."""
+
+    @field_validator("bind")
+    @classmethod
+    def _one_address(cls, value: str) -> str:
+        import ipaddress
+
+        if value == "localhost":
+            return value
+        try:
+            address = ipaddress.ip_address(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an IP address (use 127.0.0.1, or an address of this PC)") from None
+        if address.is_unspecified:
+            raise ValueError(
+                f"{value} would serve the page on every network of the PC: name the one address the "
+                "pit screens reach (docs/web-scoreboard.md)"
+            )
+        if address.is_multicast:
+            raise ValueError(f"{value} is a multicast address")
+        return value
+
+    @property
+    def host(self) -> str:
+        """The older name of :attr:`bind`."""
+        return self.bind
 
 
 class IntegritySection(_Strict):
@@ -312,6 +367,8 @@ def _problems(exc: ValidationError) -> list[tuple[str, str]]:
             problems.append(
                 (key, f"{error['input']!r} is not allowed (use {error['msg'].removeprefix('Input should be ')})")
             )
+        elif error["type"] == "value_error":
+            problems.append((key, f"{error['msg'].removeprefix('Value error, ')} (got {error['input']!r})"))
         else:
             problems.append((key, f"{error['msg']} (got {error['input']!r})"))
     return problems

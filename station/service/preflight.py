@@ -20,7 +20,7 @@ from pathlib import Path
 from station.journal.lock import lock_path
 from station.journal.store import JournalError, JournalMissingError, JournalReader
 from station.service.config import LoadedConfig
-from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, replay_rules
+from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, recorded_rules
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,8 @@ def _journal(loaded: LoadedConfig, journal: Path) -> list[Finding]:
     if not os.access(folder, os.W_OK | os.X_OK) or not os.access(journal, os.W_OK):
         findings.append(Finding(where, "is not writable by this user", True))
     if recorded is not None:
-        changed = changed_keys(replay_rules(recorded.payload), configuration_record(loaded.config))
+        current = configuration_record(loaded.config)
+        changed = changed_keys(recorded_rules(recorded.payload, current), current)
         if changed:
             findings.append(Finding(where, f"was written under another configuration (changed: {', '.join(changed)}); "
                                            "a journal replays only under its own", True))

@@ -10,9 +10,14 @@ they may be shown under the dealing style in force, and this module shows only w
 published. After a restart the roads are rebuilt from the current shoe's rounds in the
 journal (``initial_results``), never from memory.
 
+The display board's picture is state (:mod:`station.service.board`): the publisher keeps it
+whole and sends what the board lacks; when the board's link comes back or the board reboots,
+the board is cleared and painted again in full. Banners are raised and taken down by events.
+
 What a result shows depends on the game: baccarat's roads and last hands
-(:class:`RoadsBoard`), or Casino War's results per box (:class:`BoxesBoard`). The publisher
-picks one by the configured game (:data:`BOARDS`) and asks it; it never asks which game it is.
+(:class:`RoadsBoard`), or Casino War's rounds and results per box (:class:`BoxesBoard`). The
+publisher picks one by the configured game (:data:`BOARDS`) and asks it; it never asks which
+game it is.
 """
 
 from __future__ import annotations
@@ -20,17 +25,21 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Protocol, cast
 
 import structlog
 
+from drivers.codec import display as wire
 from drivers.codec.display import BeadCell as WireBead
 from drivers.codec.display import BigRoadCell as WireBigRoad
 from drivers.codec.display import Mark, WireOutcome
 from drivers.codec.display import Prediction as WirePrediction
 from drivers.devices import DeviceError, DisplayDriver
+from station.cards import Card, parse_card
 from station.core import outputs as out
 from station.core import states as st
 from station.core.queues import take_waiting
@@ -39,6 +48,16 @@ from station.roads.cells import Roads
 from station.roads.results import ResultRecord
 from station.roads.scoreboard import Scoreboard
 from station.roads.war_board import WarBoard
+from station.service.board import (
+    ANNOUNCED_DEVICES,
+    BLANK,
+    Banners,
+    BoardPicture,
+    WarRoundView,
+    round_number,
+    war_view_of_record,
+    war_view_of_settled,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -47,6 +66,11 @@ _WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
 _STOP = object()
 #: Least time between two whole-roads updates of the board and of the web page.
 ROADS_INTERVAL_S = 0.05
+#: Least time between two pictures for the web page. Every picture goes to every screen of the
+#: pit (about 15 KB each at the end of a shoe); at a dealer's pace changes are seconds apart
+#: and each goes out at once, and in a burst (a dealer at full speed) the page gets at most
+#: four pictures a second, the latest always within this interval.
+WEB_INTERVAL_S = 0.25
 #: Least time between two expectation lines on the board. A dealer reads a line in a second;
 #: lines that would each stand for a few milliseconds (a dealer at full speed, a shoe emptying
 #: its buffer) are skipped, and the latest always shows within this interval.
@@ -55,9 +79,23 @@ EXPECTED_INTERVAL_S = 0.05
 
 #: The outputs that change what the board or the web page shows (see ``Publisher._handle``).
 SHOWN_OUTPUTS = (
-    out.ShoeStarted, out.RoundResult, out.ExpectationChanged, out.StateChanged, out.IrregularityRaised,
-    out.DeviceFaulted, out.DeviceBack, out.ShoeEnded,
+    out.ShoeStarted, out.RoundResult, out.RoundSettled, out.RoundVoided, out.ExpectationChanged,
+    out.StateChanged, out.IrregularityRaised, out.IrregularityResolved, out.DeviceFaulted, out.DeviceBack,
+    out.ShoeEnded,
 )
+#: The board's commands that show a round's result.
+ResultCommand = wire.ShowResult | wire.ShowWarResult
+#: After a display command failed while the link stayed up, the next try waits this long.
+RETRY_S = 1.0
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Where the table is, read on the core loop's thread when an output is handed over."""
+
+    shoe: int = 0
+    round_no: int = 0
+    cards_left: int | None = None
 
 
 def record_of(result: Mapping[str, Any]) -> ResultRecord:
@@ -71,6 +109,9 @@ def record_of(result: Mapping[str, Any]) -> ResultRecord:
 
 def war_round_of(result: Mapping[str, Any]) -> dict[int, str]:
     """A War board round from a round result as the core keeps it (``shoe_results``)."""
+    view = war_view_of_record(result)
+    if view is not None:
+        return view.outcomes()
     return {int(box): outcome for box, outcome in dict(result.get("boxes", {})).items()}
 
 
@@ -93,8 +134,26 @@ def wire_roads(roads: Roads) -> dict[str, Any]:
     }
 
 
+def show_roads(roads: Roads) -> wire.ShowRoads:
+    parts = wire_roads(roads)
+    return wire.ShowRoads(
+        tuple(parts["bead_plate"]), tuple(parts["big_road"]), tuple(parts["big_eye_boy"]),
+        tuple(parts["small_road"]), tuple(parts["cockroach_pig"]), parts["if_banker"], parts["if_player"],
+    )
+
+
+def show_result(result: BaccaratResult, round_no: int) -> wire.ShowResult:
+    return wire.ShowResult(
+        round_no, _WIRE_OUTCOME[result.outcome.letter], result.player_total, result.banker_total,
+        tuple(result.player), tuple(result.banker), result.natural, result.player_pair, result.banker_pair,
+    )
+
+
 class ResultsBoard(Protocol):
     """What the players are shown of the shoe's results, for one game."""
+
+    #: The output that carries a round's result for this game.
+    result_output: type[out.Output]
 
     def reset(self) -> None:
         """A new shoe: nothing to show."""
@@ -104,12 +163,17 @@ class ResultsBoard(Protocol):
         """A round as the core keeps it (``shoe_results``): rebuilding after a restart."""
         ...
 
-    def add_output(self, output: out.RoundResult) -> BaccaratResult | None:
-        """A round as the core publishes it; returns the round for the board to show, if any."""
+    def add_output(self, output: Any) -> ResultCommand | None:
+        """A round as the core publishes it (``result_output``); returns the board's command
+        that shows it (ShowResult, ShowWarResult), if any."""
         ...
 
-    def display_roads(self) -> dict[str, Any] | None:
-        """The roads for the display board (:func:`wire_roads`), or None when the game has none."""
+    def last_shown(self) -> ResultCommand | None:
+        """The command that shows the shoe's last round (for a board painted anew)."""
+        ...
+
+    def display_roads(self) -> wire.ShowRoads | None:
+        """The roads for the display board, or None when the game has none."""
         ...
 
     def snapshot_parts(self) -> dict[str, Any]:
@@ -120,63 +184,91 @@ class ResultsBoard(Protocol):
 class RoadsBoard:
     """Baccarat: the roads of the shoe and the last round's hands."""
 
+    result_output: type[out.Output] = out.RoundResult
+
     def __init__(self) -> None:
         self.scoreboard = Scoreboard()
         self.last_result: BaccaratResult | None = None
+        self.last_round_no = 0
 
     def reset(self) -> None:
-        self.scoreboard.reset()  # the last round's hands stay shown until the next round
+        self.scoreboard.reset()
+        self.last_result = None
+        self.last_round_no = 0
 
-    def add_record(self, result: Mapping[str, Any]) -> None:
+    def _add(self, result: Mapping[str, Any], player: Iterable[Card], banker: Iterable[Card], round_no: int) -> None:
         self.scoreboard.add(record_of(result))
-
-    def add_output(self, output: out.RoundResult) -> BaccaratResult | None:
-        hands = dict(output.hands)
-        totals = dict(output.totals)
-        self.add_record({
-            "outcome": output.outcome, "player_total": totals.get("player"), "banker_total": totals.get("banker"),
-            "natural": output.natural, "player_pair": output.player_pair, "banker_pair": output.banker_pair,
-        })
         try:
-            self.last_result = result_of(list(hands.get("player", ())), list(hands.get("banker", ())))
+            self.last_result = result_of(list(player), list(banker))
         except RoundStateError:
             self.last_result = None
-        return self.last_result
+        self.last_round_no = round_no
 
-    def display_roads(self) -> dict[str, Any] | None:
-        return wire_roads(self.scoreboard.roads())
+    def add_record(self, result: Mapping[str, Any]) -> None:
+        player = [parse_card(c) for c in result.get("player", ())]
+        banker = [parse_card(c) for c in result.get("banker", ())]
+        self._add(result, player, banker, round_number(str(result.get("round_id", ""))))
+
+    def add_output(self, output: Any) -> ResultCommand | None:
+        hands = dict(output.hands)
+        totals = dict(output.totals)
+        self._add({
+            "outcome": output.outcome, "player_total": totals.get("player"), "banker_total": totals.get("banker"),
+            "natural": output.natural, "player_pair": output.player_pair, "banker_pair": output.banker_pair,
+        }, hands.get("player", ()), hands.get("banker", ()), round_number(output.round_id))
+        return self.last_shown()
+
+    def last_shown(self) -> ResultCommand | None:
+        return show_result(self.last_result, self.last_round_no) if self.last_result is not None else None
+
+    def display_roads(self) -> wire.ShowRoads | None:
+        return show_roads(self.scoreboard.roads())
 
     def snapshot_parts(self) -> dict[str, Any]:
-        return {"roads": self.scoreboard.roads(), "last_result": self.last_result}
+        return {"roads": self.scoreboard.roads(), "last_result": self.last_result,
+                "last_round_no": self.last_round_no}
+
+
+#: Casino War rounds kept for the web page's history strip (a shoe has about 50).
+WAR_STRIP = 60
 
 
 class BoxesBoard:
-    """Casino War: the latest results of each box (the display board has no roads for it)."""
+    """Casino War: each box's latest results, and the shoe's rounds for the history strip."""
+
+    result_output: type[out.Output] = out.RoundSettled  # it names the wagers that surrendered
 
     def __init__(self) -> None:
         self.war_board = WarBoard()
+        self.history: deque[WarRoundView] = deque(maxlen=WAR_STRIP)
 
     def reset(self) -> None:
         self.war_board.reset()
+        self.history.clear()
+
+    def _add(self, view: WarRoundView | None) -> ResultCommand | None:
+        if view is None:
+            return None
+        self.war_board.add(view.outcomes())
+        self.history.append(view)
+        return view.to_wire()
 
     def add_record(self, result: Mapping[str, Any]) -> None:
-        self.war_board.add(war_round_of(result))
+        self._add(war_view_of_record(result))
 
-    def add_output(self, output: out.RoundResult) -> BaccaratResult | None:
-        totals = dict(output.totals)
-        dealer = totals.get("dealer")
-        boxes: dict[str, str] = {}
-        for position, value in totals.items():
-            if position.startswith("box ") and dealer is not None:
-                boxes[position[4:]] = "win" if value > dealer else "lose" if value < dealer else "tie"
-        self.add_record({"boxes": boxes})
-        return None
+    def add_output(self, output: Any) -> ResultCommand | None:
+        return self._add(war_view_of_settled(output))
 
-    def display_roads(self) -> dict[str, Any] | None:
+    def last_shown(self) -> ResultCommand | None:
+        return self.history[-1].to_wire() if self.history else None
+
+    def display_roads(self) -> wire.ShowRoads | None:
         return None
 
     def snapshot_parts(self) -> dict[str, Any]:
-        return {"war": self.war_board}
+        war = self.war_board.to_dict()
+        war["history"] = [view.to_dict() for view in self.history]
+        return {"war": war, "last_round_no": self.history[-1].round_no if self.history else 0}
 
 
 #: The board each game shows, by the game's configured name.
@@ -184,7 +276,11 @@ BOARDS: Mapping[str, Callable[[], ResultsBoard]] = MappingProxyType({"baccarat":
 
 
 class Publisher:
-    """Feeds the display board and the web scoreboard from the core's outputs."""
+    """Feeds the display board and the web scoreboard from the core's outputs.
+
+    The board's picture (:class:`~station.service.board.BoardPicture`) is kept whole; what
+    differs from what the board shows is sent, result first. Whenever the board's link comes
+    back or the board reports a Boot, it is cleared and painted again in full."""
 
     def __init__(
         self,
@@ -193,43 +289,69 @@ class Publisher:
         web: Any | None = None,
         table_info: Any | None = None,
         initial_results: Iterable[Mapping[str, Any]] = (),
-        limits: tuple[int, int] | None = None,
+        limits: wire.ShowLimits | tuple[int, int] | None = None,
+        view: Callable[[], TableView] | None = None,
     ) -> None:
         self.game = game
         self.display = display
         self.web = web
         self.table_info = table_info
-        self.limits = limits
+        if isinstance(limits, tuple):
+            limits = wire.ShowLimits(*limits)
         self.board = BOARDS[game]()
         for result in initial_results:
             self.board.add_record(result)
+        self._view = view
+        self.table = view() if view is not None else TableView()
         self.state = "shuffling"
         self.last_round = False
-        self.fault = ""
+        self.banners = Banners()
         self.display_failures = 0
+        self.repaints = 0
+        self.picture = BoardPicture(limits=limits, result=self.board.last_shown())
+        #: What the board shows, as far as the station knows (after a Clear: nothing).
+        self.shown = BLANK
+        self._repaint = True  # the board's picture is unknown at start: clear it and paint it all
         self._roads_dirty = False
         self._web_dirty = False
         self._last_roads = 0.0
-        self._expected: str | None = None
-        self._expected_shown: str | None = None
+        self._last_web = float("-inf")
         self._last_expected = float("-inf")
+        self._retry_at = 0.0
+        self._board_failing = False
         self._queue: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see station.core.queues
         self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
+
+    @property
+    def fault(self) -> str:
+        """The banner up now, if it holds the round (older callers read this)."""
+        return self.banners.text() if self.banners.urgent else ""
 
     # --- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> None:
+        if self.display is not None:
+            self.display.on_needs_repaint(self.repaint)
         self._thread.start()
         self._queue.put(("announce", None))
 
     def stop(self, timeout: float = 5.0) -> None:
+        if self.display is not None:
+            self.display.on_needs_repaint(None)
         self._queue.put(_STOP)
         self._thread.join(timeout)
 
     def on_output(self, output: out.Output) -> None:
         """Core-loop side: queue only, never block. Subscribed for ``SHOWN_OUTPUTS``: other
-        outputs (a card revealed, a bet accepted) change nothing on the board or the page."""
-        self._queue.put(("output", output))
+        outputs (a card revealed, a bet accepted) change nothing on the board or the page.
+        Where the table stands (shoe, round, cards left) is read here, on the loop's thread."""
+        view = self._view() if self._view is not None else None
+        self._queue.put(("output", (output, view)))
+
+    def repaint(self, reason: str = "") -> None:
+        """The board must be painted again in full (its link came back, it rebooted). Any
+        thread; only queues."""
+        self._queue.put(("repaint", reason))
 
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Until everything queued so far has been shown (tests, orderly shutdown)."""
@@ -242,129 +364,200 @@ class Publisher:
     def _work(self) -> None:
         """Take everything queued, then show the outcome once.
 
-        Results, clears and messages go to the board in order; the roads, the expectation
-        line and the web snapshot are sent once per batch with their latest content. At a
-        dealer's pace a batch is one output; when outputs come faster than the board can
-        acknowledge them, the board skips intermediate expectation lines instead of falling
-        behind the table."""
+        The result goes first; the roads, the expectation line and the web snapshot are sent
+        once per batch with their latest content. At a dealer's pace a batch is one output;
+        when outputs come faster than the board can acknowledge them, the board skips
+        intermediate expectation lines instead of falling behind the table."""
         while True:
             try:
                 batch = [self._queue.get(timeout=self._until_due())]
             except queue.Empty:
-                self._flush()
+                self._flush_safely()
                 continue
             take_waiting(self._queue, batch)
             for item in batch:
                 if item is _STOP:
-                    self._flush(force=True)
+                    self._flush_safely(force=True)
                     return
                 kind, value = cast(tuple[str, Any], item)
                 try:
                     if kind == "output":
-                        self._handle(value)
+                        self._handle(*value)
                     elif kind == "announce":
                         self._announce()
+                    elif kind == "repaint":
+                        log.info("display_repaint", reason=value)
+                        self._repaint = True
                     elif kind == "mark":
-                        self._flush(force=True)
+                        self._flush_safely(force=True)
                         value.set()
                 except Exception:  # a display problem must never stop the publishing of the rest
                     log.exception("publisher_failed", item=kind)
-            try:
-                self._flush()
-            except Exception:
-                log.exception("publisher_failed", item="flush")
+            self._flush_safely()
+
+    def _flush_safely(self, force: bool = False) -> None:
+        try:
+            self._flush(force)
+        except Exception:
+            log.exception("publisher_failed", item="flush")
 
     def _until_due(self) -> float | None:
-        """How long the worker may sleep: until a held-back roads, web or expectation update is due."""
+        """How long the worker may sleep: until a held-back update or a retry is due."""
         due: list[float] = []
-        if self._roads_dirty or self._web_dirty:
+        if self._roads_dirty:
             due.append(self._last_roads + ROADS_INTERVAL_S)
-        if self._expected is not None and self._expected != self._expected_shown:
-            due.append(self._last_expected + EXPECTED_INTERVAL_S)
+        if self._web_dirty:
+            due.append(self._last_web + WEB_INTERVAL_S)
+        if self.display is not None and self.display.connected and self._unpainted():
+            due.append(max(self._retry_at, self._last_expected + EXPECTED_INTERVAL_S))
         if not due:
             return None
         return max(0.0, min(due) - time.monotonic())
 
-    def _flush(self, force: bool = False) -> None:
-        """Send what changed. Roads and web snapshots are whole pictures, costly to encode and
-        to draw; at most one goes out per ``ROADS_INTERVAL_S`` (a person cannot read faster),
-        and the latest is always sent once the interval has passed."""
-        roads_due = force or time.monotonic() - self._last_roads >= ROADS_INTERVAL_S
-        if roads_due and (self._roads_dirty or self._web_dirty):
-            self._last_roads = time.monotonic()
-            if self._roads_dirty:
-                self._roads_dirty = False
-                roads = self.board.display_roads()
-                if roads is not None:
-                    self._to_display("show_roads_wire", roads)
-            if self._web_dirty:
-                self._web_dirty = False
-                self._publish_web()
-        expected_due = force or time.monotonic() - self._last_expected >= EXPECTED_INTERVAL_S
-        if expected_due and self._expected is not None and self._expected != self._expected_shown:
-            self._expected_shown = self._expected
-            self._last_expected = time.monotonic()
-            self._to_display("show_expected", self._expected)
+    def _unpainted(self) -> bool:
+        """Whether :meth:`_paint` has something to send (throttles and retries aside)."""
+        picture, shown = self.picture, self.shown
+        return (self._repaint
+                or (picture.result is not None and picture.result != shown.result)
+                or picture.message != shown.message
+                or bool(picture.expected) and picture.expected != shown.expected
+                or (picture.limits is not None and picture.limits != shown.limits)
+                or (picture.roads is not None and picture.roads is not shown.roads))
 
-    def _handle(self, output: out.Output) -> None:
+    def _flush(self, force: bool = False) -> None:
+        """Bring the board and the page up to the picture. Roads and web snapshots are whole
+        pictures, costly to encode and to draw; at most one goes to the board per
+        ``ROADS_INTERVAL_S`` and to the page per ``WEB_INTERVAL_S`` (a person cannot read
+        faster), and the latest always follows once the interval has passed. The board's
+        result goes first; but while the board is not answering (each command then waits
+        for its retransmissions) the page goes first, so a silent board never holds it up."""
+        now = time.monotonic()
+        roads_due = force or now - self._last_roads >= ROADS_INTERVAL_S
+        web_due = force or now - self._last_web >= WEB_INTERVAL_S
+        if web_due and self._web_dirty and self._board_failing:
+            self._publish_web_now()
+        if (roads_due or self._repaint) and self._roads_dirty and self.display is not None:
+            # (a repaint sends the newest roads.) The result goes out before the roads are
+            # built: players wait for it, not for them.
+            if not self._repaint:
+                self._paint(force)
+            self._roads_dirty = False
+            self._last_roads = time.monotonic()
+            self.picture = replace(self.picture, roads=self.board.display_roads())
+        self._paint(force)
+        if web_due and self._web_dirty:
+            self._publish_web_now()
+
+    def _publish_web_now(self) -> None:
+        self._web_dirty = False
+        self._last_web = time.monotonic()
+        self._publish_web()
+
+    def _paint(self, force: bool) -> None:
+        """Send the picture's differences from what the board shows (all of it after a Clear)."""
+        if self.display is None:
+            return
+        now = time.monotonic()
+        if not force and now < self._retry_at:
+            return
+        if self._repaint:
+            if not self._send(wire.Clear()):
+                return
+            self._repaint = False
+            self.repaints += 1
+            self.shown = BLANK
+            self._last_expected = float("-inf")
+        picture, shown = self.picture, self.shown
+        if picture.result is not None and picture.result != shown.result:
+            if not self._send(picture.result):
+                return
+            self.shown = shown = replace(shown, result=picture.result)
+        if picture.message != shown.message:
+            if not self._send(wire.ShowMessage(picture.message)):
+                return
+            self.shown = shown = replace(shown, message=picture.message)
+        expected_due = force or now - self._last_expected >= EXPECTED_INTERVAL_S
+        if expected_due and picture.expected and picture.expected != shown.expected:
+            if not self._send(wire.ShowExpected(picture.expected)):
+                return
+            self._last_expected = time.monotonic()
+            self.shown = shown = replace(shown, expected=picture.expected)
+        if picture.limits is not None and picture.limits != shown.limits:
+            if not self._send(picture.limits):
+                return
+            self.shown = shown = replace(shown, limits=picture.limits)
+        if picture.roads is not None and picture.roads is not shown.roads:
+            if not self._send(picture.roads):
+                return
+            self._last_roads = time.monotonic()
+            self.shown = replace(shown, roads=picture.roads)
+
+    def _send(self, message: wire.Message) -> bool:
+        assert self.display is not None
+        try:
+            self.display.send(message)
+        except (DeviceError, OSError) as exc:
+            self.display_failures += 1
+            self._board_failing = True
+            self._retry_at = time.monotonic() + RETRY_S
+            log.warning("display_command_failed", command=type(message).__name__, error=str(exc))
+            return False
+        self._board_failing = False
+        return True
+
+    def _handle(self, output: out.Output, view: TableView | None) -> None:
+        if view is not None:
+            self.table = view
+        banners = self.banners
         if isinstance(output, out.ShoeStarted):
             self.board.reset()
             self.last_round = False
-            self._to_display("clear")
-            self._expected_shown = None  # the board was cleared: show the line again
+            banners.voided = False
+            self.picture = replace(self.picture, result=None)
+            self._repaint = True  # a new shoe starts on a clean board
             self._roads_dirty = True
-        elif isinstance(output, out.RoundResult):
-            self._on_result(output)
+        elif isinstance(output, self.board.result_output):
+            shown = self.board.add_output(output)
+            if shown is not None:
+                self.picture = replace(self.picture, result=shown)
+            self._roads_dirty = True
         elif isinstance(output, out.ExpectationChanged):
             self.last_round = "last round" in output.text
-            self._expected = output.text
+            self.picture = replace(self.picture, expected=output.text)
         elif isinstance(output, out.StateChanged):
             self.state = output.state
             if output.state != st.IRREGULARITY:
-                self.fault = ""
+                banners.paused = False
+            if output.state in (st.BETTING, st.SHUFFLING):
+                banners.voided = False  # the next round (or shoe) ends the void round's notice
         elif isinstance(output, out.IrregularityRaised):
-            # Players see that the round is stopped; the detail is for the supervisor (logs, ctl).
-            self.fault = "supervisor called"
-            self._to_display("show_message", "ROUND STOPPED - SUPERVISOR CALLED")
+            # Players see that the round is paused; the detail is for the supervisor (logs, ctl).
+            banners.paused = True
+        elif isinstance(output, out.IrregularityResolved):
+            banners.paused = False
+        elif isinstance(output, out.RoundVoided):
+            banners.paused = False
+            banners.voided = True
         elif isinstance(output, out.DeviceFaulted):
-            self.fault = f"{output.device} offline"
+            if output.device in ANNOUNCED_DEVICES:
+                banners.offline.add(output.device)
         elif isinstance(output, out.DeviceBack):
-            self.fault = ""
+            banners.offline.discard(output.device)
         elif isinstance(output, out.ShoeEnded):
             self.state = "shoe end"
         else:
             return
+        self.picture = replace(self.picture, message=banners.text())
         self._web_dirty = True
-
-    def _on_result(self, output: out.RoundResult) -> None:
-        shown = self.board.add_output(output)
-        if shown is not None:
-            self._to_display("show_round", shown)
-        self._roads_dirty = True
 
     def _announce(self) -> None:
-        if self.limits is not None:
-            self._to_display("show_limits", *self.limits)
+        self._repaint = True
         self._roads_dirty = True
         self._web_dirty = True
-
-    def _to_display(self, command: str, *args: Any) -> None:
-        if self.display is None:
-            return
-        try:
-            if command == "show_roads_wire":
-                self.display.show_roads(**args[0])
-            else:
-                getattr(self.display, command)(*args)
-        except (DeviceError, OSError) as exc:
-            self.display_failures += 1
-            log.warning("display_command_failed", command=command, error=str(exc))
 
     # --- web ---------------------------------------------------------------------------------
 
     def web_state(self) -> str:
-        if self.fault:
-            return f"fault: {self.fault}"
         if self.state in (st.SHUFFLING, st.CUTTING, st.BURNING):
             return "shuffling"
         if self.state == "shoe end":
@@ -380,5 +573,10 @@ class Publisher:
             return
         from station.web.snapshot import Snapshot
 
-        snapshot = Snapshot(table=self.table_info, state=self.web_state(), **self.board.snapshot_parts())
+        snapshot = Snapshot(
+            table=self.table_info, state=self.web_state(), shoe=self.table.shoe, round_no=self.table.round_no,
+            cards_left=self.table.cards_left, message=self.banners.text(),
+            message_kind="alert" if self.banners.urgent else ("notice" if self.banners.text() else ""),
+            **self.board.snapshot_parts(),
+        )
         self.web.publish(snapshot)

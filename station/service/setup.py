@@ -78,8 +78,41 @@ def with_defaults(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "table": table}
 
 
+#: ``[table]`` keys that only say how amounts are written for people: a journal written before
+#: they existed is read under whatever the configuration says now.
+PRESENTATION_KEYS = ("currency", "minor_digits")
+
+
+def upgraded_record(recorded: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """A configuration record written before some ``[table]`` keys existed, as it reads now:
+    a missing key had its default then (a presentation key takes the current value). So an
+    existing journal written under the default configuration is not refused because the
+    station learned new keys, while a non-default value of a new key is still a change."""
+    table = recorded.get("table")
+    if not isinstance(table, dict) or not isinstance(current.get("table"), dict):
+        return recorded
+    missing = [key for key in current["table"] if key not in table]
+    if not missing:
+        return recorded
+    defaults = TableSection().model_dump(mode="json")
+    filled = dict(table)
+    for key in missing:
+        filled[key] = current["table"][key] if key in PRESENTATION_KEYS else defaults.get(key)
+    return {**recorded, "table": filled}
+
+
+def recorded_rules(recorded: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """A journal's Configuration record as the rules it must match now: without the software
+    that wrote it, keys learned since filled in (:func:`upgraded_record`), the table section
+    read with today's defaults (:func:`with_defaults`)."""
+    return with_defaults(upgraded_record(replay_rules(recorded), current))
+
+
 def changed_keys(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
-    """Dotted keys whose values differ between two configuration records."""
+    """Dotted keys whose values differ between two configuration records (an older record is
+    read as :func:`upgraded_record` says)."""
+    if not prefix:
+        recorded = upgraded_record(recorded, current)
     keys = []
     for key in sorted(set(recorded) | set(current)):
         old, new = recorded.get(key), current.get(key)

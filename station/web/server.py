@@ -1,30 +1,47 @@
-"""The live web scoreboard: a small HTTP server with Server-Sent Events.
+"""The web scoreboard's HTTP server: one page and one event stream, for a pit's worth of screens.
 
-Why the standard library: the page needs four fixed files and one event stream to a handful of
-screens on the table PC itself. ``http.server.ThreadingHTTPServer`` gives each connection its
-own thread, which is all an event stream needs; a web framework would add a dependency and an
-event loop for nothing.
+It runs on asyncio with aiohttp (docs/dependencies.md says why), in a process of its own when
+the station serves it (:mod:`station.web.process`), so nothing a browser or a scanner does
+reaches the core loop's interpreter. What it guards against, and how:
 
-Why Server-Sent Events: the browser's ``EventSource`` reconnects by itself after the station
-restarts, and the stream is one-way (station to screen), which is exactly the job. Every event
-carries the whole snapshot, so a new or reconnected page is complete with its first event.
+* **Many screens at once.** The listening socket's backlog is 1024 (at least 128 is asked
+  for): 200 screens reconnecting together after a restart are all accepted at once. At most
+  ``max_connections`` connections are served; one more is answered ``503 Service
+  Unavailable`` with ``Retry-After`` and closed, before a byte of its request is read.
+* **Slow or silent clients.** A request's line and headers must arrive within
+  ``header_timeout`` seconds of the connection, or it is closed. Every response but the event
+  stream closes its connection, so no idle keep-alive connection holds a place.
+* **Stalled viewers.** An event stream whose client stops reading is closed once an event has
+  waited ``write_timeout`` seconds to go out, or once more than ``max_buffered`` bytes wait for
+  it; a viewer that falls behind skips to the newest picture (each is whole).
+* **Work per picture, not per viewer.** Each picture arrives as JSON and is framed as a
+  Server-Sent Event once; every stream writes the same bytes.
 
 Routes: ``/`` the page, ``/scoreboard.css`` and ``/scoreboard.js`` its files, ``/events`` the
-event stream, ``/snapshot`` the current snapshot as JSON (``null`` before the first publish).
+event stream, ``/snapshot`` the current snapshot as JSON (``null`` before the first publish),
+``/healthz`` a plain ``ok``. Anything else is 404; only GET and HEAD are served. Nothing is
+read from a path in the request: the files are the package's own.
+
+:class:`ScoreboardServer` runs the same server on a thread of the calling process (tests,
+tools); the station uses :class:`station.web.feed.ScoreboardProcess`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
+import socket
 import threading
 from collections.abc import Mapping
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from station.web.snapshot import Snapshot
+from aiohttp import web
+
+from station.web.snapshot import Snapshot, encode_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +51,33 @@ STATIC_FILES = {
     "/scoreboard.css": ("scoreboard.css", "text/css; charset=utf-8"),
     "/scoreboard.js": ("scoreboard.js", "text/javascript; charset=utf-8"),
 }
+#: Security headers on every answer: the page loads only its own files and cannot be framed.
+SAFE_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Retry-After: 5\r\nConnection: close\r\nContent-Length: 31\r\n\r\n"
+    b"scoreboard busy: try again soon"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much the server takes on (docs/web-scoreboard.md, "A server that cannot hurt the table")."""
+
+    max_connections: int = 512
+    backlog: int = 1024
+    header_timeout: float = 5.0
+    write_timeout: float = 5.0
+    max_buffered: int = 256 * 1024
+    keepalive: float = 15.0
+    retry_ms: int = 1000
+    stream_sndbuf: int = 64 * 1024
 
 
 def _load_static() -> dict[str, bytes]:
@@ -41,182 +85,387 @@ def _load_static() -> dict[str, bytes]:
     return {name: (folder / name).read_bytes() for name, _ in set(STATIC_FILES.values())}
 
 
-class _Hub:
-    """The current snapshot and a version counter that stream threads wait on."""
+class Hub:
+    """The current picture, framed once, and a wake-up for every stream (on the server's loop)."""
 
     def __init__(self) -> None:
-        self.changed = threading.Condition()
         self.version = 0
-        self.data: str | None = None
-        self.stopping = False
+        self.json: bytes | None = None
+        self.event = b""
         self.streams = 0
+        self.stopping = False
+        self._changed = asyncio.Event()
 
-    def publish(self, data: str) -> int:
-        with self.changed:
-            self.version += 1
-            self.data = data
-            self.changed.notify_all()
-            return self.version
+    def publish(self, data: bytes) -> int:
+        self.version += 1
+        self.json = data
+        self.event = b"id: %d\nevent: snapshot\ndata: %s\n\n" % (self.version, data)
+        self._wake()
+        return self.version
 
+    def stop(self) -> None:
+        self.stopping = True
+        self._wake()
 
-class _ScoreboardHandler(BaseHTTPRequestHandler):
-    server: _ScoreboardHTTPServer
-    disable_nagle_algorithm = True  # an event is one small write: send it now, not in 40 ms
-    server_version = "station-scoreboard"
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
 
-    def do_GET(self) -> None:  # noqa: N802 (the http.server naming)
-        path = self.path.split("?", 1)[0]
-        if path == "/events":
-            self._stream()
-        elif path == "/snapshot":
-            with self.server.hub.changed:
-                data = self.server.hub.data
-            self._send(HTTPStatus.OK, "application/json", (data or "null").encode())
-        elif path in STATIC_FILES:
-            name, content_type = STATIC_FILES[path]
-            self._send(HTTPStatus.OK, content_type, self.server.static[name])
-        else:
-            self._send(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found\n")
-
-    def _send(self, status: HTTPStatus, content_type: str, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _stream(self) -> None:
-        hub = self.server.hub
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.close_connection = True
-        with hub.changed:
-            hub.streams += 1
-        seen = 0
-        try:
-            self.wfile.write(f"retry: {self.server.retry_ms}\n\n".encode())
-            while True:
-                with hub.changed:
-                    if not hub.stopping and hub.version == seen:
-                        hub.changed.wait(timeout=self.server.keepalive)
-                    if hub.stopping:
-                        return
-                    version, data = hub.version, hub.data
-                if version != seen and data is not None:
-                    self.wfile.write(f"id: {version}\nevent: snapshot\ndata: {data}\n\n".encode())
-                    seen = version
-                else:
-                    # A comment line keeps proxies and idle-connection timers from closing us.
-                    self.wfile.write(b": keepalive\n\n")
-        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
-            log.debug("scoreboard page disconnected", extra={"client": self.client_address})
-        finally:
-            with hub.changed:
-                hub.streams -= 1
-                hub.changed.notify_all()
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the http.server signature)
-        log.debug("scoreboard http: " + format, *args)
+    async def wait(self, seen: int, timeout: float) -> None:
+        """Until a picture newer than ``seen`` (or the stop), at most ``timeout`` seconds."""
+        if self.version != seen or self.stopping:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), timeout)
 
 
-class _ScoreboardHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], hub: _Hub, static: dict[str, bytes],
-                 keepalive: float, retry_ms: int) -> None:
-        self.hub = hub
-        self.static = static
-        self.keepalive = keepalive
-        self.retry_ms = retry_ms
-        super().__init__(address, _ScoreboardHandler)
+class _Counters:
+    def __init__(self) -> None:
+        self.connections = 0
+        self.refused = 0
+        self.slow_closed = 0
+        self.stalled_closed = 0
+        self.requests = 0
 
 
-class ScoreboardServer:
-    """Serves the scoreboard page and pushes every published snapshot to every open page.
+class _Guard(asyncio.Protocol):
+    """Wraps aiohttp's protocol for one connection: refuses it past the cap, and closes it if
+    its request has not arrived in time (aiohttp itself waits as long as bytes trickle in)."""
 
-    ``port=0`` picks a free port (see :attr:`url`). ``publish`` can be called before ``start``;
-    the latest snapshot is what a page gets first when it connects.
-    """
+    def __init__(self, inner: asyncio.Protocol, app: ScoreboardApp) -> None:
+        self.inner = inner
+        self.app = app
+        self.transport: asyncio.Transport | None = None
+        self.admitted = False
+        self.timer: asyncio.TimerHandle | None = None
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, keepalive: float = 15.0,
-                 retry_ms: int = 1000) -> None:
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        app = self.app
+        if app.counters.connections >= app.limits.max_connections or app.hub.stopping:
+            app.counters.refused += 1
+            transport.write(BUSY)
+            transport.close()
+            return
+        self.admitted = True
+        app.counters.connections += 1
+        app.guards[transport] = self
+        self.timer = asyncio.get_running_loop().call_later(app.limits.header_timeout, self._too_slow)
+        self.inner.connection_made(transport)
+
+    def request_arrived(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def _too_slow(self) -> None:
+        self.timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            self.app.counters.slow_closed += 1
+            self.transport.abort()
+
+    def data_received(self, data: bytes) -> None:
+        if self.admitted:
+            self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received() if self.admitted else None
+
+    def pause_writing(self) -> None:
+        if self.admitted:
+            self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self.admitted:
+            self.inner.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.admitted:
+            return
+        self.admitted = False
+        self.request_arrived()
+        self.app.counters.connections -= 1
+        if self.transport is not None:
+            self.app.guards.pop(self.transport, None)
+        self.inner.connection_lost(exc)
+
+
+class ScoreboardApp:
+    """The server on the running asyncio loop: ``await start()``, ``publish(json)``, ``await stop()``."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, limits: Limits | None = None) -> None:
         self.host = host
         self.port = port
-        self.keepalive = keepalive
-        self.retry_ms = retry_ms
-        self._hub = _Hub()
+        self.limits = limits or Limits()
+        self.hub = Hub()
+        self.counters = _Counters()
+        self.guards: dict[asyncio.Transport, _Guard] = {}
         self._static = _load_static()
-        self._httpd: _ScoreboardHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._server: asyncio.Server | None = None
+        self.address: tuple[str, int] = (host, port)
 
     @property
     def url(self) -> str:
-        if self._httpd is None:
+        host, port = self.address
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._middleware], handler_args={"max_field_size": 8190})
+        app.router.add_get("/events", self._events)
+        app.router.add_get("/snapshot", self._snapshot)
+        app.router.add_get("/healthz", self._health)
+        for path in STATIC_FILES:
+            app.router.add_get(path, self._file)
+        runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=0.2,
+                               keepalive_timeout=self.limits.header_timeout)
+        await runner.setup()
+        self._runner = runner
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, self.port))
+        except OSError:
+            sock.close()
+            await runner.cleanup()
+            raise
+        factory = runner.server
+        assert factory is not None
+        self._server = await asyncio.get_running_loop().create_server(
+            lambda: _Guard(factory(), self), sock=sock, backlog=self.limits.backlog,
+        )
+        self.address = sock.getsockname()[:2]
+
+    def publish(self, data: bytes) -> int:
+        return self.hub.publish(data)
+
+    def close_now(self) -> None:
+        """Stop serving at once: the listening socket and every connection are closed."""
+        self.hub.stop()
+        if self._server is not None:
+            self._server.close()
+        for transport in list(self.guards):
+            transport.abort()
+
+    async def stop(self) -> None:
+        """Close the listening socket and every connection now; pages will reconnect."""
+        self.hub.stop()
+        if self._server is not None:
+            self._server.close()
+        for transport in list(self.guards):
+            transport.abort()
+        if self._runner is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._runner.cleanup(), 0.5)
+        self._runner = None
+        self._server = None
+
+    # --- handlers ----------------------------------------------------------------------------
+
+    @web.middleware
+    async def _middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        self.counters.requests += 1
+        transport = request.transport
+        guard = self.guards.get(transport) if isinstance(transport, asyncio.Transport) else None
+        if guard is not None:
+            guard.request_arrived()
+        try:
+            response: web.StreamResponse = await handler(request)
+        except web.HTTPException as exc:
+            response = web.Response(status=exc.status, text=f"{exc.reason.lower()}\n", headers=SAFE_HEADERS)
+        if not response.prepared:
+            response.force_close()  # one request per connection: no idle keep-alive holds a place
+        return response
+
+    async def _file(self, request: web.Request) -> web.Response:
+        name, content_type = STATIC_FILES[request.path]
+        return web.Response(body=self._static[name], headers={**SAFE_HEADERS, "Content-Type": content_type})
+
+    async def _snapshot(self, request: web.Request) -> web.Response:
+        return web.Response(body=self.hub.json or b"null",
+                            headers={**SAFE_HEADERS, "Content-Type": "application/json"})
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok\n", headers=SAFE_HEADERS)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        hub, limits = self.hub, self.limits
+        response = web.StreamResponse(headers={**SAFE_HEADERS, "Content-Type": "text/event-stream"})
+        response.force_close()
+        transport = request.transport
+        if transport is not None:
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, limits.stream_sndbuf)
+        hub.streams += 1
+        try:
+            await response.prepare(request)
+            if not await self._write(response, transport, b"retry: %d\n\n" % limits.retry_ms):
+                return response
+            seen = 0
+            while not hub.stopping:
+                if hub.version != seen and hub.json is not None:
+                    seen = hub.version
+                    data = hub.event
+                else:
+                    await hub.wait(seen, limits.keepalive)
+                    if hub.stopping:
+                        break
+                    if hub.version != seen:
+                        continue
+                    data = b": keepalive\n\n"  # keeps proxies and idle-connection timers from closing us
+                if not await self._write(response, transport, data):
+                    break
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            hub.streams -= 1
+        return response
+
+    async def _write(self, response: web.StreamResponse, transport: Any, data: bytes) -> bool:
+        """Write one event; a client that does not take it in time is dropped."""
+        if transport is None or transport.is_closing():
+            return False
+        if transport.get_write_buffer_size() > self.limits.max_buffered:
+            self._drop_stalled(transport)
+            return False
+        try:
+            await asyncio.wait_for(response.write(data), self.limits.write_timeout)
+        except TimeoutError:
+            self._drop_stalled(transport)
+            return False
+        except (ConnectionError, RuntimeError):
+            return False
+        return True
+
+    def _drop_stalled(self, transport: Any) -> None:
+        self.counters.stalled_closed += 1
+        log.info("scoreboard viewer stalled: closed")
+        transport.abort()
+
+
+class ScoreboardServer:
+    """The scoreboard server on a thread of this process, with its own asyncio loop.
+
+    ``port=0`` picks a free port (see :attr:`url`). ``publish`` can be called before
+    ``start``; the latest snapshot is what a page gets first when it connects.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, keepalive: float = 15.0,
+                 retry_ms: int = 1000, limits: Limits | None = None) -> None:
+        base = limits or Limits()
+        self.limits = Limits(**{**base.__dict__, "keepalive": keepalive, "retry_ms": retry_ms})
+        self.host = host
+        self.port = port
+        self._app: ScoreboardApp | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._pending: bytes | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        if self._app is None:
             raise RuntimeError("the scoreboard server is not running")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}/"
+        return self._app.url
 
     @property
     def running(self) -> bool:
-        return self._httpd is not None
+        return self._app is not None
+
+    @property
+    def app(self) -> ScoreboardApp:
+        if self._app is None:
+            raise RuntimeError("the scoreboard server is not running")
+        return self._app
 
     def start(self) -> ScoreboardServer:
-        if self._httpd is not None:
+        if self._app is not None:
             raise RuntimeError("the scoreboard server is already running")
-        with self._hub.changed:
-            self._hub.stopping = False
-        self._httpd = _ScoreboardHTTPServer(
-            (self.host, self.port), self._hub, self._static, self.keepalive, self.retry_ms
-        )
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
-            name="scoreboard-http", daemon=True,
-        )
-        self._thread.start()
-        log.info("scoreboard serving at %s", self.url)
+        loop = asyncio.new_event_loop()
+        app = ScoreboardApp(self.host, self.port, self.limits)
+        started: list[BaseException | None] = []
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(app.start())
+            except BaseException as exc:
+                started.append(exc)
+                ready.set()
+                loop.close()
+                return
+            started.append(None)
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(app.stop())
+            loop.close()
+
+        thread = threading.Thread(target=run, name="scoreboard-http", daemon=True)
+        thread.start()
+        ready.wait()
+        if started[0] is not None:
+            thread.join()
+            raise started[0]
+        self._app, self._loop, self._thread = app, loop, thread
+        with self._lock:
+            pending, self._pending = self._pending, None
+        if pending is not None:
+            loop.call_soon_threadsafe(app.publish, pending)
+        log.info("scoreboard serving at %s", app.url)
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
         """Close every event stream and the listening socket; pages will try to reconnect."""
-        httpd, thread = self._httpd, self._thread
-        if httpd is None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
             return
-        with self._hub.changed:
-            self._hub.stopping = True
-            self._hub.changed.notify_all()
-            self._hub.changed.wait_for(lambda: self._hub.streams == 0, timeout=timeout)
-        httpd.shutdown()
-        httpd.server_close()
-        if thread is not None:
-            thread.join(timeout)
-        self._httpd = None
-        self._thread = None
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout)
+        self._app = self._loop = self._thread = None
 
     def publish(self, snapshot: Snapshot | Mapping[str, Any]) -> int:
-        """Send ``snapshot`` to every open page now; returns its sequence number.
+        """Send ``snapshot`` to every open page now; returns its sequence number (0 before start).
 
         The snapshot is turned into JSON here, in the caller's thread, so the caller may go on
         changing its scoreboard afterwards without changing what was published.
         """
-        payload = snapshot.to_dict() if isinstance(snapshot, Snapshot) else dict(snapshot)
-        return self._hub.publish(json.dumps(payload, separators=(",", ":")))
+        data = encode_snapshot(snapshot)
+        return self.publish_json(data)
+
+    def publish_json(self, data: bytes) -> int:
+        app, loop = self._app, self._loop
+        if app is None or loop is None:
+            with self._lock:
+                self._pending = data
+            return 0
+        future = asyncio.run_coroutine_threadsafe(_publish(app, data), loop)
+        return future.result(5)
 
     def current(self) -> dict[str, Any] | None:
         """The latest published snapshot as the pages receive it."""
-        with self._hub.changed:
-            data = self._hub.data
+        if self._app is None:
+            with self._lock:
+                pending = self._pending
+            return json.loads(pending) if pending is not None else None
+        data = self._app.hub.json
         return json.loads(data) if data is not None else None
 
     @property
     def open_streams(self) -> int:
-        with self._hub.changed:
-            return self._hub.streams
+        return self._app.hub.streams if self._app is not None else 0
 
     def __enter__(self) -> ScoreboardServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+async def _publish(app: ScoreboardApp, data: bytes) -> int:
+    return app.publish(data)

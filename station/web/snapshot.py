@@ -13,6 +13,7 @@ turned on the table (RULES.md, dealing styles), never when the shoe reader first
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ TABLE_STATES = ("betting", "dealing", "shuffling", "last round", "shoe end")
 #: The games a page can show, in its words (``"casino war"``).
 GAMES = tuple(game.title for game in GAME_RULES.values())
 FAULT_PREFIX = "fault: "
+MESSAGE_KINDS = ("", "alert", "notice")
 
 
 class SnapshotError(ValueError):
@@ -134,9 +136,27 @@ class Snapshot:
     roads: Roads | None = None
     last_result: BaccaratResult | None = None
     war: WarBoard | Mapping[str, Any] | None = field(default=None)
+    shoe: int = 0
+    """The shoe's number since the journal began (0: no shoe yet)."""
+    round_no: int = 0
+    """The round in play, or the last one opened, by its number in the shoe."""
+    last_round_no: int = 0
+    """The number of the round whose result is shown (``last_result`` or War's latest)."""
+    cards_left: int | None = None
+    """Cards still in the shoe (None: not known, e.g. before the first shoe)."""
+    message: str = ""
+    """The banner players see ("Round paused — please wait"), or empty."""
+    message_kind: str = ""
+    """``alert`` (the round is held), ``notice`` (e.g. a void round), or empty."""
 
     def __post_init__(self) -> None:
         check_state(self.state)
+        if self.message_kind not in MESSAGE_KINDS:
+            raise SnapshotError(f"message_kind must be one of {MESSAGE_KINDS}, not {self.message_kind!r}")
+        for name in ("shoe", "round_no", "last_round_no"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise SnapshotError(f"{name} must be a whole number, got {value!r}")
         if isinstance(self.war, WarBoard):
             # Freeze the mutable board now, so a later add() cannot change a published picture.
             object.__setattr__(self, "war", self.war.to_dict())
@@ -148,4 +168,16 @@ class Snapshot:
             "roads": self.roads.to_dict() if self.roads is not None else None,
             "last_result": round_result_dict(self.last_result) if self.last_result is not None else None,
             "war": _board_dict(self.war),
+            "shoe": self.shoe,
+            "round_no": self.round_no,
+            "last_round_no": self.last_round_no,
+            "cards_left": self.cards_left,
+            "message": self.message,
+            "message_kind": self.message_kind,
         }
+
+
+def encode_snapshot(snapshot: Snapshot | Mapping[str, Any]) -> bytes:
+    """A snapshot as the JSON every page gets: encoded once per picture, by its publisher."""
+    payload = snapshot.to_dict() if isinstance(snapshot, Snapshot) else dict(snapshot)
+    return json.dumps(payload, separators=(",", ":")).encode()

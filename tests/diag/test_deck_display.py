@@ -78,11 +78,12 @@ def test_display_test_sends_the_whole_sequence_each_acked(sim, tmp_path: Path, c
     assert "display test passed" in out and "FAILED" not in out
     names = [type(c).__name__ for c in display.simulator.commands()]
     assert names == [
-        "ShowLimits", "ShowResult", "ShowRoads", "ShowExpected", "ShowMessage",
+        "ShowLimits", "ShowResult", "ShowRoads", "ShowWarResult", "ShowExpected", "ShowMessage",
         "SetBrightness", "SetBrightness", "SetBrightness", "SetBrightness", "SetBrightness", "Clear",
     ]
     limits = display.simulator.commands(wire.ShowLimits)[0]
     assert (limits.table_min, limits.table_max) == (1000, 200000)  # from the configuration
+    assert limits.minor_digits == 2  # minor units, with the currency's digits
     levels = [c.level for c in display.simulator.commands(wire.SetBrightness)]
     assert levels == [25, 50, 75, 100, 80]  # steps, then back to what the board had
     result = display.simulator.commands(wire.ShowResult)[0]
@@ -126,9 +127,9 @@ def test_display_test_skips_the_rest_when_the_board_stops_answering(sim, capsys)
     assert code == 1
     lines = [line for line in out.splitlines() if line.startswith("  ")]
     verdicts = [line.split()[0] for line in lines]
-    assert len(lines) == 13
+    assert len(lines) == 14
     failed = verdicts.index("FAILED")
     assert failed >= 1  # the self-test pattern was shown before the board hung
     assert "no answer" in lines[failed]
     assert verdicts[:failed] == ["ok"] * failed
-    assert verdicts[failed + 1:] == ["SKIP"] * (12 - failed)
+    assert verdicts[failed + 1:] == ["SKIP"] * (13 - failed)

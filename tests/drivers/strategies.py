@@ -23,7 +23,7 @@ def for_wire(wire: WireType) -> st.SearchStrategy[Any]:
     if isinstance(wire, EnumU8):
         return st.sampled_from(list(wire.enum))
     if isinstance(wire, ListOf):
-        return st.lists(for_wire(wire.item), max_size=3).map(tuple)
+        return st.lists(for_wire(wire.item), max_size=min(3, wire.max_items)).map(tuple)
     if isinstance(wire, Record):
         return st.builds(wire.cls, **{name: for_wire(w) for name, w in wire.fields})
     raise AssertionError(f"no strategy for {wire!r}")

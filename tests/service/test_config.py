@@ -80,7 +80,7 @@ def test_every_example_config_is_valid(path: Path, tmp_path: Path) -> None:
         ("[dealer.bets]\nbanker = -5\n", "dealer.bets.banker", "positive"),
         ("[dealer.bets]\ndragon = 500\n", "dealer.bets.dragon", "unknown betting region"),
         ('[dealer.buttons]\nleft = "self_destruct"\n', "dealer.buttons.left", "not allowed"),
-        ('[web]\nhost = "0.0.0.0"\n', "web.host", "not allowed"),
+        ('[web]\nhost = "0.0.0.0"\n', "web.host", "every network"),
         (
             '[[control.users]]\nname = "ann"\nrole = "boss"\ntoken_sha256 = "' + "0" * 64 + '"\n',
             "control.users[0].role",

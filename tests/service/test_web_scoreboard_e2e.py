@@ -55,7 +55,7 @@ def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser
     port = free_port()
     table = external_table(web_port=port)
     table.start_station()
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page = browser.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
     page.goto(f"http://127.0.0.1:{port}/")
     page.wait_for_function("document.querySelector('#connection').dataset.connected === 'true'", timeout=10_000)
 
@@ -83,8 +83,8 @@ def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser
     # A fault is shown at once: the shoe is unplugged mid-round.
     table.play_until(lambda s: s["state"] == "dealing")
     table.shoe.simulator.unplug()
-    page.wait_for_function("document.body.dataset.state && document.body.dataset.state.startsWith('fault')",
-                           timeout=15_000)
+    page.wait_for_function("document.querySelector('#banner').dataset.kind === 'fault'", timeout=15_000)
+    assert page.inner_text("#banner").upper() == "SHOE OFFLINE"  # in the players' words
     page.screenshot(path=str(ARTIFACTS / "station-scoreboard-fault.png"), full_page=True)
     table.shoe.simulator.replug()
     table.stop_station()

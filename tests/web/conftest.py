@@ -37,7 +37,7 @@ class SseStream:
         fields: dict[str, str] = {}
         data: list[str] = []
         while True:
-            raw = self.response.fp.readline()
+            raw = self.response.readline()
             if not raw:
                 raise EOFError("event stream closed")
             line = raw.decode().rstrip("\n")

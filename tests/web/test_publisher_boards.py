@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from drivers.codec.display import ShowResult
 from station.cards import FULL_DECK
 from station.core import outputs as out
 from station.core.machine import TableMachine
@@ -18,17 +19,18 @@ from station.service.publisher import BOARDS, ResultsBoard
 from station.web.snapshot import Snapshot, TableInfo
 
 
-def play(game: str, rounds: int, seed: int) -> tuple[TableMachine, list[out.RoundResult]]:
+def play(game: str, rounds: int, seed: int, surrender: bool = False) -> tuple[TableMachine, list[out.Output]]:
     """Deal ``rounds`` rounds of ``game`` from a shuffled shoe, one bet on every region of box 1."""
     machine = TableMachine(CoreOptions(game=game))
     machine.go_live()
     shoe = [card for card in FULL_DECK for _ in range(8)]
     random.Random(seed).shuffle(shoe)
-    results: list[out.RoundResult] = []
+    results: list[out.Output] = []
+    wanted = BOARDS[game]().result_output
 
     def feed(event: Event) -> None:
         machine.apply(event)
-        results.extend(o for o in machine.take_outputs() if isinstance(o, out.RoundResult))
+        results.extend(o for o in machine.take_outputs() if isinstance(o, wanted))
 
     feed(DealerAction("shuffle_done"))
     feed(DealerAction("confirm_cut"))
@@ -42,7 +44,8 @@ def play(game: str, rounds: int, seed: int) -> tuple[TableMachine, list[out.Roun
             feed(DealerAction("no_more_bets"))
         elif state == "war_decision":
             assert machine.round is not None
-            feed(DealerAction("war", box=str(machine.round.play.step().deciding[0])))
+            choice = "surrender" if surrender and len(machine.settled_rounds) % 2 else "war"
+            feed(DealerAction(choice, box=str(machine.round.play.step().deciding[0])))
         elif state == "paying":
             feed(DealerAction("next_round"))
         else:
@@ -61,7 +64,7 @@ def test_every_game_has_a_board() -> None:
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_board_from_live_outputs_is_the_board_rebuilt_from_the_shoe_results(game: str) -> None:
-    machine, results = play(game, rounds=30, seed=11)
+    machine, results = play(game, rounds=30, seed=11, surrender=True)
     live, rebuilt = BOARDS[game](), BOARDS[game]()
     for result in results:
         live.add_output(result)
@@ -71,6 +74,7 @@ def test_the_board_from_live_outputs_is_the_board_rebuilt_from_the_shoe_results(
     assert shown(live, game)["roads"] == shown(rebuilt, game)["roads"]
     assert shown(live, game)["war"] == shown(rebuilt, game)["war"]
     assert live.display_roads() == rebuilt.display_roads()
+    assert live.last_shown() == rebuilt.last_shown() is not None
     live.reset()  # a new shoe: every road and box is empty again
     empty = shown(BOARDS[game](), game)
     assert (shown(live, game)["roads"], shown(live, game)["war"]) == (empty["roads"], empty["war"])
@@ -80,11 +84,15 @@ def test_baccarat_shows_roads_and_the_last_hands_casino_war_its_boxes() -> None:
     _, results = play("baccarat", rounds=3, seed=5)
     baccarat = BOARDS["baccarat"]()
     last = [baccarat.add_output(r) for r in results][-1]
-    assert last is not None and shown(baccarat, "baccarat")["last_result"]["outcome"] == last.outcome.letter
+    assert isinstance(last, ShowResult) and last.round_no == 3
+    assert shown(baccarat, "baccarat")["last_result"]["outcome"] == {1: "B", 2: "P", 3: "T"}[int(last.outcome)]
     assert shown(baccarat, "baccarat")["war"] is None and baccarat.display_roads() is not None
     _, results = play("war", rounds=3, seed=5)
     war = BOARDS["war"]()
-    assert [war.add_output(r) for r in results] == [None, None, None]
+    shown_war = [war.add_output(r) for r in results]
+    assert [type(m).__name__ for m in shown_war] == ["ShowWarResult"] * 3
+    assert [m.round_no for m in shown_war if m is not None] == [1, 2, 3]
     page = shown(war, "war")
     assert page["roads"] is None and page["last_result"] is None and page["war"]["rounds"] == 3
+    assert [r["round_no"] for r in page["war"]["history"]] == [1, 2, 3]
     assert war.display_roads() is None

@@ -103,7 +103,7 @@ def test_keepalive_comments_while_idle(open_stream: OpenStream) -> None:
         stream.next()  # retry
         stream.next()  # the snapshot
         # Nothing more is published: the stream carries comment lines instead of falling silent.
-        raw = [stream.response.fp.readline() for _ in range(4)]
+        raw = [stream.response.readline() for _ in range(4)]
         assert raw == [b": keepalive\n", b"\n", b": keepalive\n", b"\n"]
         srv.publish(Snapshot(TABLE, "dealing"))
         assert stream.next().json()["state"] == "dealing"

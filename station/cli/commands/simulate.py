@@ -189,9 +189,15 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
             "long": (lambda b="1": device.long_press(int(b)), "long N: long-press button N"),
         })
     elif kind == "display":
+        from drivers.simulators.display import describe_screen
+
         actions.update({
             "fault": (device.panel_fault, "fault: a panel fails"),
-            "screen": (lambda: print(device.screen), "screen: what the board shows"),
+            "screen": (lambda: print("\n".join(describe_screen(device.screen)) or "(blank)"),
+                       "screen: what the board shows, as players read it"),
+            "reboot": (device.reboot, "reboot: the board restarts (blank, sends Boot)"),
+            "mute": (lambda: device.mute(True), "mute: the board stops acknowledging"),
+            "unmute": (lambda: device.mute(False), "unmute: the board answers again"),
         })
     return actions
 

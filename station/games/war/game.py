@@ -142,6 +142,9 @@ class WarPlay:
             "boxes": per_box,
             "dealt": [[p, c.code] for p, c in dealt],
             "war_boxes": [str(b) for b in engine.war_boxes()],
+            # tied boxes that did not go to war because their players surrendered (the board shows it)
+            "surrendered": sorted({str(b) for b, _, c in engine.choices if c is Choice.SURRENDER}
+                                  - {str(b) for b in engine.war_boxes()}),
         }
         hands = tuple((position, (card,)) for position, card in dealt)
         totals = tuple((position, card.rank.war_rank) for position, card in dealt)

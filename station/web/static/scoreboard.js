@@ -42,14 +42,25 @@
     return node;
   }
 
-  // Money arrives as integers in the smallest unit; written with integer arithmetic only.
-  function money(amount, decimals, currency) {
-    const negative = amount < 0;
-    let digits = String(Math.abs(Math.trunc(amount))).padStart(decimals + 1, "0");
-    const whole = decimals ? digits.slice(0, -decimals) : digits;
-    const fraction = decimals ? "." + digits.slice(-decimals) : "";
-    const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    return (negative ? "-" : "") + (currency || "") + grouped + fraction;
+  // Money arrives as integers in the currency's minor units; written with integer arithmetic
+  // only (digits: 2 -> 150050 is "1,500.50"; 0 -> "150,050").
+  function amount(value, digits) {
+    const negative = value < 0;
+    const text = String(Math.abs(Math.trunc(value))).padStart(digits + 1, "0");
+    const whole = digits ? text.slice(0, -digits) : text;
+    const fraction = digits ? "." + text.slice(-digits) : "";
+    return (negative ? "-" : "") + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + fraction;
+  }
+
+  function limitText(limit, digits, currency) {
+    const range = `${amount(limit.minimum, digits)} \u2013 ${amount(limit.maximum, digits)}`;
+    return currency ? `${range} ${currency}` : range;
+  }
+
+  // A whole-number percentage of ``part`` in ``total``, rounded half up, without floats.
+  function percent(part, total) {
+    if (!total) return "\u2013";
+    return `${Math.floor((200 * part + total) / (2 * total))}%`;
   }
 
   function drawHeader(snapshot) {
@@ -58,23 +69,33 @@
     const game = GAME_WORDS[table.game] || table.game;
     document.getElementById("game-name").textContent = table.variant ? `${table.variant} ${game}` : game;
     const limits = document.getElementById("limits");
-    limits.replaceChildren(...table.limits.map((limit) => el("div", { class: "limit" }, [
+    limits.replaceChildren(...table.limits.map((limit) => el("div", { class: "limit", "data-name": limit.name }, [
       el("span", { class: "name", text: limit.name }),
-      el("span", {
-        class: "range",
-        text: `${money(limit.minimum, table.decimals, table.currency)} – ${money(limit.maximum, table.decimals, table.currency)}`,
-      }),
+      el("span", { class: "range", text: limitText(limit, table.decimals, table.currency) }),
     ])));
+    const dash = "\u2013";
+    document.getElementById("shoe-no").textContent = snapshot.shoe ? String(snapshot.shoe) : dash;
+    document.getElementById("round-no").textContent = snapshot.round_no ? String(snapshot.round_no) : dash;
+    const left = snapshot.cards_left;
+    document.getElementById("cards-left").textContent = left === null || left === undefined ? dash : String(left);
   }
 
-  function drawState(state) {
+  function drawState(state, message, messageKind) {
     const isFault = state.startsWith("fault: ");
     const kind = isFault ? "fault" : state;
     document.body.dataset.state = kind;
     const pill = document.getElementById("state");
-    pill.dataset.state = kind;
-    pill.textContent = isFault ? "Fault" : (PILLS[state] || BANNERS[state] || state);
+    const alert = isFault || messageKind === "alert";
+    pill.dataset.state = alert ? "fault" : kind;
+    pill.textContent = isFault ? "Fault" : (alert ? "Please wait" : (PILLS[state] || BANNERS[state] || state));
     const banner = document.getElementById("banner");
+    // The station's banner, in the players' words, comes before the table's state.
+    if (message) {
+      banner.textContent = message;
+      banner.dataset.kind = messageKind === "alert" ? "fault" : "notice";
+      banner.hidden = false;
+      return;
+    }
     if (isFault) {
       banner.textContent = "FAULT: " + state.slice("fault: ".length);
     } else if (BANNERS[state]) {
@@ -98,7 +119,8 @@
     ]);
   }
 
-  function drawLastResult(result) {
+  function drawLastResult(result, roundNo) {
+    document.getElementById("result-round").textContent = result && roundNo ? `Round ${roundNo}` : "";
     const outcome = document.getElementById("outcome");
     for (const side of ["player", "banker"]) {
       const cards = document.getElementById(`${side}-cards`);
@@ -135,23 +157,27 @@
       "stat-longest-banker": stats.longest_banker_streak, "stat-longest-player": stats.longest_player_streak,
     };
     for (const [id, value] of Object.entries(values)) document.getElementById(id).textContent = String(value);
+    for (const side of ["banker", "player", "tie"]) {
+      document.getElementById(`pct-${side}`).textContent = percent(stats[side], stats.rounds);
+    }
   }
 
-  // Lay marks on a road: the cell size follows the panel height (6 rows), and when the road is
-  // wider than the panel only its newest columns are drawn, with one free column to the right.
-  // ``box`` is the road's size, measured for all roads before any is changed, so a redraw costs
-  // one layout instead of one per road.
-  function drawRoad(name, box, cells, makeMark) {
+  // Lay marks on a road of ``cell``-pixel cells (6 rows), and when the road is wider than its
+  // panel draw only its newest columns, with one free column to the right. The newest mark (the
+  // last result) is highlighted. Sizes are measured for all roads before any is changed, so a
+  // redraw costs one layout instead of one per road.
+  function drawRoad(name, box, cell, cells, makeMark) {
     const road = document.querySelector(`.road[data-road="${name}"]`);
-    const cell = Math.max(8, Math.floor(box.height / ROWS));
     road.style.setProperty("--cell", `${cell}px`);
+    road.dataset.cell = String(cell);
     const visible = Math.max(1, Math.floor(box.width / cell));
     const lastCol = cells.reduce((max, c) => Math.max(max, c.col), -1);
     const first = Math.max(0, lastCol + 2 - visible);
     const drawn = cells.filter((c) => c.col >= first);
-    road.replaceChildren(...drawn.map((c) => {
+    road.replaceChildren(...drawn.map((c, i) => {
       const mark = makeMark(c);
       mark.classList.add("mark");
+      if (i === drawn.length - 1 && !c.placeholder) mark.classList.add("latest");
       mark.dataset.col = String(c.col);
       mark.dataset.row = String(c.row);
       mark.style.gridColumn = String(c.col - first + 1);
@@ -161,6 +187,10 @@
     road.dataset.count = String(cells.length);
     road.dataset.drawn = String(drawn.length);
     road.dataset.firstCol = String(first);
+  }
+
+  function cellFor(box) {
+    return Math.max(8, Math.floor(box.height / ROWS));
   }
 
   function measureRoads() {
@@ -180,7 +210,12 @@
 
   function drawRoads(roads) {
     const boxes = measureRoads();
-    drawRoad("bead_plate", boxes.bead_plate, roads.bead_plate, (c) => el("div", {
+    const bigCell = cellFor(boxes.big_road);
+    // The derived roads are drawn at half the Big Road's cell size, as on casino boards: twice
+    // the history in the same width (smaller still only if their panel cannot hold 6 rows).
+    const derivedCell = Math.max(4, Math.min(Math.floor(bigCell / 2),
+      ...DERIVED.map((n) => Math.floor(boxes[n].height / ROWS))));
+    drawRoad("bead_plate", boxes.bead_plate, cellFor(boxes.bead_plate), roads.bead_plate, (c) => el("div", {
       "data-result": c.result, "data-natural": String(c.natural),
       title: c.total === null ? c.result : `${c.result} ${c.total}`,
     }, [el("span", { class: "letter", text: c.result }), ...pairDots(c)]));
@@ -190,7 +225,7 @@
       // Ties before the first win wait on the first cell until a win arrives.
       big = [{ col: 0, row: 0, result: "T", ties: roads.big_road_leading_ties, placeholder: true }];
     }
-    drawRoad("big_road", boxes.big_road, big, (c) => {
+    drawRoad("big_road", boxes.big_road, bigCell, big, (c) => {
       const children = [];
       if (c.ties > 0) {
         children.push(el("span", { class: "tie-slash" }));
@@ -203,7 +238,7 @@
 
     for (const name of DERIVED) {
       const grid = roads[`${name}_grid`];
-      drawRoad(name, boxes[name], grid, (c) => el("div", { "data-colour": c.colour }));
+      drawRoad(name, boxes[name], derivedCell, grid, (c) => el("div", { "data-colour": c.colour }));
     }
 
     for (const side of ["B", "P"]) {
@@ -219,13 +254,56 @@
     drawStats(roads.stats);
   }
 
+  const WAR_SHORT = { "win": "W", "lose": "L", "war-win": "WW", "war-lose": "WL", "surrender": "S", "tie": "T" };
+
+  function cardText(code) {
+    return (RANKS[code[0]] || code[0]) + (SUITS[code[1]] || code[1]);
+  }
+
   function drawWar(war) {
+    const history = (war && war.history) || [];
+    const last = history.length ? history[history.length - 1] : null;
+    document.getElementById("war-round").textContent = last ? `Round ${last.round_no}` : "";
+    const dealer = document.getElementById("war-dealer");
+    dealer.replaceChildren(...(last ? [
+      el("span", { class: "box-name", text: "Dealer" }),
+      card(last.dealer, false),
+      ...(last.dealer_war ? [el("span", { class: "war-label", text: "war" }), card(last.dealer_war, true)] : []),
+    ] : []));
+    document.getElementById("war-last-boxes").replaceChildren(...(last ? last.boxes : []).map((b) => el("div", {
+      class: "war-hand", "data-box": String(b.box), "data-outcome": b.outcome,
+    }, [
+      el("span", { class: "box-name", text: `Box ${b.box}` }),
+      card(b.card, false),
+      ...(b.war_card ? [el("span", { class: "war-label", text: "war" }), card(b.war_card, true)] : []),
+      el("span", { class: "war-result", "data-outcome": b.outcome, text: WAR_WORDS[b.outcome] || b.outcome }),
+    ])));
+
     const boxes = document.getElementById("war-boxes");
     const entries = Object.entries((war && war.boxes) || {});
     boxes.replaceChildren(...entries.map(([box, outcomes]) => el("div", { class: "war-box", "data-box": box }, [
       el("span", { class: "box-name", text: `Box ${box}` }),
       ...outcomes.map((o) => el("span", { class: "war-result", "data-outcome": o, text: WAR_WORDS[o] || o })),
     ])));
+
+    // The shoe's rounds, one column each, newest on the right: the round number, the dealer's
+    // card and how each box ended. As many as fit are shown.
+    const strip = document.getElementById("war-history");
+    const columnWidth = Math.max(1, Math.round(window.innerHeight * 0.07));
+    const fit = Math.max(1, Math.floor((strip.clientWidth || columnWidth) / columnWidth));
+    const shown = history.slice(-fit);
+    strip.replaceChildren(...shown.map((r, i) => el("div", {
+      class: `war-round${i === shown.length - 1 ? " latest" : ""}`, "data-round": String(r.round_no),
+    }, [
+      el("span", { class: "round-no", text: String(r.round_no) }),
+      el("span", { class: "dealer-card", "data-code": r.dealer, text: cardText(r.dealer) }),
+      ...r.boxes.map((b) => el("span", {
+        class: "war-chip", "data-box": String(b.box), "data-outcome": b.outcome,
+        title: `Box ${b.box}: ${WAR_WORDS[b.outcome] || b.outcome}`, text: `${b.box}${WAR_SHORT[b.outcome] || "?"}`,
+      })),
+    ])));
+    strip.dataset.count = String(history.length);
+    strip.dataset.drawn = String(shown.length);
   }
 
   function draw(snapshot) {
@@ -234,13 +312,13 @@
     const isWar = snapshot.war != null;
     document.body.dataset.game = snapshot.table.game;
     drawHeader(snapshot);
-    drawState(snapshot.state);
+    drawState(snapshot.state, snapshot.message || "", snapshot.message_kind || "");
     document.getElementById("baccarat").hidden = isWar;
     document.getElementById("war").hidden = !isWar;
     if (isWar) {
       drawWar(snapshot.war);
     } else {
-      drawLastResult(snapshot.last_result);
+      drawLastResult(snapshot.last_result, snapshot.last_round_no);
       drawRoads(snapshot.roads || EMPTY_ROADS);
     }
   }

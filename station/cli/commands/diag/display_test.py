@@ -32,13 +32,14 @@ def run(args: argparse.Namespace) -> int:
     need_kind(target, "display")
     refuse_if_busy(target)
     limits = (config.table.min_bet, config.table.max_bet) if config is not None else (1000, 500_000)
+    money = (config.table.currency, config.table.minor_digits) if config is not None else ("", 2)
     try:
         with open_session(target, wait=args.wait) as session:
             if not args.json:
                 out(f"display test on {session.where()}")
             display = cast("DisplayDriver", session.driver)  # need_kind made sure it is the display
             steps = run_display_test(
-                display, limits=limits, pause=max(0.0, args.pause),
+                display, limits=limits, money=money, pause=max(0.0, args.pause),
                 on_step=None if args.json else (lambda step: out(format_step(step))),
             )
     except DiagError as exc:

@@ -1,0 +1,36 @@
+"""Recall shows how each shoe was opened: the exposed card and the cards burned after it,
+under the shoe's first round (issue 13)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from station.core.loop import CoreLoop
+from station.core.recall import describe, recall_rounds
+from station.core.sessions import generate
+from station.service.config import load_config
+from station.service.setup import core_options
+
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
+
+
+def test_the_first_round_of_a_shoe_shows_the_exposed_and_burned_cards(tmp_path: Path) -> None:
+    loaded = load_config(CONFIG)
+    options = core_options(loaded.config, loaded.path)
+    path = tmp_path / "journal.sqlite3"
+    loop = CoreLoop(path, options)
+    for event in generate(5, 4):
+        loop.post(event)
+    loop.run_pending()
+    shoe = loop.machine.shoe
+    exposed, burned = shoe.exposed, list(shoe.burned)
+    loop.close()
+    assert exposed is not None and burned  # a cut-card shoe: one card exposed, its count burned
+
+    rounds = recall_rounds(path, options)
+    first, second = rounds[0], rounds[1]
+    assert first["shoe_opening"] == {"exposed": exposed.code, "burned": [c.code for c in burned]}
+    assert second["shoe_opening"] is None
+    text = describe(first)
+    assert f"shoe 1 opened: exposed {exposed.code}, burned {len(burned)}: {' '.join(c.code for c in burned)}" in text
+    assert "opened: exposed" not in describe(second)

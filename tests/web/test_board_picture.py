@@ -1,0 +1,130 @@
+"""The publisher keeps the board's picture as state (issue 13), against the display simulator
+over a real pseudo-terminal and the real driver: banners are raised and taken down by the
+events that end them, a rebooted board is painted again, a silent board holds up neither the
+page nor the publisher, and an idle publisher sleeps."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from drivers.codec import display as wire
+from drivers.devices import DisplayDriver
+from drivers.devices.link import LinkSettings
+from drivers.simulators import RunningSimulator, start_simulator
+from station.cards import parse_cards
+from station.core import outputs as out
+from station.service.board import PAUSED, VOID
+from station.service.publisher import Publisher, TableView
+from station.web import Snapshot, TableInfo
+
+FAST = LinkSettings(reply_timeout=0.2, retries=1, reconnect_initial=0.05, reconnect_max=0.2, heartbeat=0.3)
+LIMITS = wire.ShowLimits(1000, 500000, 500, 50000, 0, 0, "EUR", 2)
+
+
+class Page:
+    """A stand-in for the scoreboard's process: keeps what it is published."""
+
+    def __init__(self) -> None:
+        self.snapshots: list[Snapshot] = []
+
+    def publish(self, snapshot: Snapshot) -> int:
+        self.snapshots.append(snapshot)
+        return len(self.snapshots)
+
+
+def wait_until(predicate: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError("not in time")
+
+
+@pytest.fixture
+def rig() -> Iterator[tuple[Publisher, RunningSimulator, Page]]:
+    board = start_simulator("display", ack_timeout=0.05)
+    driver = DisplayDriver("display", board.url, lambda event: None, settings=FAST)
+    assert driver.start(5)
+    page = Page()
+    publisher = Publisher("baccarat", driver, web=page, table_info=TableInfo("T", currency="EUR", decimals=2),
+                          limits=LIMITS, view=lambda: TableView(1, 3, 400))
+    publisher.start()
+    yield publisher, board, page
+    publisher.stop()
+    driver.stop()
+    board.stop()
+
+
+def result(round_no: int) -> out.RoundResult:
+    player, banker = tuple(parse_cards("4H 5C")), tuple(parse_cards("KD 7S"))
+    return out.RoundResult(f"1-{round_no}", "baccarat", (("player", player), ("banker", banker)),
+                           (("player", 9), ("banker", 7)), "player", natural=True)
+
+
+def test_banners_come_down_with_the_event_that_ends_them(rig: Any) -> None:
+    publisher, board, page = rig
+    screen = lambda: board.simulator.screen  # noqa: E731
+    steps: list[tuple[out.Output, str]] = [
+        (out.IrregularityRaised(1, "card_when_stand", "8S drawn when the rules say stand", "1-3",
+                                ("burn", "dummy", "void")), PAUSED),
+        (out.IrregularityResolved(1, "card_when_stand", "burn", "supervisor", "sam"), ""),
+        (out.DeviceFaulted("shoe", "link lost"), "Shoe offline"),
+        (out.IrregularityRaised(2, "device_fault", "shoe lost", "1-3", ("resume", "void")), "Shoe offline"),
+        (out.DeviceBack("shoe"), PAUSED),
+        (out.RoundVoided("1-3", "supervisor", ()), VOID),
+        (out.StateChanged("betting", "paying"), ""),
+        (out.DeviceFaulted("pedals", "unplugged"), ""),  # the dealer's business, not the players'
+    ]
+    for output, banner in steps:
+        publisher.on_output(output)
+        assert publisher.wait_idle()
+        assert screen().message == banner, output
+        assert page.snapshots[-1].message == banner
+    assert page.snapshots[-1].message_kind == ""
+    texts = [m.text for m in board.simulator.commands(wire.ShowMessage)]
+    assert not any("SUPERVISOR" in t.upper() for t in texts)
+
+
+def test_a_rebooted_board_is_painted_again_with_everything(rig: Any) -> None:
+    publisher, board, _ = rig
+    publisher.on_output(out.ExpectationChanged("place your bets"))
+    publisher.on_output(result(3))
+    publisher.on_output(out.IrregularityRaised(1, "supervisor_called", "called", "1-4", ("resume",)))
+    assert publisher.wait_idle()
+    time.sleep(2.1)  # past the window in which a Boot with the SEQ of the last one is its resend
+    board.simulator.reboot()
+    screen = lambda: board.simulator.screen  # noqa: E731
+    wait_until(lambda: screen().limits == LIMITS and screen().result is not None and screen().roads is not None
+               and screen().expected == "place your bets" and screen().message == PAUSED, timeout=1.0)
+    assert screen().result.round_no == 3 and len(screen().roads.bead_plate) == 1
+    assert publisher.repaints >= 2  # at start, and after the Boot
+
+
+def test_a_silent_board_holds_up_neither_the_page_nor_the_table(rig: Any) -> None:
+    publisher, board, page = rig
+    assert publisher.wait_idle()
+    board.simulator.mute(True)
+    before = len(page.snapshots)
+    started = time.monotonic()
+    publisher.on_output(result(1))  # on_output only queues: it returns at once
+    assert time.monotonic() - started < 0.05
+    wait_until(lambda: len(page.snapshots) > before, timeout=1.0)
+    for number in (2, 3):
+        publisher.on_output(result(number))
+    wait_until(lambda: page.snapshots[-1].last_round_no == 3, timeout=3.0)
+    board.simulator.mute(False)
+    wait_until(lambda: board.simulator.screen.result is not None and board.simulator.screen.result.round_no == 3,
+               timeout=10.0)
+
+
+def test_an_idle_publisher_sleeps(rig: Any) -> None:
+    publisher, _, _ = rig
+    publisher.on_output(out.ExpectationChanged("place your bets"))
+    assert publisher.wait_idle()
+    time.sleep(0.2)
+    assert publisher._until_due() is None  # nothing to send: the worker waits for the next output

@@ -1,0 +1,103 @@
+"""A pit's load on the scoreboard of a station dealing at full speed (issue 13): 200 viewers,
+100 that stop reading, 10,000 requests to unknown paths and 500 connections whose headers
+never end. Functional outcomes only (bench/web_load.py measures the table's rate): every
+normal viewer keeps getting pictures, connections past the cap are answered 503, slow
+headers and stalled viewers are closed by the server, the table goes on dealing, and the
+station stops on SIGTERM with its scoreboard.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "web_load.py"
+
+
+def _bench() -> Any:
+    spec = importlib.util.spec_from_file_location("web_load_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _scoreboard_pid(station_pid: int) -> int | None:
+    for task in Path(f"/proc/{station_pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            if b"station-scoreboard" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return int(child)
+    return None
+
+
+def test_a_pit_of_screens_and_a_flood_do_not_stop_the_table_or_the_viewers(tmp_path: Path) -> None:
+    bench = _bench()
+    port = bench.free_port()
+    # A cap of 400: the 200 viewers and the 100 stalled ones fit, most slow connections do not.
+    config = bench.write_config(tmp_path, port, max_connections=400)
+    station = bench.Station(config, tmp_path / "station.log")
+    try:
+        station.wait_dealing()
+        scoreboard = _scoreboard_pid(station.process.pid)
+        assert scoreboard is not None
+        before = station.head()
+        result: dict[str, Any] = {}
+        load = threading.Thread(target=lambda: result.setdefault(
+            "report", bench.run_load(f"http://127.0.0.1:{port}/", 15.0, 200, 100, 10_000, 500)))
+        load.start()
+        load.join(120)
+        report = result["report"]
+        after = station.head()
+
+        assert report.viewers_connected == 200 and report.viewers_refused == 0
+        assert len(report.viewer_events) == 200
+        assert min(report.viewer_events) >= 20, "every normal viewer kept getting pictures"
+        assert max(report.viewer_since_last_s) < 3.0, "and still got them at the end"
+        assert report.stalled_connected == 100 and report.stalled_closed_by_server == 100
+        assert report.slow_connected == 500
+        assert report.slow_refused_503 > 0, "connections past the cap are answered 503"
+        assert report.slow_refused_503 + report.slow_closed_by_server == 500, "no slow request is kept"
+        assert max(report.slow_kept_s) < 10.0
+        # Each request to an unknown path is answered at once: 404, or 503 while the slow
+        # connections fill the cap (a 503 costs less than a 404, so the flood may be over first).
+        assert report.junk_sent == 10_000 and set(report.junk_status) <= {"404", "503"}
+        assert after > before + 1000, "the table went on dealing"
+
+        # Once the trouble is over, a screen that comes back is served at once.
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/snapshot", timeout=5) as answer:
+                    assert b'"round_no"' in answer.read()
+                break
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 503 and time.monotonic() < deadline, exc
+                time.sleep(0.5)
+
+        code = station.process.poll()
+        assert code is None, f"the station stopped: {(tmp_path / 'station.log').read_text()[-2000:]}"
+        started = time.monotonic()
+        station.process.send_signal(15)
+        assert station.process.wait(30) == 0
+        stopped_in = time.monotonic() - started
+        assert not _alive(scoreboard) or not os.path.exists(f"/proc/{scoreboard}")
+        print(f"stopped in {stopped_in:.2f} s")
+    finally:
+        if station.process.poll() is None:
+            station.process.kill()
+            station.process.wait(10)

@@ -38,6 +38,7 @@ from station.events import (
     DeviceFault,
     Event,
 )
+from station.floor.service import FloorFeatures
 from station.journal import Journal
 from station.journal.location import journal_path
 from station.service.config import ConfigError, LoadedConfig
@@ -144,6 +145,7 @@ class Station:
         self.publisher: Publisher | None = None
         self.control: ControlServer | None = None
         self.web: Any = None
+        self.floor: FloorFeatures | None = None  # anchors, floor feed, metrics (docs/floor.md)
         self.start_seconds = 0.0
         self.stop_reason = ""
         self._last_ping = 0.0
@@ -174,6 +176,7 @@ class Station:
         self._record_software(journal)
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
+        self.floor = FloorFeatures.start(self)  # anchors, floor feed, metrics: before any device opens
         self.devices = build_devices(self.config.devices, loop.post, endpoints=endpoints)
         self.devices.start()
         for outcome in self.devices.self_tests():
@@ -300,6 +303,7 @@ class Station:
             "journal_writable": loop.journal_error is None,
             "journal_error": loop.journal_error,
             "disk": self.disk.reading.as_dict() if self.disk.reading is not None else None,
+            **(self.floor.status() if self.floor is not None else {}),
         }
 
     # --- running -----------------------------------------------------------------------------
@@ -407,6 +411,8 @@ class Station:
             extension.close()  # the simulators, now that no driver talks to them
         if self.web is not None:
             self.web.stop()
+        if self.floor is not None:
+            self.floor.close()  # the last anchor, then what the broker takes within [floor] drain_s
         if self.loop is not None:
             self.loop.close()
         if self.holder is not None:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from station.floor.settings import FloorSection, MetricsSection
 from station.games.registry import game_named
 from station.resources import default_configuration
 
@@ -229,6 +230,8 @@ class StationConfig(_Strict):
     dealer: DealerSection = DealerSection()
     control: ControlSection = ControlSection()
     web: WebSection = WebSection()
+    floor: FloorSection = FloorSection()
+    metrics: MetricsSection = MetricsSection()
 
     @model_validator(mode="after")
     def _cross_sections(self) -> StationConfig:

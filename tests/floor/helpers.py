@@ -12,6 +12,7 @@ order, with the time it arrived.
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import shutil
@@ -53,7 +54,9 @@ class Broker:
         self.port = free_port()
         self.tls = tls
         self.config = folder / "mosquitto.conf"
-        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true",
+        # As root, mosquitto would drop to its own user, who may not read the test's folder:
+        # it keeps the user the tests run as.
+        lines = [f"user {getpass.getuser()}", f"listener {self.port} 127.0.0.1", "allow_anonymous true",
                  # A slow subscriber must not lose QoS 1 messages to the broker's queue limit.
                  "max_queued_messages 0", f"persistence {'true' if persistence else 'false'}",
                  f"persistence_location {folder}/", "log_dest stderr", "log_type error", "log_type warning",
@@ -116,6 +119,7 @@ class Subscriber:
         self.client.reconnect_delay_set(1, 2)
         self.topic = topic
         self.client.on_connect = self._on_connect
+        self.client.on_subscribe = lambda *_: self.connected.set()  # the broker has the subscription
         self.client.on_message = self._on_message
         self.client.on_disconnect = lambda *_: self.connected.clear()
         self.client.connect(host, url_port, keepalive=10)
@@ -125,7 +129,6 @@ class Subscriber:
     def _on_connect(self, client: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
         if not reason.is_failure:
             client.subscribe(self.topic, qos=1)
-            self.connected.set()
 
     def _on_message(self, _c: mqtt.Client, _u: Any, message: mqtt.MQTTMessage) -> None:
         received = Received(message.topic, json.loads(message.payload), time.time(), bool(message.retain))
@@ -150,9 +153,13 @@ class Subscriber:
 
 
 def floor_config(path: Path, broker_url: str, *, table: str = "BAC-01", pace_ms: int = 0, extra: str = "",
-                 metrics: str = "") -> Path:
-    """The default (simulated) configuration with a dealer at ``pace_ms`` and a [floor] section."""
-    text = (ROOT / "config" / "station.toml").read_text().replace("pace_ms = 1500", f"pace_ms = {pace_ms}")
+                 metrics: str = "", base: str = "station.toml") -> Path:
+    """The default (simulated) configuration (or another shipped one, ``base``: a file of
+    config/ or config/examples/) with a dealer at ``pace_ms`` and a [floor] section."""
+    text = (ROOT / "config" / base).read_text()
+    text = text.replace("pace_ms = 1500", f"pace_ms = {pace_ms}")
+    if "pace_ms" not in text:
+        text = text.replace("[dealer]\n", f"[dealer]\npace_ms = {pace_ms}\n")
     text += f'\n[floor]\nenabled = true\nbroker = "{broker_url}"\ntable = "{table}"\n{extra}\n'
     if metrics:
         text += f"\n[metrics]\n{metrics}\n"

@@ -68,10 +68,12 @@ class FloorFeatures:
         from station.service.setup import software_record
 
         self.software = str(software_record().get("version", ""))
-        key = self._key(station)
+        problems = setting_problems(config, station.journal_path)
+        if problems:
+            raise ConfigError(station.loaded.path, problems)
+        key = read_key(self.floor.anchor_key_file) if self.floor.anchor_key_file else None
         self.publisher: FloorFeed | None = None
         if config.floor.enabled:
-            self._check_broker_settings(station)
             level = logging.getLevelName(logging.getLogger().level).lower()
             self.publisher = FloorFeed(
                 config.floor, table=self.table, journal=station.journal_path, currency=self.currency,
@@ -146,27 +148,6 @@ class FloorFeatures:
 
     # --- start-up ------------------------------------------------------------------------
 
-    def _key(self, station: StationParts) -> bytes | None:
-        path = self.floor.anchor_key_file
-        if not path:
-            return None
-        folder = station.journal_path.resolve().parent
-        if Path(path).resolve().is_relative_to(folder):
-            raise ConfigError(station.loaded.path, [("floor.anchor_key_file", (
-                f"{path} is in the journal's folder {folder}: keep the anchor key where whoever can "
-                "rewrite the journal cannot read it (e.g. a systemd credential, docs/floor.md)"))])
-        try:
-            return read_key(path)
-        except AnchorFileError as exc:
-            raise ConfigError(station.loaded.path, [("floor.anchor_key_file", str(exc))]) from None
-
-    def _check_broker_settings(self, station: StationParts) -> None:
-        """Files named by the configuration are read now: a bad one stops the start (exit 78)."""
-        try:
-            check_options(BrokerOptions.from_floor(self.floor))
-        except BrokerSettingsError as exc:
-            raise ConfigError(station.loaded.path, [(exc.key, str(exc))]) from None
-
     def _start_metrics(self, station: StationParts) -> StationMetrics:
         from station.metrics.exporter import MetricsServer, StationMetrics
 
@@ -204,3 +185,42 @@ class FloorFeatures:
             journal_writable=loop.journal_error is None, disk_free_bytes=free, devices=devices,
             anchor_seq=None if latest is None else int(latest["seq"]), anchor_count=self.anchors.count,
             floor=self.publisher.status() if self.publisher is not None else None)
+
+
+def setting_problems(config: StationConfig, journal: Path) -> list[tuple[str, str]]:
+    """(key, problem) for each file the [floor] section names that cannot be used: an anchor
+    key in the journal's folder or unreadable, a CA, certificate, key or password file that
+    cannot be read (``station run`` refuses to start; ``--check`` says so)."""
+    floor = config.floor
+    problems: list[tuple[str, str]] = []
+    if floor.anchor_key_file:
+        folder = journal.resolve().parent
+        if Path(floor.anchor_key_file).resolve().is_relative_to(folder):
+            problems.append(("floor.anchor_key_file", (
+                f"{floor.anchor_key_file} is in the journal's folder {folder}: keep the anchor key where whoever "
+                "can rewrite the journal cannot read it (e.g. a systemd credential, docs/floor.md)")))
+        else:
+            try:
+                read_key(floor.anchor_key_file)
+            except AnchorFileError as exc:
+                problems.append(("floor.anchor_key_file", str(exc)))
+    if floor.enabled:
+        try:
+            check_options(BrokerOptions.from_floor(floor))
+        except BrokerSettingsError as exc:
+            problems.append((exc.key, str(exc)))
+    return problems
+
+
+def port_problem(config: StationConfig) -> tuple[str, str] | None:
+    """The metrics port, when [metrics] is on and another program holds it."""
+    import socket
+
+    metrics = config.metrics
+    if not metrics.enabled:
+        return None
+    try:
+        with socket.create_server((metrics.host, metrics.port)):
+            return None
+    except OSError as exc:
+        return "metrics.port", f"cannot listen on {metrics.host}:{metrics.port}: {exc.strerror or exc}"

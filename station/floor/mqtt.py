@@ -19,6 +19,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from station.floor.settings import DEFAULT_PORTS, FloorSection
 
+#: The longest pause between two attempts to reach the broker (paho doubles it from 1 s).
+RECONNECT_MAX_S = 4
+
 
 class BrokerSettingsError(ValueError):
     """A broker setting that cannot be used; ``key`` names it (e.g. ``floor.ca_file``)."""
@@ -103,5 +106,6 @@ def make_client(options: BrokerOptions, client_id: str, *, clean_session: bool =
         client.username_pw_set(options.username, _password(options, prefix))
     if will is not None:
         client.will_set(will[0], will[1], qos=1, retain=True)
-    client.reconnect_delay_set(1, 30)
+    # A broker that comes back is found within RECONNECT_MAX_S: the backlog goes out then.
+    client.reconnect_delay_set(1, RECONNECT_MAX_S)
     return client

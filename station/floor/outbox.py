@@ -130,6 +130,7 @@ class FloorPublisher:
         self._client: mqtt.Client | None = None
         self._deriver: FeedDeriver | None = None
         self._groups: deque[_Group] = deque()
+        self._held: tuple[_Group, list[FeedMessage]] | None = None  # derived, waiting for room
         self._by_mid: dict[int, _Group] = {}
         self._stored = FeedPosition()
         self._stored_at = 0.0
@@ -342,9 +343,11 @@ class FloorPublisher:
 
     def _committed(self) -> FeedPosition:
         """Where the broker has acknowledged everything up to (not yet stored)."""
-        groups, deriver = self._groups, self._deriver
+        groups, deriver, held = self._groups, self._deriver, self._held
         if groups:
             return groups[0].before
+        if held is not None:
+            return held[0].before
         return deriver.position if deriver is not None else self._stored
 
     def _unstored(self) -> int:
@@ -352,40 +355,56 @@ class FloorPublisher:
         handed = sum(c.n for c in self._deriver.position.counters.values())
         return handed - sum(c.n for c in self._stored.counters.values())
 
+    def _room(self) -> int:
+        """Messages that may still be handed over before the window is full (every message
+        derived counts, held ones too: they go out before anything newer)."""
+        return self.settings.window - self._unstored()
+
     def _feed(self) -> bool:
         """Derive and hand over the records after the last one taken, while the window has
-        room; True when it read any (the caller then looks again after ``COALESCE_S``)."""
-        deriver, client, reader = self._deriver, self._client, self._reader
-        assert deriver is not None and client is not None and reader is not None
+        room; True when it read any (the caller then looks again after ``COALESCE_S``).
+
+        A record's messages go over together. When they do not fit, they are held until
+        they do (or alone, when nothing else waits: a record larger than the window)."""
+        deriver, reader = self._deriver, self._reader
+        assert deriver is not None and reader is not None
         if not self._may_publish():
             return False
-        room = self.settings.window - self._unstored()
-        if room <= 0:
+        if self._room() <= 0:
             self._store(urgent=True)
-            room = self.settings.window - self._unstored()
-            if room <= 0:
+        if self._held is not None:
+            if self._room() < 0 and self._groups:
                 return False
-        sent = read = 0
-        topics = {kind: self.topics.of(kind) for kind in ("round", "event")}
+            group, messages = self._held
+            self._held = None
+            self._hand_over(group, messages)
+        read = 0
         for record in reader.records(deriver.position.seq):
+            if self._room() <= 0:
+                break
             read += 1
             previous = deriver.position.seq
             messages = deriver.derive(record)
             self.tip = max(self.tip, record.seq)
             if messages:
                 group = _Group(record.seq, _before(deriver.position, previous, messages), self.connections)
-                for message in messages:
-                    info = client.publish(topics[message.kind], encode(message.payload), qos=1)
-                    group.pending.add(info.mid)
-                    self._by_mid[info.mid] = group
-                    self.published[message.kind] += 1
-                self._groups.append(group)
-                sent += len(messages)
-                if sent >= room:
+                if self._room() < 0 and self._groups:
+                    self._held = (group, messages)
                     break
+                self._hand_over(group, messages)
             if self._stopping.is_set() and time.monotonic() > self._deadline:
                 break
         return read > 0
+
+    def _hand_over(self, group: _Group, messages: list[FeedMessage]) -> None:
+        client = self._client
+        assert client is not None
+        for message in messages:
+            info = client.publish(self.topics.of(message.kind), encode(message.payload), qos=1)
+            group.pending.add(info.mid)
+            self._by_mid[info.mid] = group
+            self.published[message.kind] += 1
+        self._groups.append(group)
 
     def _send_state(self) -> None:
         deriver, client = self._deriver, self._client
@@ -445,7 +464,7 @@ class FloorPublisher:
         if self._reader is not None:
             last = self._reader.last()
             self.tip = max(self.tip, last.seq if last is not None else 0)
-        return deriver.position.seq >= self.tip and not self._groups and not self._anchors
+        return deriver.position.seq >= self.tip and not self._groups and self._held is None and not self._anchors
 
     def _shut(self) -> None:
         client = self._client

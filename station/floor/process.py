@@ -24,6 +24,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -205,6 +206,9 @@ def _widen_and_lower() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Ctrl-C in a terminal reaches the whole process group: the station stops the outbox
+    # itself (after its drain), so the outbox does not die of it first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     args = sys.argv[1:] if argv is None else argv
     status_fd = int(args[0])
     control = sys.stdin.buffer

@@ -68,6 +68,12 @@ class Broker:
         self.log = folder / "mosquitto.log"
         self.process: subprocess.Popen[bytes] | None = None
 
+    @staticmethod
+    def version() -> str:
+        """``mosquitto version 2.0.11`` (its help's first line)."""
+        shown = subprocess.run([str(MOSQUITTO), "-h"], capture_output=True, text=True, timeout=10)
+        return (shown.stdout or shown.stderr).splitlines()[0].strip()
+
     @property
     def url(self) -> str:
         return f"{'mqtts' if self.tls else 'mqtt'}://{'localhost' if self.tls else '127.0.0.1'}:{self.port}"

@@ -42,8 +42,6 @@ log = structlog.get_logger("station.floor")
 STATUS_INTERVAL_S = 0.5
 #: Back-off between restarts of an outbox that died (doubled up to the last).
 RESTART_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
-#: Lower than the table: on a busy machine the table's process is served first.
-NICENESS = 5
 #: The station wakes the outbox at most this often (each wake is two context switches).
 NOTIFY_S = 0.01
 
@@ -128,7 +126,7 @@ class FloorFeed:
         status_read, status_write = os.pipe()
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "station.floor.process", str(status_write)],
+                [sys.executable, "-m", "station.floor.outbox_main", str(status_write)],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, pass_fds=(status_write,), close_fds=True,
             )
         finally:
@@ -195,16 +193,6 @@ class FloorFeed:
 # --- the outbox's side ---------------------------------------------------------------------
 
 
-def _widen_and_lower() -> None:
-    """Run on any CPU (the station may keep to some while a simulated table has another), at
-    a lower priority than the table."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(NICENESS)
-    count = os.cpu_count() or 1
-    with contextlib.suppress(OSError, AttributeError, ValueError):
-        os.sched_setaffinity(0, range(count))
-
-
 def main(argv: list[str] | None = None) -> int:
     # Ctrl-C in a terminal reaches the whole process group: the station stops the outbox
     # itself (after its drain), so the outbox does not die of it first.
@@ -220,7 +208,6 @@ def main(argv: list[str] | None = None) -> int:
         from setproctitle import setproctitle
 
         setproctitle(f"station-floor-outbox ({spec['table']}, of station {spec['station_pid']})")
-    _widen_and_lower()
     from station.floor.outbox import FloorPublisher
     from station.service.setup import journal_options
 
@@ -256,7 +243,3 @@ def main(argv: list[str] | None = None) -> int:
     # the broker: it publishes the last will. The stored cursor keeps what was acknowledged.
     log.warning("floor_outbox_orphaned", station_pid=spec["station_pid"])
     os._exit(0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

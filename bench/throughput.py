@@ -39,11 +39,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def demo_rate(shoes: int, journal: Path) -> tuple[float, int, float]:
-    """(rounds/s, rounds, peak RSS MB) of one ``station demo --fast`` run."""
+def demo_rate(shoes: int, journal: Path, config: str | None = None) -> tuple[float, int, float]:
+    """(rounds/s, rounds, peak RSS MB) of one ``station demo --fast`` run (of ``config``, when
+    given: e.g. one with the floor feed on, as bench/floor.py writes it)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     proc = subprocess.Popen(
-        [sys.executable, "-m", "station", "demo", "--shoes", str(shoes), "--fast", "--json", "--journal", str(journal)],
+        [sys.executable, "-m", "station", "demo", "--shoes", str(shoes), "--fast", "--json", "--journal", str(journal),
+         *(["-c", config] if config else [])],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO,
     )
     assert proc.stdout is not None
@@ -112,6 +114,7 @@ def main() -> None:
     parser.add_argument("--shoes", type=int, default=3)
     parser.add_argument("--runs", type=int, default=5,
                         help="demo runs; the median is the figure (a shared VM varies by 15%% from run to run)")
+    parser.add_argument("--config", help="station configuration for the demo runs (default: the default one)")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.2f}")
@@ -122,7 +125,7 @@ def main() -> None:
             journal = base / "demo.sqlite3"
             for leftover in base.glob("demo.sqlite3*"):
                 leftover.unlink()
-            rate, rounds, peak = demo_rate(args.shoes, journal)
+            rate, rounds, peak = demo_rate(args.shoes, journal, args.config)
             rates.append(rate)
             print(f"  run {run + 1}: {rounds} rounds, {rate:.1f} rounds/s")
         print(f"station demo --fast: {rounds} rounds, median {statistics.median(rates):.1f} rounds/s over "

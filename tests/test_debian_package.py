@@ -58,7 +58,9 @@ def test_the_package_installs_where_systemd_looks_and_purges_keeping_the_journal
     try:
         for path in ("/opt/dealing-station/bin/station", "/usr/bin/station",
                      "/lib/systemd/system/dealing-station.service", "/lib/udev/rules.d/60-dealing-station.rules",
-                     "/usr/lib/sysusers.d/dealing-station.conf", "/usr/share/doc/dealing-station/install.md.gz"):
+                     "/usr/lib/sysusers.d/dealing-station.conf", "/usr/share/doc/dealing-station/install.md.gz",
+                     "/usr/share/doc/dealing-station/floor.conf",
+                     "/usr/share/dealing-station/station-scoreboard-kiosk.service"):
             assert Path(path).exists(), path
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", PACKAGE).stdout
         assert "/etc/dealing-station/station.toml" in conffiles

@@ -70,7 +70,7 @@ from station.events import Event, Timer, event_to_dict
 from station.journal import Journal, JournalError, RecordError
 from station.journal.store import check_record
 
-__all__ = ["CoreLoop", "CoreReplayError", "Subscriber", "Verdict"]
+__all__ = ["CommitHook", "CoreLoop", "CoreReplayError", "Subscriber", "Verdict"]
 
 #: The kind of the journal record noting an input that could not be journaled itself.
 UNJOURNALABLE_INPUT = "UnjournalableInput"
@@ -80,6 +80,10 @@ JOURNAL_RETRY_S = 1.0
 log = structlog.get_logger("station.core")
 
 Subscriber = Callable[[Output], None]
+#: Told of every commit on the loop's thread, right after it: (seconds the append took, records
+#: in it, seq and hash of its last record). It must be quick and must not raise (anchors,
+#: metrics and the floor feed's wake-up use it).
+CommitHook = Callable[[float, int, int, str], None]
 
 #: How often the loop looks for more events while it gathers a batch (see ``CoreLoop._gather``).
 GATHER_SLICE_S = 0.0005
@@ -140,6 +144,7 @@ class CoreLoop:
         self.journal_error: str | None = None  # why the journal cannot be written, while it cannot
         self._waiters: dict[int, Done] = {}  # id(event) -> who waits for its verdict
         self.skipped_records = 0  # journal records that are not input events
+        self.on_commit: CommitHook | None = None
         started = time.perf_counter()
         self.replayed = self._replay()
         self.replay_seconds = time.perf_counter() - started
@@ -320,6 +325,7 @@ class CoreLoop:
         """Append the batch, after taking out what the journal cannot store; while the journal
         cannot be written, wait and retry. None only when asked to stop meanwhile."""
         while True:
+            started = time.perf_counter()
             try:
                 records = self.journal.append_many(items)
             except RecordError:
@@ -329,9 +335,18 @@ class CoreLoop:
                 if not self._wait_for_journal(str(exc)):
                     return None
                 continue
+            if self.on_commit is not None and records:
+                self._committed(time.perf_counter() - started, len(records), records[-1])
             if self.journal_error is not None:
                 self._journal_back()
             return records
+
+    def _committed(self, seconds: float, count: int, last: Any) -> None:
+        assert self.on_commit is not None
+        try:
+            self.on_commit(seconds, count, last.seq, last.hash)
+        except Exception:
+            log.exception("core.commit_hook_failed")
 
     def _refuse_unjournalable(self, batch: list[Event], items: list[tuple[str, dict[str, Any]]]) -> None:
         """Take out of ``batch`` (in place) each event the journal cannot store, refusing it with
@@ -355,8 +370,11 @@ class CoreLoop:
 
     def _append_note(self, kind: str, payload: dict[str, Any]) -> None:
         while True:
+            started = time.perf_counter()
             try:
-                self.journal.append(kind, payload)
+                record = self.journal.append(kind, payload)
+                if self.on_commit is not None:
+                    self._committed(time.perf_counter() - started, 1, record)
                 return
             except JournalError as exc:
                 if not self._wait_for_journal(str(exc)):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,13 +99,20 @@ def _check_row(row: tuple[Any, ...], expected: int, prev_hash: str) -> tuple[int
     return None, ""
 
 
-def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None = None) -> VerifyReport:
-    """Verify raw rows as yielded by :meth:`JournalReader.snapshot_rows` (head row first)."""
+def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None = None,
+                anchors: Mapping[int, str] | None = None) -> VerifyReport:
+    """Verify raw rows as yielded by :meth:`JournalReader.snapshot_rows` (head row first).
+
+    ``anchors`` maps sequence numbers to hashes (or prefixes of 16 hex digits or more) taken
+    off the PC earlier (the floor feed's anchors, :mod:`station.journal.anchors`); each
+    named record must still be there with that hash. ``anchor`` is one such pair."""
     iterator = iter(rows)
     _, head_seq, head_hash = next(iterator)
     count = 0
     expected, prev_hash = 1, GENESIS_HASH
-    anchor_seen = False
+    wanted = {int(seq): digest.lower() for seq, digest in (anchors or {}).items()}
+    if anchor is not None:
+        wanted[anchor[0]] = anchor[1].lower()
     bad: tuple[int | None, str] | None = None
     try:
         for row in iterator:
@@ -116,11 +123,9 @@ def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None 
             if seq_bad is not None:
                 bad = (seq_bad, problem)
                 continue
-            if anchor is not None and row[0] == anchor[0]:
-                anchor_seen = True
-                if not row[5].startswith(anchor[1].lower()):
-                    bad = (row[0], f"record {row[0]}: hash differs from the anchor {anchor[1]} (rewritten)")
-                    continue
+            if wanted and row[0] in wanted and not row[5].startswith(wanted[row[0]]):
+                bad = (row[0], f"record {row[0]}: hash differs from the anchor {wanted[row[0]]} (rewritten)")
+                continue
             prev_hash = row[5]
             expected += 1
     except sqlite3.DatabaseError as exc:
@@ -147,16 +152,19 @@ def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None 
         return _bad(
             count, last_seq, f"record {last_seq}: hash differs from the head checkpoint (altered)", last_seq, prev_hash
         )
-    if anchor is not None and not anchor_seen:
-        problem = f"record {anchor[0]} missing (the anchor names it; records end at {last_seq})"
-        return _bad(count, min(anchor[0], last_seq + 1), problem, last_seq, prev_hash)
+    beyond = sorted(seq for seq in wanted if seq > last_seq)
+    if beyond:
+        problem = f"record {beyond[0]} missing (the anchor names it; records end at {last_seq})"
+        return _bad(count, min(beyond[0], last_seq + 1), problem, last_seq, prev_hash)
     return VerifyReport(True, count, None, "", last_seq, prev_hash)
 
 
-def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = None, deep: bool = False) -> VerifyReport:
+def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = None, deep: bool = False,
+           anchors: Mapping[int, str] | None = None) -> VerifyReport:
     """Verify the journal at ``path`` without changing it.
 
-    ``anchor`` is ``(seq, hash or hash prefix)`` recorded earlier; ``deep`` also runs SQLite's
+    ``anchor`` is ``(seq, hash or hash prefix)`` recorded earlier, ``anchors`` many of them
+    (``{seq: hash}``); ``deep`` also runs SQLite's
     own ``integrity_check`` over the file's structure first. Raises
     :class:`~station.journal.store.JournalMissingError`,
     :class:`~station.journal.store.NotAJournalError` or
@@ -170,7 +178,7 @@ def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = Non
                     return _bad(
                         _count_or_zero(reader), None, f"database structure damaged: {damage[0]}", 0, GENESIS_HASH
                     )
-            return verify_rows(reader.snapshot_rows(), anchor)
+            return verify_rows(reader.snapshot_rows(), anchor, anchors)
         except sqlite3.DatabaseError as exc:
             return _bad(_count_or_zero(reader), None, f"database damaged: {exc}", 0, GENESIS_HASH)
 

@@ -38,6 +38,7 @@ from station.events import (
     DeviceFault,
     Event,
 )
+from station.floor.service import FloorFeatures
 from station.integrity.monitor import IntegritySettings
 from station.integrity.service import IntegrityService
 from station.integrity.shuffler import ShufflerAgent
@@ -150,6 +151,7 @@ class Station:
         self.web: Any = None
         self.integrity: IntegrityService | None = None
         self.shuffler_agent: ShufflerAgent | None = None
+        self.floor: FloorFeatures | None = None  # anchors, floor feed, metrics (docs/floor.md)
         self.start_seconds = 0.0
         self.stop_reason = ""
         self._last_ping = 0.0
@@ -180,6 +182,7 @@ class Station:
         self._record_software(journal)
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
+        self.floor = FloorFeatures.start(self)  # anchors, floor feed, metrics: before any device opens
         self._start_integrity(journal.head()[0])  # the monitor catches up to what the core replayed
         self.devices = build_devices(self.config.devices, loop.post, endpoints=endpoints)
         self.devices.start()
@@ -348,6 +351,7 @@ class Station:
             "journal_error": loop.journal_error,
             "disk": self.disk.reading.as_dict() if self.disk.reading is not None else None,
             "integrity": self._integrity_status(machine),
+            **(self.floor.status() if self.floor is not None else {}),
         }
 
     def _integrity_status(self, machine: TableMachine) -> dict[str, Any]:
@@ -474,6 +478,8 @@ class Station:
             self.web.stop()
         if self.integrity is not None:
             self.integrity.stop()
+        if self.floor is not None:
+            self.floor.close()  # the last anchor, then what the broker takes within [floor] drain_s
         if self.loop is not None:
             self.loop.close()
         if self.holder is not None:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from station.floor.settings import FloorSection, MetricsSection
 from station.games.registry import game_named
 from station.resources import default_configuration
 
@@ -316,6 +317,8 @@ class StationConfig(_Strict):
     control: ControlSection = ControlSection()
     web: WebSection = WebSection()
     integrity: IntegritySection = IntegritySection()
+    floor: FloorSection = FloorSection()
+    metrics: MetricsSection = MetricsSection()
 
     @model_validator(mode="after")
     def _cross_sections(self) -> StationConfig:

@@ -35,8 +35,16 @@ class Finding:
 
 def preflight(loaded: LoadedConfig, journal: Path, web_port: int | None = None) -> list[Finding]:
     """Every finding, errors first."""
-    findings = [*_journal(loaded, journal), *_web(loaded, web_port), *_devices(loaded)]
+    findings = [*_journal(loaded, journal), *_web(loaded, web_port), *_devices(loaded), *_floor(loaded, journal)]
     return sorted(findings, key=lambda f: not f.error)
+
+
+def _floor(loaded: LoadedConfig, journal: Path) -> list[Finding]:
+    """The files [floor] names, and the metrics port (docs/floor.md, docs/metrics.md)."""
+    from station.floor.service import port_problem, setting_problems
+
+    problems = [*setting_problems(loaded.config, journal), *filter(None, [port_problem(loaded.config)])]
+    return [Finding(key, text, True) for key, text in problems]
 
 
 def _journal(loaded: LoadedConfig, journal: Path) -> list[Finding]:

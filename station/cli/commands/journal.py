@@ -49,6 +49,10 @@ def _anchor(text: str) -> tuple[int, str]:
 
 def _verify(args: argparse.Namespace) -> int:
     path, _ = _path(args)
+    if args.anchors:
+        return _verify_anchors(args, path)
+    if args.anchor_key or args.table:
+        raise CliError("--anchor-key and --table go with --anchors FILE")
     try:
         report = verify(path, anchor=args.anchor, deep=args.deep)
     except JournalError as exc:
@@ -67,6 +71,34 @@ def _verify(args: argparse.Namespace) -> int:
     else:
         print(report.verdict(path))
     return 0 if report.ok else 1
+
+
+def _verify_anchors(args: argparse.Namespace, path: Path) -> int:
+    """``verify --anchors FILE``: the chain, and every anchor of this journal in FILE."""
+    from station.journal.anchors import AnchorFileError, check_anchors, read_anchors, read_key
+
+    if args.anchor is not None:
+        raise CliError("give --anchor or --anchors, not both (add the anchor to the file)")
+    try:
+        anchors = read_anchors(args.anchors)
+        key = read_key(args.anchor_key) if args.anchor_key else None
+    except AnchorFileError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        check = check_anchors(path, anchors, key=key, table=args.table, deep=args.deep)
+    except JournalError as exc:
+        raise CliError(str(exc), status=2) from None
+    report = check.report
+    if args.json:
+        print(json.dumps({
+            "journal": str(path), "ok": check.ok, "records": report.records,
+            "first_bad_seq": report.first_bad_seq if not check.ok else None, "problem": check.problem,
+            "last_seq": report.last_seq, "last_hash": report.last_hash, "journal_id": check.journal_id,
+            "anchors_checked": check.used, "anchors_of_other_journals": check.other_journals,
+        }))
+    else:
+        print(check.verdict(path))
+    return 0 if check.ok else 1
 
 
 def _write_jsonl(reader: JournalReader, since: int, out: IO[bytes]) -> int:
@@ -138,6 +170,15 @@ def register(subparsers: Any) -> None:
         type=_anchor,
         help="also require record SEQ to have this hash (as printed by an earlier verify): exposes a rewritten journal",
     )
+    check.add_argument(
+        "--anchors",
+        metavar="FILE",
+        help="also check every anchor of this journal in FILE (JSON lines, as the floor feed publishes them and "
+        "'station floor watch --anchors-out' collects them): exposes a journal rewritten before an anchored point",
+    )
+    check.add_argument("--anchor-key", metavar="FILE",
+                       help="with --anchors: the HMAC key the station signs anchors with; every anchor must match it")
+    check.add_argument("--table", metavar="ID", help="with --anchors: use only the anchors of this table id")
     check.add_argument("--deep", action="store_true", help="also run SQLite's integrity_check over the file structure")
     check.add_argument("--json", action="store_true", help="print the report as one JSON object")
     check.set_defaults(handler=_verify)

@@ -1,0 +1,322 @@
+"""What the floor feed says about each journal record: deterministic, from the journal alone.
+
+The journal holds inputs; a settled round, an irregularity or a refusal is what replaying
+those inputs under the table's rules gives (docs/journal.md). So the feed replays the journal
+into a machine of its own, exactly as recall and crash recovery do, and turns the outputs of
+each record into messages stamped with that record's ``seq``, ``time`` and ``hash``. Replaying
+the same journal always gives the same messages, so after a crash the publisher derives again
+exactly what it had sent, and a consumer recognises a repeat by its numbers.
+
+Two kinds of messages form the table's *sequenced* feed, each numbered on its own: ``round``
+(a settled or voided round) and ``event`` (irregularities, decisions with who, refusals,
+device faults and recoveries, shoe starts and ends, payout and late-bet decisions, pauses, the
+configuration and software records). ``n`` counts a kind's messages in this journal (1, 2, 3,
+... with no gap) and ``prev`` is the ``seq`` of the kind's previous message (0 before the
+first), so a consumer drops what it has seen and notices what it has not. ``state`` (the
+table's state now) is a snapshot, not numbered. The payloads are described by the JSON
+Schemas in ``station/floor/schemas/`` (docs/floor.md).
+
+No clock, no I/O: :class:`FeedDeriver` is fed records and answers messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from station.core import outputs as out
+from station.core.machine import TableMachine
+from station.core.options import CoreOptions
+from station.core.replay import CoreReplayError, Decoder, apply_safely
+from station.events import (
+    AccessDenied,
+    Actor,
+    Event,
+    EventError,
+    LateBetOverride,
+    PauseRequested,
+    ResumeRequested,
+    event_types,
+    to_plain,
+)
+from station.journal import JournalRecord
+
+#: The version of the payloads (``v`` in every message); docs/floor.md says what changes it.
+PAYLOAD_VERSION = 1
+#: Journal records that are not input events but belong on the feed (station/service/setup.py
+#: and station/core/loop.py write them).
+CONFIGURATION, SOFTWARE, UNJOURNALABLE = "Configuration", "Software", "UnjournalableInput"
+SEQUENCED = ("round", "event")
+
+
+@dataclass
+class Counter:
+    """A sequenced kind's position: messages so far (``n``) and the seq of the last one."""
+
+    n: int = 0
+    prev: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {"n": self.n, "prev": self.prev}
+
+
+@dataclass(frozen=True)
+class FeedMessage:
+    """One message of the sequenced feed: its kind (topic), the journal record it came from,
+    its number among its kind, and its payload (a JSON object)."""
+
+    kind: str
+    seq: int
+    n: int
+    payload: dict[str, Any]
+
+
+@dataclass
+class FeedPosition:
+    """Where a deriver stands: the last record it has taken and each kind's counter."""
+
+    seq: int = 0
+    counters: dict[str, Counter] = field(default_factory=lambda: {kind: Counter() for kind in SEQUENCED})
+
+    def copy(self) -> FeedPosition:
+        return FeedPosition(self.seq, {k: Counter(c.n, c.prev) for k, c in self.counters.items()})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, **{kind: c.to_json() for kind, c in self.counters.items()}}
+
+
+def _actor(event: Event | None) -> dict[str, str]:
+    actor = getattr(event, "actor", None)
+    if isinstance(actor, Actor):
+        return {"role": actor.role, "who": actor.who}
+    return {"role": "", "who": ""}
+
+
+def _bets(bets: Iterable[Any]) -> list[dict[str, Any]]:
+    return [{"box": b.box, "player": b.player, "region": b.region, "stake": b.stake, "valid": b.valid,
+             "void": b.void, "outcome": b.outcome, "net": b.net} for b in bets]
+
+
+class FeedDeriver:
+    """Replays a journal's records into its own machine and derives the feed's messages.
+
+    Records up to a cursor are *skipped* (applied without messages, as fast as crash
+    recovery replays); from then on each record is *derived*. ``position`` says how far it has
+    come and how many messages of each kind there have been."""
+
+    def __init__(self, options: CoreOptions | None, *, table: str, journal_id: str, currency: str | None = None,
+                 devices: Iterable[str] = (), position: FeedPosition | None = None) -> None:
+        self.machine = TableMachine(options)
+        self.machine.refusal_log = []
+        self.table = table
+        self.journal_id = journal_id
+        self.currency = currency
+        self.devices = tuple(devices)
+        self.position = position.copy() if position is not None else FeedPosition()
+        self.last_time = ""
+        self._decode = Decoder()
+        self._known = event_types()
+        self._opened: tuple[str, str] = ("", "")  # (round id, journal time it opened)
+        self._live = False
+
+    # --- feeding -----------------------------------------------------------------------
+
+    def skip(self, record: JournalRecord) -> None:
+        """Apply a record that was published before (at or below the cursor): no message."""
+        event = self._event(record)
+        if event is not None:
+            apply_safely(self.machine, event, record.seq)
+            self.machine.refusal_log = []
+            self._note_round(record.time)
+        self.position.seq = record.seq
+        self.last_time = record.time
+
+    def derive(self, record: JournalRecord) -> list[FeedMessage]:
+        """Apply a record and return the messages it gives, in order (most give none)."""
+        if not self._live:
+            self.machine.go_live()
+            self._live = True
+        machine = self.machine
+        event = self._event(record)
+        bodies: list[tuple[str, dict[str, Any]]] = []
+        if event is None:
+            bodies.extend(self._record_note(record))
+        else:
+            before = machine.round
+            apply_safely(machine, event, record.seq)
+            outputs = machine.take_outputs()
+            refusals = machine.refusal_log or []
+            machine.refusal_log = []
+            self._note_round(record.time)
+            for output in outputs:
+                body = self._from_output(output, event, before)
+                if body is not None:
+                    bodies.append(body)
+            for refusal in refusals:
+                bodies.append(("event", {"type": "refusal", "input": refusal["input"], "reason": refusal["reason"],
+                                         "role": refusal["role"], "who": refusal["who"]}))
+            if not refusals:
+                bodies.extend(self._from_input(event))
+        self.position.seq = record.seq
+        self.last_time = record.time
+        return [self._stamp(kind, body, record) for kind, body in bodies]
+
+    # --- the state snapshot ------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """The table as of the last record taken: the retained ``state`` message."""
+        m = self.machine
+        irregularity = m.irregularity
+        current = m.round
+        last = m.shoe_results[-1] if m.shoe_results else None
+        faulted = dict(sorted(m.faulted.items()))
+        return {
+            "v": PAYLOAD_VERSION, "kind": "state", "table": self.table, "journal_id": self.journal_id,
+            "seq": self.position.seq, "time": self.last_time, "game": m.rules.name, "state": m.state,
+            "expectation": m.expectation, "shoe": m.shoe.number, "round_id": current.round_id if current else None,
+            "rounds_in_shoe": m.shoe.rounds,
+            "irregularity": None if irregularity is None else {
+                "ident": irregularity.ident, "reason": irregularity.reason, "detail": irregularity.detail,
+                "decisions": list(irregularity.decisions), "round_id": irregularity.round_id},
+            "paused_by": dict(m.paused_by) if m.paused_by else None,
+            "faulted": faulted,
+            "devices": {name: ("faulted" if name in faulted else "ok") for name in self.devices},
+            "last_result": None if last is None else to_plain(last),
+            "currency": self.currency,
+        }
+
+    # --- internals ---------------------------------------------------------------------
+
+    def _event(self, record: JournalRecord) -> Event | None:
+        try:
+            return self._decode(record.payload)
+        except EventError as exc:
+            if record.kind not in self._known:
+                return None
+            raise CoreReplayError(f"journal record {record.seq} ({record.kind}): {exc}") from None
+
+    def _note_round(self, time: str) -> None:
+        current = self.machine.round
+        if current is not None and current.round_id != self._opened[0]:
+            self._opened = (current.round_id, time)
+
+    def _context(self) -> dict[str, Any]:
+        current = self.machine.round
+        return {"shoe": self.machine.shoe.number, "round_id": current.round_id if current else None}
+
+    def _stamp(self, kind: str, body: dict[str, Any], record: JournalRecord) -> FeedMessage:
+        counter = self.position.counters[kind]
+        counter.n += 1
+        payload = {"v": PAYLOAD_VERSION, "kind": kind, "table": self.table, "journal_id": self.journal_id,
+                   "seq": record.seq, "n": counter.n, "prev": counter.prev, "time": record.time, "hash": record.hash}
+        counter.prev = record.seq
+        if kind == "event":
+            payload.update(self._context())
+        payload.update(body)
+        return FeedMessage(kind, record.seq, counter.n, payload)
+
+    def _record_note(self, record: JournalRecord) -> list[tuple[str, dict[str, Any]]]:
+        """Records that are not input events: the configuration, the software, a refused input."""
+        payload = record.payload
+        if record.kind == CONFIGURATION:
+            return [("event", {"type": "configuration", "configuration": payload})]
+        if record.kind == SOFTWARE:
+            return [("event", {"type": "software", "software": payload})]
+        if record.kind == UNJOURNALABLE:
+            return [("event", {"type": "refusal", "input": str(payload.get("kind", "")),
+                               "reason": str(payload.get("reason", "")), "role": "", "who": ""})]
+        return []
+
+    def _round(self, output: out.RoundSettled | out.RoundVoided, before: Any) -> dict[str, Any]:
+        current = self.machine.round
+        if current is None or current.round_id != output.round_id:
+            current = before if before is not None and before.round_id == output.round_id else None
+        shoe, _, number = output.round_id.partition("-")
+        body: dict[str, Any] = {
+            "round_id": output.round_id, "shoe": int(shoe), "round": int(number),
+            "opened_at": self._opened[1] if self._opened[0] == output.round_id else None,
+            "burned": [c.code for c in current.burned] if current else [],
+            "dummy": [c.code for c in current.dummy] if current else [],
+            "decisions": to_plain(current.decisions) if current else [],
+            "payout_option": current.payout_option if current else "",
+            "currency": self.currency,
+        }
+        if isinstance(output, out.RoundSettled):
+            body.update({
+                "status": "settled", "game": output.game,
+                "hands": [{"position": position, "cards": [c.code for c in cards]} for position, cards in output.hands],
+                "totals": {position: total for position, total in output.totals},
+                "outcome": output.outcome, "natural": output.natural, "player_pair": output.player_pair,
+                "banker_pair": output.banker_pair, "bets": _bets(output.bets), "house_net": output.house_net,
+                "void_reason": "",
+            })
+        else:
+            body.update({
+                "status": "voided", "game": self.machine.rules.name,
+                "hands": _hands(current.dealt) if current else [], "totals": {}, "outcome": "void",
+                "natural": False, "player_pair": False, "banker_pair": False, "bets": _bets(output.returned),
+                "house_net": 0, "void_reason": output.reason,
+            })
+        return body
+
+    def _from_output(self, output: out.Output, event: Event, before: Any) -> tuple[str, dict[str, Any]] | None:
+        if isinstance(output, (out.RoundSettled, out.RoundVoided)):
+            return "round", self._round(output, before)
+        if isinstance(output, out.ShoeStarted):
+            return "event", {"type": "shoe_start", "shoe_number": output.shoe,
+                             "exposed": output.exposed.code if output.exposed else None,
+                             "burned": [c.code for c in output.burned], "set_colour": output.set_colour}
+        if isinstance(output, out.ShoeEnded):
+            return "event", {"type": "shoe_end", "shoe_number": output.shoe, "rounds": output.rounds}
+        if isinstance(output, out.IrregularityRaised):
+            return "event", {"type": "irregularity", "ident": output.ident, "reason": output.reason,
+                             "detail": output.detail, "irregular_round": output.round_id,
+                             "decisions": list(output.decisions)}
+        if isinstance(output, out.IrregularityResolved):
+            return "event", {"type": "decision", "ident": output.ident, "reason": output.reason,
+                             "decision": output.decision, "role": output.role, "who": output.who,
+                             "detail": str(getattr(event, "detail", ""))}
+        if isinstance(output, out.DeviceFaulted):
+            return "event", {"type": "device_fault", "device": output.device, "reason": output.reason,
+                             "code": output.code}
+        if isinstance(output, out.DeviceBack):
+            return "event", {"type": "device_recovered", "device": output.device}
+        if isinstance(output, out.PayoutOptionScheduled):
+            return "event", {"type": "payout_option", "option": output.option, "applies": output.applies_from,
+                             **_actor(event)}
+        if isinstance(output, out.PayoutOptionApplied):
+            return "event", {"type": "payout_option_applied", "option": output.option,
+                             "from_round": output.from_round}
+        if isinstance(output, out.BetsReduced):
+            return "event", {"type": "bets_reduced", "reduced_round": output.round_id, "currency": self.currency,
+                             "reductions": [{"box": box, "player": player, "region": region, "from": old, "to": new}
+                                            for box, player, region, old, new in output.reductions]}
+        return None
+
+    def _from_input(self, event: Event) -> list[tuple[str, dict[str, Any]]]:
+        """Decisions whose outputs do not say who took them (applied, not refused)."""
+        if isinstance(event, PauseRequested):
+            return [("event", {"type": "pause", "reason": event.reason, **_actor(event)})]
+        if isinstance(event, ResumeRequested):
+            return [("event", {"type": "resume", **_actor(event)})]
+        if isinstance(event, LateBetOverride):
+            return [("event", {"type": "late_bets", "reason": event.reason, **_actor(event)})]
+        if isinstance(event, AccessDenied):
+            return [("event", {"type": "access_denied", "command": event.command, **_actor(event)})]
+        return []
+
+
+def _hands(dealt: Iterable[tuple[str, Any]]) -> list[dict[str, Any]]:
+    hands: dict[str, list[str]] = {}
+    for position, card in dealt:
+        hands.setdefault(position, []).append(card.code)
+    return [{"position": position, "cards": cards} for position, cards in hands.items()]
+
+
+def derive_all(records: Iterable[JournalRecord], options: CoreOptions | None, *, table: str, journal_id: str,
+               currency: str | None = None, devices: Iterable[str] = ()) -> Iterator[FeedMessage]:
+    """Every sequenced message a journal's records give, in order (tests, tools)."""
+    deriver = FeedDeriver(options, table=table, journal_id=journal_id, currency=currency, devices=devices)
+    for record in records:
+        yield from deriver.derive(record)

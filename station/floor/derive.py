@@ -124,6 +124,7 @@ class FeedDeriver:
 
     def skip(self, record: JournalRecord) -> None:
         """Apply a record that was published before (at or below the cursor): no message."""
+        self._learn_currency(record)
         event = self._event(record)
         if event is not None:
             apply_safely(self.machine, event, record.seq)
@@ -138,6 +139,7 @@ class FeedDeriver:
             self.machine.go_live()
             self._live = True
         machine = self.machine
+        self._learn_currency(record)
         event = self._event(record)
         bodies: list[tuple[str, dict[str, Any]]] = []
         if event is None:
@@ -215,6 +217,14 @@ class FeedDeriver:
             payload.update(self._context())
         payload.update(body)
         return FeedMessage(kind, record.seq, counter.n, payload)
+
+    def _learn_currency(self, record: JournalRecord) -> None:
+        """Without a currency given (a journal derived offline), the one its configuration
+        record names (``[table] currency``; journals written before that key have none)."""
+        if self.currency is None and record.kind == CONFIGURATION:
+            table = record.payload.get("table")
+            currency = table.get("currency") if isinstance(table, dict) else None
+            self.currency = currency if isinstance(currency, str) and currency else None
 
     def _record_note(self, record: JournalRecord) -> list[tuple[str, dict[str, Any]]]:
         """Records that are not input events: the configuration, the software, a refused input."""

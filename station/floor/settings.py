@@ -14,8 +14,10 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
+
+from station.strict_model import StrictSection
 
 #: A table id and a topic prefix level: what MQTT topics and file names can carry safely.
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -27,11 +29,7 @@ def _problem(message: str) -> PydanticCustomError:
     return PydanticCustomError("floor_setting", message)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class FloorSection(_Strict):
+class FloorSection(StrictSection):
     """The floor feed: an MQTT publisher driven by the journal, and the journal's anchors."""
 
     enabled: bool = False
@@ -113,7 +111,7 @@ class FloorSection(_Strict):
         return parts.hostname or "", parts.port or DEFAULT_PORTS[parts.scheme]
 
 
-class MetricsSection(_Strict):
+class MetricsSection(StrictSection):
     """Prometheus metrics (docs/metrics.md)."""
 
     enabled: bool = False

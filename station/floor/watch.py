@@ -16,7 +16,7 @@ from typing import Any
 
 
 @dataclass
-class TableView:
+class WatchedTable:
     """What the feed has said about one table."""
 
     table: str
@@ -70,7 +70,7 @@ class FloorView:
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix.rstrip("/")
-        self.tables: dict[str, TableView] = {}
+        self.tables: dict[str, WatchedTable] = {}
 
     def split(self, topic: str) -> tuple[str, str] | None:
         """(table, kind) of a feed topic, or None for a topic outside the feed."""
@@ -81,7 +81,7 @@ class FloorView:
             return None
         return rest[0], rest[1]
 
-    def update(self, topic: str, payload: bytes | bytearray) -> TableView | None:
+    def update(self, topic: str, payload: bytes | bytearray) -> WatchedTable | None:
         """Take one message; the table's view when it changed what the line says."""
         where = self.split(topic)
         if where is None:
@@ -93,7 +93,7 @@ class FloorView:
             return None
         if not isinstance(message, dict):
             return None
-        view = self.tables.setdefault(table, TableView(table))
+        view = self.tables.setdefault(table, WatchedTable(table))
         before = view.line()
         if message.get("journal_id") and message["journal_id"] != view.journal_id:
             view.journal_id = str(message["journal_id"])
@@ -124,7 +124,7 @@ class FloorView:
         return view if view.line() != before or kind == "state" else None
 
     @staticmethod
-    def _count(view: TableView, kind: str, message: dict[str, Any]) -> None:
+    def _count(view: WatchedTable, kind: str, message: dict[str, Any]) -> None:
         """Count messages and gaps by ``n`` (a repeat, with an ``n`` already seen, is not counted)."""
         n = message.get("n")
         if not isinstance(n, int):
@@ -141,7 +141,7 @@ class FloorView:
             view.events_seen += 1
 
     @staticmethod
-    def _event(view: TableView, message: dict[str, Any]) -> None:
+    def _event(view: WatchedTable, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "device_fault":
             view.faults[str(message.get("device"))] = str(message.get("reason", ""))

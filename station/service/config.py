@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 
 from station.floor.settings import FloorSection, MetricsSection
 from station.games.registry import game_named
 from station.resources import default_configuration
+from station.strict_model import StrictSection
 
 #: The default (simulated) configuration, shipped with the station (:mod:`station.resources`).
 DEFAULT_CONFIG = default_configuration()
@@ -54,11 +55,7 @@ class ConfigError(Exception):
         super().__init__("\n".join(lines))
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class StationSection(_Strict):
+class StationSection(StrictSection):
     name: str = Field(default="table", min_length=1, max_length=60)
     journal: str = ""
     """Journal path; empty means the documented default (see docs/journal.md)."""
@@ -68,7 +65,7 @@ class StationSection(_Strict):
     """Warn (log, ``ctl status``) when the journal's file system has less free space than this."""
 
 
-class WarOptions(_Strict):
+class WarOptions(StrictSection):
     tie_pays: int = Field(default=10, ge=2, le=50)
     tie_after_tie_bonus: int = Field(default=0, ge=0, le=50)
     """Extra odds paid on the go-to-war wager when the war cards tie again; 0 = off."""
@@ -78,7 +75,7 @@ class WarOptions(_Strict):
     """Boxes one player may bet on (5.7, 5.8): one unless the operator allows more."""
 
 
-class TableSection(_Strict):
+class TableSection(StrictSection):
     game: Game = "baccarat"
     variant: Variant = "mini"
     boxes: int = Field(default=7, ge=1, le=14)
@@ -173,7 +170,7 @@ class TableSection(_Strict):
         return min(self.chips)
 
 
-class DeviceSection(_Strict):
+class DeviceSection(StrictSection):
     url: str = Field(min_length=1)
     """``sim:`` starts the simulated device; otherwise a pyserial URL or device path, or for USB
     pedals ``usb://VID:PID?serial=...`` / ``usb-sim:///socket``."""
@@ -182,7 +179,7 @@ class DeviceSection(_Strict):
     """Simulator options (``seed``, ``cut_position``, ...), ignored for real devices."""
 
 
-class DevicesSection(_Strict):
+class DevicesSection(StrictSection):
     shoe: DeviceSection | None = DeviceSection(url="sim:")
     shuffler: DeviceSection | None = None
     display: DeviceSection | None = None
@@ -233,7 +230,7 @@ def _default_buttons() -> dict[str, DealerActionName]:
     return {"left": "no_more_bets", "centre": "reveal", "right": "next_round"}
 
 
-class DealerSection(_Strict):
+class DealerSection(StrictSection):
     simulated: bool = False
     """A simulated dealer plays the simulated devices (for demonstration and soak testing)."""
     pace_ms: int = Field(default=1500, ge=0, le=60_000)
@@ -243,21 +240,21 @@ class DealerSection(_Strict):
     buttons: dict[str, DealerActionName] = Field(default_factory=_default_buttons)
 
 
-class ControlUser(_Strict):
+class ControlUser(StrictSection):
     name: str = Field(min_length=1)
     role: Role
     token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     """SHA-256 (hex) of the user's secret token; the token itself is never stored."""
 
 
-class ControlSection(_Strict):
+class ControlSection(StrictSection):
     socket: str = ""
     """Unix socket path; empty means $RUNTIME_DIRECTORY/control.sock or the state directory."""
     socket_mode: int = Field(default=0o660, ge=0, le=0o777)
     users: list[ControlUser] = Field(default_factory=list)
 
 
-class WebSection(_Strict):
+class WebSection(StrictSection):
     """The web scoreboard (docs/web-scoreboard.md): a read-only page served by a process of its own."""
 
     enabled: bool = False
@@ -295,7 +292,7 @@ class WebSection(_Strict):
         return self.bind
 
 
-class IntegritySection(_Strict):
+class IntegritySection(StrictSection):
     """The integrity monitor (docs/integrity.md). It never changes how a journal replays, so it
     is not part of the configuration a journal records."""
 
@@ -309,7 +306,7 @@ class IntegritySection(_Strict):
     """Rounds in the rolling window of the result statistics."""
 
 
-class StationConfig(_Strict):
+class StationConfig(StrictSection):
     station: StationSection = StationSection()
     table: TableSection = TableSection()
     devices: DevicesSection = DevicesSection()

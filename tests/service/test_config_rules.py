@@ -10,7 +10,7 @@ import pytest
 
 from station.games.baccarat.table import DifferentialMode, RegionCap
 from station.service.config import ConfigError, load_config, parse_config
-from station.service.setup import changed_keys, configuration_record, core_options, with_defaults
+from station.service.setup import changed_keys, configuration_record, core_options, recorded_rules, with_defaults
 
 
 def config(tmp_path: Path, text: str) -> Path:
@@ -68,8 +68,10 @@ def test_a_journal_written_before_a_key_existed_is_not_refused_over_its_default(
     current = configuration_record(parse_config({}, Path("station.toml")))
     older = {**current, "table": {k: v for k, v in current["table"].items()
                                   if k not in ("differential_reduction", "cut_cards")}}
-    assert changed_keys(older, current) == ["table.cut_cards", "table.differential_reduction"]
     assert with_defaults(older) == current
+    assert changed_keys(recorded_rules(older, current), current) == []
     changed = {**older, "table": {**older["table"], "tie_pays": 9}}
-    assert changed_keys(with_defaults(changed), current) == ["table.tie_pays"]
+    assert changed_keys(recorded_rules(changed, current), current) == ["table.tie_pays"]
+    supervised = {**current, "table": {**current["table"], "differential_reduction": "supervisor"}}
+    assert changed_keys(recorded_rules(older, supervised), supervised) == ["table.differential_reduction"]
     assert with_defaults({"table": {"decks": 99}}) == {"table": {"decks": 99}}  # unreadable: compared as it is

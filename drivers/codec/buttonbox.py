@@ -12,7 +12,8 @@ from drivers.codec.protocol import Message, Protocol, register_protocol
 
 
 @dataclass(frozen=True)
-class GetStatus(Message):
+class ButtonBoxGetStatus(Message):
+    WIRE_NAME = "GetStatus"
     TYPE: ClassVar[int] = 0x04
 
 
@@ -63,7 +64,7 @@ class LongPress(Message):
 BUTTONBOX = register_protocol(
     Protocol(
         "buttonbox",
-        (GetStatus, SetLongPress, BoxStatus, ButtonDown, ButtonUp, LongPress),
+        (ButtonBoxGetStatus, SetLongPress, BoxStatus, ButtonDown, ButtonUp, LongPress),
         summary="serial dealer button box: button down/up and long press",
     )
 )

@@ -97,7 +97,8 @@ WAR_BOX = Record(WarBox, (("box", U8), ("card", CARD), ("outcome", EnumU8(WarBox
 
 
 @dataclass(frozen=True)
-class GetStatus(Message):
+class DisplayGetStatus(Message):
+    WIRE_NAME = "GetStatus"
     TYPE: ClassVar[int] = 0x04
 
 
@@ -207,7 +208,7 @@ DISPLAY = register_protocol(
     Protocol(
         "display",
         (
-            GetStatus,
+            DisplayGetStatus,
             ShowResult,
             ShowRoads,
             ShowMessage,

@@ -53,12 +53,12 @@ EXAMPLES: dict[str, list[Example]] = {
             shoe.CardRead(parse_card("TD")),
         ),
         ("the cut card comes out", 6, shoe.CutCardRead()),
-        ("last card gone", 7, shoe.ShoeEmpty()),
-        ("cards loaded", 8, shoe.CardsPresent()),
-        ("lid opened", 9, shoe.LidOpened()),
-        ("lid closed", 10, shoe.LidClosed()),
+        ("last card gone", 7, shoe.ShoeEmptyNotice()),
+        ("cards loaded", 8, shoe.CardsPresentNotice()),
+        ("lid opened", 9, shoe.LidOpenedNotice()),
+        ("lid closed", 10, shoe.LidClosedNotice()),
         ("a card passed but could not be read", 11, shoe.ReaderError(shoe.ReaderErrorCode.UNREADABLE_CARD, "")),
-        ("host asks for the status", 12, shoe.GetStatus()),
+        ("host asks for the status", 12, shoe.ShoeGetStatus()),
         (
             "lid closed, cards present, 87 cards read, no error",
             12,
@@ -72,8 +72,8 @@ EXAMPLES: dict[str, list[Example]] = {
         ("progress: half done, red set", 3, shuffler.StatusChanged(shuffler.WireShufflerState.SHUFFLING, 50, "red")),
         ("shuffle finished", 4, shuffler.StatusChanged(shuffler.WireShufflerState.DONE, 100, "red")),
         ("a jam", 5, shuffler.StatusChanged(shuffler.WireShufflerState.JAM, 40, "red", "elevator")),
-        ("continuous mode: 6 cards returned after a round", 6, shuffler.CardsReturned(6)),
-        ("host asks for the status", 9, shuffler.GetStatus()),
+        ("continuous mode: 6 cards returned after a round", 6, shuffler.CardsReturnedNotice(6)),
+        ("host asks for the status", 9, shuffler.ShufflerGetStatus()),
         (
             "continuous shuffler ready, blue set, 410 cards inside",
             9,
@@ -168,7 +168,7 @@ EXAMPLES: dict[str, list[Example]] = {
         ("button 1 comes up after 120 ms: a short press", 5, buttonbox.ButtonUp(1, 120)),
         ("button 2 held for 800 ms: a long press, sent while still held", 6, buttonbox.LongPress(2, 800)),
         ("host sets the long-press time to 1 s", 3, buttonbox.SetLongPress(1000)),
-        ("host asks for the status", 4, buttonbox.GetStatus()),
+        ("host asks for the status", 4, buttonbox.ButtonBoxGetStatus()),
         ("4 buttons, button 2 held, long press 1000 ms", 4, buttonbox.BoxStatus(4, (2,), 1000)),
     ],
 }
@@ -194,7 +194,7 @@ def render_table(protocol: Protocol, common: bool = False) -> str:
         if (cls in COMMON_MESSAGES) != common:
             continue
         fields = "; ".join(f"`{name}`: {wire.doc}" for name, wire in cls.layout()) or "(none)"
-        rows.append(f"| `0x{code:02X}` | `{cls.__name__}` | {cls.kind().value} | {fields} |")
+        rows.append(f"| `0x{code:02X}` | `{cls.WIRE_NAME}` | {cls.kind().value} | {fields} |")
     return "\n".join(rows) + "\n"
 
 

@@ -59,13 +59,23 @@ class Message:
     """Base of all wire messages. Subclasses set ``TYPE`` and annotate fields with wire types."""
 
     TYPE: ClassVar[int] = -1
+    #: The message's name in the protocol documents and in logs. Several protocols share a
+    #: name (each has its ``GetStatus``) and a device's notice may share one with the station
+    #: event it becomes (the shoe's ``ShoeEmpty``); the Python classes are named apart (e.g.
+    #: ``ShoeGetStatus``, ``ShoeEmptyNotice``) and give their wire name here.
+    WIRE_NAME: ClassVar[str] = "Message"
     _LAYOUT: ClassVar[tuple[tuple[str, WireType], ...] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "WIRE_NAME" not in cls.__dict__:
+            cls.WIRE_NAME = cls.__name__
 
     @classmethod
     def kind(cls) -> Kind:
         kind = kind_of(cls.TYPE)
         if kind is None:
-            raise TypeError(f"{cls.__name__} has type code {cls.TYPE:#04x} outside every range")
+            raise TypeError(f"{cls.WIRE_NAME} has type code {cls.TYPE:#04x} outside every range")
         return kind
 
     @classmethod
@@ -79,7 +89,7 @@ class Message:
         for f in dataclasses.fields(cls):
             meta = [m for m in getattr(hints[f.name], "__metadata__", ()) if isinstance(m, WireType)]
             if len(meta) != 1:
-                raise TypeError(f"{cls.__name__}.{f.name} needs exactly one wire type annotation")
+                raise TypeError(f"{cls.WIRE_NAME}.{f.name} needs exactly one wire type annotation")
             layout.append((f.name, meta[0]))
         cls._LAYOUT = tuple(layout)
         return cls._LAYOUT
@@ -97,16 +107,16 @@ class Message:
         for name, wire in cls.layout():
             values[name], pos = wire.unpack(payload, pos)
         if pos != len(payload):
-            raise PayloadError(f"{cls.__name__}: {len(payload) - pos} unexpected trailing byte(s)")
+            raise PayloadError(f"{cls.WIRE_NAME}: {len(payload) - pos} unexpected trailing byte(s)")
         try:
             return cls(**values)
         except (TypeError, ValueError) as exc:
-            raise PayloadError(f"{cls.__name__}: {exc}") from None
+            raise PayloadError(f"{cls.WIRE_NAME}: {exc}") from None
 
     def describe(self) -> str:
         """``Name(field=value, ...)`` in the notation used by the protocol documents."""
         parts = [f"{name}={wire.show(getattr(self, name))}" for name, wire in self.layout()]
-        return f"{type(self).__name__}({', '.join(parts)})"
+        return f"{self.WIRE_NAME}({', '.join(parts)})"
 
 
 # --- link-control and common messages, part of every protocol ------------------------------
@@ -207,13 +217,13 @@ class Protocol:
             cls.layout()  # validates the annotations early
             if cls.TYPE in self.by_type and self.by_type[cls.TYPE] is not cls:
                 raise TypeError(
-                    f"{name}: type {cls.TYPE:#04x} used by {self.by_type[cls.TYPE].__name__} and {cls.__name__}"
+                    f"{name}: type {cls.TYPE:#04x} used by {self.by_type[cls.TYPE].WIRE_NAME} and {cls.WIRE_NAME}"
                 )
             self.by_type[cls.TYPE] = cls
 
     def encode(self, message: Message, seq: int) -> bytes:
         if self.by_type.get(message.TYPE) is not type(message):
-            raise TypeError(f"{type(message).__name__} is not part of the {self.name} protocol")
+            raise TypeError(f"{message.WIRE_NAME} is not part of the {self.name} protocol")
         return encode_frame(seq, message.TYPE, message.pack())
 
     def decode(self, frame: Frame) -> Message:

@@ -23,7 +23,8 @@ class ReaderErrorCode(IntEnum):
 
 
 @dataclass(frozen=True)
-class GetStatus(Message):
+class ShoeGetStatus(Message):
+    WIRE_NAME = "GetStatus"
     TYPE: ClassVar[int] = 0x04
 
 
@@ -54,22 +55,26 @@ class CutCardRead(Message):
 
 
 @dataclass(frozen=True)
-class ShoeEmpty(Message):
+class ShoeEmptyNotice(Message):
+    WIRE_NAME = "ShoeEmpty"
     TYPE: ClassVar[int] = 0x42
 
 
 @dataclass(frozen=True)
-class CardsPresent(Message):
+class CardsPresentNotice(Message):
+    WIRE_NAME = "CardsPresent"
     TYPE: ClassVar[int] = 0x43
 
 
 @dataclass(frozen=True)
-class LidOpened(Message):
+class LidOpenedNotice(Message):
+    WIRE_NAME = "LidOpened"
     TYPE: ClassVar[int] = 0x44
 
 
 @dataclass(frozen=True)
-class LidClosed(Message):
+class LidClosedNotice(Message):
+    WIRE_NAME = "LidClosed"
     TYPE: ClassVar[int] = 0x45
 
 
@@ -83,7 +88,8 @@ class ReaderError(Message):
 SHOE = register_protocol(
     Protocol(
         "shoe",
-        (GetStatus, ShoeStatus, CardRead, CutCardRead, ShoeEmpty, CardsPresent, LidOpened, LidClosed, ReaderError),
+        (ShoeGetStatus, ShoeStatus, CardRead, CutCardRead, ShoeEmptyNotice, CardsPresentNotice, LidOpenedNotice,
+         LidClosedNotice, ReaderError),
         summary="card shoe reader: cards and cut card as they leave the shoe, lid and presence sensors",
     )
 )

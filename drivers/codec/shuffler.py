@@ -40,7 +40,8 @@ CARD_COUNT = Record(CardCount, (("card", CARD), ("count", U8)))
 
 
 @dataclass(frozen=True)
-class GetStatus(Message):
+class ShufflerGetStatus(Message):
+    WIRE_NAME = "GetStatus"
     TYPE: ClassVar[int] = 0x04
 
 
@@ -94,8 +95,10 @@ class StatusChanged(Message):
 
 
 @dataclass(frozen=True)
-class CardsReturned(Message):
+class CardsReturnedNotice(Message):
     """Continuous mode: the dealer put ``count`` cards back after a round."""
+
+    WIRE_NAME = "CardsReturned"
 
     TYPE: ClassVar[int] = 0x41
     count: Annotated[int, U16]
@@ -104,7 +107,8 @@ class CardsReturned(Message):
 SHUFFLER = register_protocol(
     Protocol(
         "shuffler",
-        (GetStatus, StartShuffle, RequestDeckCheck, StatusReport, DeckCheckReport, StatusChanged, CardsReturned),
+        (ShufflerGetStatus, StartShuffle, RequestDeckCheck, StatusReport, DeckCheckReport, StatusChanged,
+         CardsReturnedNotice),
         summary="batch or continuous shuffler: shuffle, progress, deck check, jams and door",
     )
 )

@@ -149,9 +149,9 @@ class SerialDeviceDriver:
         log.info("unhandled_device_event", device=self.name, message=message.describe())
 
     @staticmethod
-    def _expect(answer: Message, cls: type[Any]) -> Any:
+    def _expect(answer: Message, cls: type[Message]) -> Any:
         if not isinstance(answer, cls):
-            raise DeviceProtocolError(f"expected {cls.__name__}, device answered {type(answer).__name__}")
+            raise DeviceProtocolError(f"expected {cls.WIRE_NAME}, device answered {answer.WIRE_NAME}")
         return answer
 
     def _on_wire_event(self, message: Message) -> None:

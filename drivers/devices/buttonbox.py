@@ -48,13 +48,13 @@ class ButtonBoxDriver(SerialDeviceDriver):
         return self.buttons.get(number, f"button{number}")
 
     def status(self) -> BoxInfo:
-        a = self._expect(self.link.request(wire.GetStatus()), wire.BoxStatus)
+        a = self._expect(self.link.request(wire.ButtonBoxGetStatus()), wire.BoxStatus)
         return BoxInfo(a.buttons, tuple(self.button_name(b) for b in a.held), a.long_press_ms)
 
     def set_long_press(self, millis: int) -> None:
         answer = self.link.request(wire.SetLongPress(millis))
         if not isinstance(answer, Ack):
-            raise DeviceProtocolError(f"SetLongPress answered by {type(answer).__name__}")
+            raise DeviceProtocolError(f"SetLongPress answered by {answer.WIRE_NAME}")
 
     def on_message(self, message: Message) -> None:
         match message:

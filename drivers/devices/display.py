@@ -90,7 +90,7 @@ class DisplayDriver(SerialDeviceDriver):
     def _command(self, message: Message) -> None:
         answer = self.link.request(message)
         if not isinstance(answer, Ack):
-            raise DeviceProtocolError(f"{type(message).__name__} answered by {type(answer).__name__}")
+            raise DeviceProtocolError(f"{message.WIRE_NAME} answered by {answer.WIRE_NAME}")
 
     def show_result(
         self,
@@ -165,7 +165,7 @@ class DisplayDriver(SerialDeviceDriver):
         self._command(wire.SetBrightness(level))
 
     def status(self) -> DisplayInfo:
-        a = self._expect(self.link.request(wire.GetStatus()), wire.DisplayStatus)
+        a = self._expect(self.link.request(wire.DisplayGetStatus()), wire.DisplayStatus)
         return DisplayInfo(a.brightness, a.commands_shown, a.error)
 
     def on_message(self, message: Message) -> None:

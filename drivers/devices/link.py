@@ -190,10 +190,10 @@ class DeviceLink:
     def request(self, message: Message, *, timeout: float | None = None, retries: int | None = None) -> Message:
         """Send a command and wait for its answer; raise a :class:`DeviceError` subclass on failure."""
         if message.kind() is not Kind.COMMAND:
-            raise TypeError(f"{type(message).__name__} is not a command")
+            raise TypeError(f"{message.WIRE_NAME} is not a command")
         timeout = self.settings.reply_timeout if timeout is None else timeout
         retries = self.settings.retries if retries is None else retries
-        command = type(message).__name__
+        command = message.WIRE_NAME
         if threading.current_thread() is self._reader:
             # only the reader can read the answer: waiting for it here would hang the link
             raise RuntimeError(f"{self.name}: {command} cannot be sent from the link's reader thread (an emit sink)")
@@ -388,7 +388,7 @@ class DeviceLink:
             return Outage(f"handshake failed: {exc}", "handshake_failed")
         if not isinstance(answer, IdentityReport):
             self.close(final=False)
-            return Outage(f"handshake failed: Identify answered by {type(answer).__name__}", "handshake_failed")
+            return Outage(f"handshake failed: Identify answered by {answer.WIRE_NAME}", "handshake_failed")
         previous, self.identity = self.identity, answer
         if previous is not None and previous != answer:
             # a different unit (or new firmware) behind the same port: worth a technician's look

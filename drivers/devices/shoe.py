@@ -28,7 +28,7 @@ class ShoeDriver(SerialDeviceDriver):
     PROTOCOL = "shoe"
 
     def status(self) -> ShoeState:
-        answer = self._expect(self.link.request(wire.GetStatus()), wire.ShoeStatus)
+        answer = self._expect(self.link.request(wire.ShoeGetStatus()), wire.ShoeStatus)
         error = "" if answer.error is wire.ReaderErrorCode.NONE else answer.error.name.lower()
         return ShoeState(answer.lid_open, answer.cards_present, answer.cards_read, error)
 
@@ -39,13 +39,13 @@ class ShoeDriver(SerialDeviceDriver):
                 self.emit(events.CardDrawn(name, card))
             case wire.CutCardRead():
                 self.emit(events.CutCardSeen(name))
-            case wire.ShoeEmpty():
+            case wire.ShoeEmptyNotice():
                 self.emit(events.ShoeEmpty(name))
-            case wire.CardsPresent():
+            case wire.CardsPresentNotice():
                 self.emit(events.CardsPresent(name))
-            case wire.LidOpened():
+            case wire.LidOpenedNotice():
                 self.emit(events.LidOpened(name))
-            case wire.LidClosed():
+            case wire.LidClosedNotice():
                 self.emit(events.LidClosed(name))
             case wire.ReaderError(code=code, detail=detail):
                 # An unreadable card or a double feed must stop the round: never guess a card.

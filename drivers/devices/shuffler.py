@@ -31,7 +31,7 @@ class ShufflerDriver(SerialDeviceDriver):
     PROTOCOL = "shuffler"
 
     def status(self) -> ShufflerInfo:
-        a = self._expect(self.link.request(wire.GetStatus()), wire.StatusReport)
+        a = self._expect(self.link.request(wire.ShufflerGetStatus()), wire.StatusReport)
         return ShufflerInfo(
             station_state(a.state), a.progress, a.mode.name.lower(), a.set_colour, a.cards_held, a.detail
         )
@@ -43,7 +43,7 @@ class ShufflerDriver(SerialDeviceDriver):
         """
         answer = self.link.request(wire.StartShuffle())
         if not isinstance(answer, Ack):
-            raise DeviceProtocolError(f"StartShuffle answered by {type(answer).__name__}")
+            raise DeviceProtocolError(f"StartShuffle answered by {answer.WIRE_NAME}")
 
     def deck_check(self) -> events.DeckCheck:
         """Count the set; the result is returned and also emitted as a DeckCheck event."""
@@ -65,7 +65,7 @@ class ShufflerDriver(SerialDeviceDriver):
         match message:
             case wire.StatusChanged(state=state, progress=progress, set_colour=colour, detail=detail):
                 self.emit(events.ShufflerStatus(self.name, station_state(state), progress, colour, detail))
-            case wire.CardsReturned(count=count):
+            case wire.CardsReturnedNotice(count=count):
                 self.emit(events.CardsReturned(self.name, count))
             case Boot(reason=reason):
                 # The shuffler started afresh: the station asks where it stands (docs/protocols/shuffler.md).

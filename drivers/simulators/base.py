@@ -154,7 +154,7 @@ class SimulatedDevice:
         Returns an Event that is set when the host has acknowledged it.
         """
         if message.kind() is not Kind.EVENT:
-            raise TypeError(f"{type(message).__name__} is not an event")
+            raise TypeError(f"{message.WIRE_NAME} is not an event")
         item = _Outgoing(message, on_sent=on_sent)
         with self._outbox_changed:
             self._outbox.append(item)
@@ -275,7 +275,7 @@ class SimulatedDevice:
 
     def handle_command(self, message: Message) -> Message:
         """Answer a device-specific command (an answer message, ``Ack()`` or ``Nak``)."""
-        return Nak(NakCode.UNKNOWN_COMMAND, type(message).__name__)
+        return Nak(NakCode.UNKNOWN_COMMAND, message.WIRE_NAME)
 
     def self_test_result(self) -> SelfTestResult:
         return SelfTestResult(True, 0, "all checks passed")

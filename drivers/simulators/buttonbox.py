@@ -69,7 +69,7 @@ class ButtonBoxSimulator(SimulatedDevice):
         self.send_event(wire.LongPress(button, self.long_press_ms))
 
     def handle_command(self, message: Message) -> Message:
-        if isinstance(message, wire.GetStatus):
+        if isinstance(message, wire.ButtonBoxGetStatus):
             with self._box_lock:
                 held = tuple(sorted(self._down))
             return wire.BoxStatus(self.buttons, held, self.long_press_ms)
@@ -78,4 +78,4 @@ class ButtonBoxSimulator(SimulatedDevice):
                 return Nak(NakCode.OUT_OF_RANGE, f"{message.millis} ms is outside 100-10000")
             self.long_press_ms = message.millis
             return Ack()
-        return Nak(NakCode.UNKNOWN_COMMAND, type(message).__name__)
+        return Nak(NakCode.UNKNOWN_COMMAND, message.WIRE_NAME)

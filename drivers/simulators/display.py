@@ -61,7 +61,7 @@ class DisplaySimulator(SimulatedDevice):
     def handle_command(self, message: Message) -> Message:
         s = self.screen
         match message:
-            case wire.GetStatus():
+            case wire.DisplayGetStatus():
                 return wire.DisplayStatus(s.brightness, self.shown, self.error)
             case wire.SetBrightness(level=level):
                 if level > 100:
@@ -84,7 +84,7 @@ class DisplaySimulator(SimulatedDevice):
             case wire.Clear():
                 self.screen = Screen(brightness=s.brightness)
             case _:
-                return Nak(NakCode.UNKNOWN_COMMAND, type(message).__name__)
+                return Nak(NakCode.UNKNOWN_COMMAND, message.WIRE_NAME)
         self.shown += 1
         if self.on_shown is not None:
             self.on_shown(message)

@@ -52,7 +52,7 @@ class ShoeSimulator(SimulatedDevice):
             self._pool = None
             self._items = deque(items)
         if any(isinstance(item, Card) for item in items):
-            self.send_event(wire.CardsPresent())
+            self.send_event(wire.CardsPresentNotice())
 
     def load_shuffled(self, decks: int, seed: int | None = None, cut_position: int | None = None) -> list[ShoeItem]:
         """Load ``decks`` decks shuffled with ``seed``; returns the order, for checking."""
@@ -66,7 +66,7 @@ class ShoeSimulator(SimulatedDevice):
             self._pool = pool
             self._items.clear()
         if len(pool):
-            self.send_event(wire.CardsPresent())
+            self.send_event(wire.CardsPresentNotice())
 
     def remaining(self) -> int:
         """Cards still in the shoe (the cut card not counted)."""
@@ -107,16 +107,16 @@ class ShoeSimulator(SimulatedDevice):
             self.send_event(wire.CardRead(item), on_sent)
         if now_empty:
             # the cut card left at the very back does not make the shoe "present"
-            self.send_event(wire.ShoeEmpty())
+            self.send_event(wire.ShoeEmptyNotice())
         return item
 
     def open_lid(self) -> None:
         self.lid_open = True
-        self.send_event(wire.LidOpened())
+        self.send_event(wire.LidOpenedNotice())
 
     def close_lid(self) -> None:
         self.lid_open = False
-        self.send_event(wire.LidClosed())
+        self.send_event(wire.LidClosedNotice())
 
     # -- faults -------------------------------------------------------------------------------
 
@@ -152,7 +152,7 @@ class ShoeSimulator(SimulatedDevice):
         with self._shoe_lock:
             self._items.clear()
             self._pool = None
-        self.send_event(wire.ShoeEmpty())
+        self.send_event(wire.ShoeEmptyNotice())
 
     def on_power_cycle(self) -> None:
         self.cards_read = 0  # counted since power-up
@@ -161,9 +161,9 @@ class ShoeSimulator(SimulatedDevice):
     # -- commands -----------------------------------------------------------------------------
 
     def handle_command(self, message: Message) -> Message:
-        if isinstance(message, wire.GetStatus):
+        if isinstance(message, wire.ShoeGetStatus):
             return wire.ShoeStatus(self.lid_open, self.remaining() > 0, self.cards_read, self.error)
-        return Nak(NakCode.UNKNOWN_COMMAND, type(message).__name__)
+        return Nak(NakCode.UNKNOWN_COMMAND, message.WIRE_NAME)
 
     def self_test_result(self) -> SelfTestResult:
         if self.sensor_fault:

@@ -133,7 +133,7 @@ class ShufflerSimulator(SimulatedDevice):
             raise RuntimeError("only a continuous shuffler takes cards back during play")
         cards = list(cards)
         self.pool.put_back(cards)
-        self.send_event(wire.CardsReturned(len(cards)))
+        self.send_event(wire.CardsReturnedNotice(len(cards)))
         with self._state_lock:
             if self.state in (S.READY, S.IDLE):
                 self._set(S.READY, 100, "")
@@ -163,7 +163,7 @@ class ShufflerSimulator(SimulatedDevice):
     # -- protocol -------------------------------------------------------------------------------
 
     def handle_command(self, message: Message) -> Message:
-        if isinstance(message, wire.GetStatus):
+        if isinstance(message, wire.ShufflerGetStatus):
             with self._state_lock:
                 return wire.StatusReport(
                     self.state, self.progress, self.mode, self.set_colour, len(self.held_cards()), self.detail
@@ -173,7 +173,7 @@ class ShufflerSimulator(SimulatedDevice):
             return refusal or Ack()
         if isinstance(message, wire.RequestDeckCheck):
             return self.deck_check_report()
-        return Nak(NakCode.UNKNOWN_COMMAND, type(message).__name__)
+        return Nak(NakCode.UNKNOWN_COMMAND, message.WIRE_NAME)
 
     def deck_check_report(self) -> wire.DeckCheckReport:
         held = Counter(self.held_cards())

@@ -500,7 +500,7 @@ class Publisher:
             self.display_failures += 1
             self._board_failing = True
             self._retry_at = time.monotonic() + RETRY_S
-            log.warning("display_command_failed", command=type(message).__name__, error=str(exc))
+            log.warning("display_command_failed", command=message.WIRE_NAME, error=str(exc))
             return False
         self._board_failing = False
         return True

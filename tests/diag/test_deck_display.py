@@ -115,7 +115,8 @@ def test_display_test_skips_the_rest_when_the_board_stops_answering(sim, capsys)
         # step is then under way times out after its retransmissions; the rest are skipped
         # rather than each timed out in turn.
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and not any(isinstance(m, wire.GetStatus) for m in list(device.received)):
+        while time.monotonic() < deadline and not any(
+                isinstance(m, wire.DisplayGetStatus) for m in list(device.received)):
             time.sleep(0.001)
         device.mute()
 

@@ -140,7 +140,7 @@ def test_lost_acks_make_the_shoe_retransmit_but_each_card_is_delivered_once(
 def test_lost_reply_is_retransmitted_and_the_command_runs_once(sim: ShoeSimulator, shoe: ShoeDriver) -> None:
     sim.drop_replies(2)
     assert shoe.status().cards_read == 0
-    assert len([m for m in sim.received if isinstance(m, wire.GetStatus)]) == 1  # executed once
+    assert len([m for m in sim.received if isinstance(m, wire.ShoeGetStatus)]) == 1  # executed once
     assert sim.stats.duplicate_commands >= 2 and shoe.stats.retransmissions >= 2
 
 
@@ -313,7 +313,7 @@ def test_boot_is_the_first_event_even_when_cards_were_loaded_before_power_on(rec
         assert driver.start(WAIT)
         assert sim.wait_idle(WAIT)
         events = [m for m in seen if isinstance(m, Message) and m.kind() is Kind.EVENT]
-        assert isinstance(events[0], Boot) and isinstance(events[-1], wire.CardsPresent)
+        assert isinstance(events[0], Boot) and isinstance(events[-1], wire.CardsPresentNotice)
         assert [type(e).__name__ for e in rec.events] == ["CardsPresent"]
     finally:
         driver.stop()

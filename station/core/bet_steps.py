@@ -19,7 +19,7 @@ from station.events import (
     LateBetOverride,
     PayoutOptionChanged,
 )
-from station.games.interface import NotAllowed, Play
+from station.games.interface import Play
 
 
 class BetSteps(MachineBase):
@@ -124,17 +124,9 @@ class BetSteps(MachineBase):
     def _betting_choice(self, ev: DealerAction) -> None:
         """A player's decision while bets are open, recorded by the dealer (Casino War: a
         Casino War Wager holder declines the Tie Wager priority, 5.11)."""
-        r = self.round
-        if self.state != st.BETTING or r is None:
-            self._refuse(ev, self._not_now(ev.action.replace("_", " ")))
-            return
-        try:
-            decision = r.play.decide(ev.box, ev.player, ev.action)
-        except NotAllowed as exc:
-            self._refuse(ev, str(exc))
-            return
-        r.play = decision.play
-        r.decisions.append({**decision.record, "role": ev.actor.role, "who": ev.actor.who})
+        decision = self._take_decision(ev, st.BETTING)
+        if decision is not None and self.round is not None:
+            self.round.decisions.append({**decision.record, "role": ev.actor.role, "who": ev.actor.who})
 
     def _on_payout_option(self, ev: PayoutOptionChanged) -> None:
         options = self.rules.payout_options

@@ -23,7 +23,7 @@ from station.core.options import CoreOptions
 from station.core.rounds import BetKey, Round
 from station.core.shoe import ShoeTracking
 from station.events import CardDrawn, DealerAction, DeviceFault, DeviceRecovered, Event, SupervisorDecision
-from station.games.interface import Closing, Game, TableOptions
+from station.games.interface import Closing, Decision, Game, NotAllowed, TableOptions
 
 SUPERVISOR_ROLES = ("supervisor",)
 
@@ -135,6 +135,22 @@ class MachineBase:
 
     def _not_now(self, what: str) -> str:
         return f"cannot {what} now: {self.expectation}"
+
+    def _take_decision(self, ev: DealerAction, state: str) -> Decision | None:
+        """A player's decision the dealer records (Casino War: decline the Tie Wager priority
+        while bets are open; war or surrender after a tie), taken into the round's play when
+        the table is in ``state`` and the game allows it; otherwise refused with the reason."""
+        r = self.round
+        if self.state != state or r is None:
+            self._refuse(ev, self._not_now(ev.action.replace("_", " ")))
+            return None
+        try:
+            decision = r.play.decide(ev.box, ev.player, ev.action)
+        except NotAllowed as exc:
+            self._refuse(ev, str(exc))
+            return None
+        r.play = decision.play
+        return decision
 
     @property
     def paused_from(self) -> str:

@@ -235,18 +235,10 @@ class RoundSteps(MachineBase):
 
     def _player_choice(self, ev: DealerAction) -> None:
         """A player's decision during the round (Casino War: war or surrender)."""
-        r = self.round
-        if self.state != st.WAR_DECISION or r is None:
-            self._refuse(ev, self._not_now(ev.action))
-            return
-        try:
-            decision = r.play.decide(ev.box, ev.player, ev.action)
-        except NotAllowed as exc:
-            self._refuse(ev, str(exc))
-            return
-        r.play = decision.play
-        r.decisions.append({**decision.record, "who": ev.actor.who})
-        self._after_card()
+        decision = self._take_decision(ev, st.WAR_DECISION)
+        if decision is not None and self.round is not None:
+            self.round.decisions.append({**decision.record, "who": ev.actor.who})
+            self._after_card()
 
     def _next_round(self, ev: DealerAction) -> None:
         r = self.round

@@ -40,6 +40,15 @@ SEND_TIMEOUT_S = 1.0
 RESTART_S = 2.0
 
 
+def _send_quit(sock: socket.socket) -> None:
+    """Ask the scoreboard to stop; a scoreboard already gone needs no asking."""
+    try:
+        sock.settimeout(0.2)
+        sock.sendall(_frame(b"Q", b""))
+    except OSError:
+        pass
+
+
 def _frame(kind: bytes, data: bytes) -> bytes:
     return kind + len(data).to_bytes(4, "big") + data
 
@@ -193,11 +202,7 @@ class ScoreboardProcess:
         sock, self._sock = self._sock, None
         process, self._process = self._process, None
         if sock is not None:
-            try:
-                sock.settimeout(0.2)
-                sock.sendall(_frame(b"Q", b""))
-            except OSError:
-                pass
+            _send_quit(sock)
             sock.close()
         if process is not None:
             try:
@@ -215,11 +220,7 @@ class ScoreboardProcess:
         with self._lock:
             sock = self._sock
             if sock is not None:
-                try:
-                    sock.settimeout(0.2)
-                    sock.sendall(_frame(b"Q", b""))
-                except OSError:
-                    pass
+                _send_quit(sock)
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
         """Stop the scoreboard: every page's stream closes, and the pages reconnect to the

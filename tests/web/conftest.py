@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from station.web.server import ScoreboardServer
+
 
 @dataclass
 class Event:
@@ -73,3 +75,13 @@ def open_stream() -> Iterator[Callable[..., SseStream]]:
     yield _open
     for stream in streams:
         stream.close()
+
+
+@pytest.fixture
+def server() -> Iterator[ScoreboardServer]:
+    """The scoreboard's server on a free local port, stopped after the test."""
+    srv = ScoreboardServer("127.0.0.1", 0).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()

@@ -7,27 +7,19 @@ package; Playwright only drives the system browser (no browser download). Screen
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from station.cards import FULL_DECK
-from station.games.baccarat.rules import BaccaratResult, play_round
 from station.roads.cells import Roads
 from station.roads.rules import build_roads
 from station.roads.scoreboard import Scoreboard
 from station.roads.war_board import WarBoard
 from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from ..browser import ARTIFACTS, BROWSER_MARKS, dealt_rounds, launched_chromium
+
 TABLE = TableInfo(
     "Table 12",
     variant="midi",
@@ -39,36 +31,14 @@ RED_RGB = "rgb(255, 59, 59)"
 BLUE_RGB = "rgb(61, 139, 255)"
 WAIT_MS = 10_000
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
-    ),
-]
+pytestmark = BROWSER_MARKS
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
-
-
-def dealt_rounds(seed: int, count: int) -> list[BaccaratResult]:
-    """Rounds played by the real engine from an 8-deck shoe shuffled with ``seed``."""
-    cards = list(FULL_DECK) * 8
-    random.Random(seed).shuffle(cards)
-    draw = iter(cards).__next__
-    return [play_round(draw) for _ in range(count)]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def server() -> Iterator[ScoreboardServer]:
-    srv = ScoreboardServer("127.0.0.1", 0).start()
-    yield srv
-    srv.stop()
 
 
 def open_page(browser: Any, url: str) -> Any:

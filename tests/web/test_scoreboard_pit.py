@@ -6,34 +6,22 @@ to ``tests/artifacts/``."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from station.cards import FULL_DECK, parse_card
-from station.games.baccarat.rules import BaccaratResult, play_round
+from station.cards import parse_card
 from station.roads.rules import build_roads
 from station.service.board import WarBoxView, WarRoundView
 from station.web import Limit, Snapshot, TableInfo
 from station.web.server import ScoreboardServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
+from ..browser import ARTIFACTS, BROWSER_MARKS, dealt_rounds, launched_chromium
+
 WAIT_MS = 10_000
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
-    ),
-]
+pytestmark = BROWSER_MARKS
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
 
 EUR = TableInfo(
@@ -44,26 +32,10 @@ JPY = TableInfo("Baccarat 8", variant="midi", currency="JPY", decimals=0,
                 limits=(Limit("Table", 1000, 500_000), Limit("Tie", 1000, 100_000)))
 
 
-def dealt_rounds(seed: int, count: int) -> list[BaccaratResult]:
-    cards = list(FULL_DECK) * 8
-    random.Random(seed).shuffle(cards)
-    draw = iter(cards).__next__
-    return [play_round(draw) for _ in range(count)]
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def server() -> Iterator[ScoreboardServer]:
-    srv = ScoreboardServer("127.0.0.1", 0).start()
-    yield srv
-    srv.stop()
 
 
 def show(page: Any, server: ScoreboardServer, snapshot: Snapshot) -> None:

@@ -6,7 +6,7 @@ import json
 import socket
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,15 +17,6 @@ from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
 OpenStream = Callable[..., Any]
 
 TABLE = TableInfo("Table 7", variant="midi", limits=(Limit("Banker / Player", 1000, 500000),), currency="$", decimals=2)
-
-
-@pytest.fixture
-def server() -> Iterator[ScoreboardServer]:
-    srv = ScoreboardServer("127.0.0.1", 0).start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def get(url: str) -> tuple[int, str, bytes]:

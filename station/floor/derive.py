@@ -298,6 +298,13 @@ class FeedDeriver:
         if isinstance(output, out.PayoutOptionApplied):
             return "event", {"type": "payout_option_applied", "option": output.option,
                              "from_round": output.from_round}
+        if isinstance(output, out.AlertRaised):
+            return "event", {"type": "integrity_alert", "ident": output.ident, "code": output.code,
+                             "severity": output.severity, "detail": output.detail, "alert_shoe": output.shoe,
+                             "alert_round": output.round_id, "stopped": output.stop, "source": output.source}
+        if isinstance(output, out.AlertCleared):
+            return "event", {"type": "alert_acknowledged", "ident": output.ident, "code": output.code,
+                             "role": output.role, "who": output.who, "note": output.note}
         if isinstance(output, out.BetsReduced):
             return "event", {"type": "bets_reduced", "reduced_round": output.round_id, "currency": self.currency,
                              "reductions": [{"box": box, "player": player, "region": region, "from": old, "to": new}

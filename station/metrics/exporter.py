@@ -23,7 +23,8 @@ from station.core import outputs as out
 COMMIT_BUCKETS = (0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.0, 2.5)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 #: The outputs the metrics count.
-COUNTED = (out.RoundSettled, out.RoundVoided, out.Refused, out.IrregularityRaised, out.DeviceFaulted)
+COUNTED = (out.RoundSettled, out.RoundVoided, out.Refused, out.IrregularityRaised, out.DeviceFaulted,
+           out.AlertRaised, out.AlertCleared)
 
 
 @dataclass
@@ -145,6 +146,10 @@ class StationMetrics:
         self.refusals = Counter("station_refusals", "Inputs refused, by the kind of input", ["input"], registry=r)
         self.irregularities = Counter("station_irregularities", "Irregularities raised, by reason", ["reason"],
                                       registry=r)
+        self.alerts = Counter("station_integrity_alerts", "Integrity alarms and alerts raised, by code and "
+                              "severity (docs/integrity.md)", ["code", "severity"], registry=r)
+        self.acknowledged = Counter("station_integrity_alerts_acknowledged", "Integrity alerts a supervisor "
+                                    "acknowledged, by code", ["code"], registry=r)
         self.device_faults = Counter("station_device_faults", "Device faults the table heard of, by device",
                                      ["device"], registry=r)
         self.commit_seconds = Histogram("station_journal_commit_seconds", "Time of each journal commit "
@@ -176,6 +181,10 @@ class StationMetrics:
             self.irregularities.labels(output.reason).inc()
         elif isinstance(output, out.DeviceFaulted):
             self.device_faults.labels(output.device).inc()
+        elif isinstance(output, out.AlertRaised):
+            self.alerts.labels(output.code, output.severity).inc()
+        elif isinstance(output, out.AlertCleared):
+            self.acknowledged.labels(output.code).inc()
 
 
 class MetricsServer:

@@ -13,7 +13,16 @@ import pytest
 
 from station.core.options import CoreOptions
 from station.core.sessions import generate
-from station.events import AccessDenied, Actor, BetPlaced, PauseRequested, ResumeRequested, event_to_dict
+from station.events import (
+    AccessDenied,
+    Actor,
+    AlertAcknowledged,
+    BetPlaced,
+    IntegrityAlert,
+    PauseRequested,
+    ResumeRequested,
+    event_to_dict,
+)
 from station.floor.cursor import cursor_path, load_cursor, store_cursor
 from station.floor.derive import FeedDeriver, FeedMessage, FeedPosition, derive_all
 from station.floor.settings import slug
@@ -29,13 +38,17 @@ OPTIONS = CoreOptions(decks=8)
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> list[JournalRecord]:
     """A journal of 120 rounds with refused bets, irregularities, decisions and device faults,
-    a pause, a resume and a denied command, plus a record that is not an input."""
+    a pause, a resume, a denied command, an integrity alert and its acknowledgement, plus a
+    record that is not an input."""
     path = tmp_path_factory.mktemp("journal") / "session.sqlite3"
     events = generate(seed=2026, rounds=120)
     supervisor = Actor("supervisor", "sam")
     betting = next(i for i, e in enumerate(events) if isinstance(e, BetPlaced) and i > 30)  # pausable there
     events[betting + 1:betting + 1] = [PauseRequested(supervisor, "count the float"), ResumeRequested(supervisor),
-                                       AccessDenied(Actor("dealer", "dana"), "decide")]
+                                       AccessDenied(Actor("dealer", "dana"), "decide"),
+                                       IntegrityAlert("advantage_situation", "alert", "Tie: the players' edge is +3.1%",
+                                                      key="advantage:tie:1", shoe=1),
+                                       AlertAcknowledged(1, supervisor, "watched the table")]
     with Journal(path) as journal:
         journal.append("Software", {"version": "test", "journal_schema": 1})
         for event in events:
@@ -54,7 +67,8 @@ def test_the_feed_is_deterministic_and_numbered_without_a_gap(session: list[Jour
     assert [m.payload for m in first] == [m.payload for m in second]
     kinds = {m.payload.get("type", "round") for m in first}
     assert {"round", "software", "shoe_start", "shoe_end", "irregularity", "decision", "refusal",
-            "device_fault", "device_recovered", "pause", "resume", "access_denied"} <= kinds
+            "device_fault", "device_recovered", "pause", "resume", "access_denied", "integrity_alert",
+            "alert_acknowledged"} <= kinds
     for kind in ("round", "event"):
         mine = [m for m in first if m.kind == kind]
         assert [m.n for m in mine] == list(range(1, len(mine) + 1))
@@ -65,6 +79,11 @@ def test_the_feed_is_deterministic_and_numbered_without_a_gap(session: list[Jour
     assert len(rounds) == 120 and {r["status"] for r in rounds} == {"settled", "voided"}
     decision = next(m.payload for m in first if m.payload.get("type") == "decision")
     assert decision["role"] == "supervisor" and decision["who"] == "sam"
+    alert = next(m.payload for m in first if m.payload.get("type") == "integrity_alert")
+    assert (alert["ident"], alert["code"], alert["severity"], alert["stopped"], alert["source"]) == (
+        1, "advantage_situation", "alert", False, "monitor")
+    acknowledged = next(m.payload for m in first if m.payload.get("type") == "alert_acknowledged")
+    assert (acknowledged["ident"], acknowledged["who"], acknowledged["note"]) == (1, "sam", "watched the table")
     refusal = next(m.payload for m in first if m.payload.get("type") == "refusal")
     assert refusal["input"] == "BetPlaced" and refusal["reason"]
     by_seq = {r.seq: r for r in session}

@@ -20,7 +20,7 @@ from station.core.recall import recall_rounds
 from station.journal import JournalReader
 from station.service.setup import journal_options
 
-from .helpers import ROOT, free_port, station_env
+from .helpers import ROOT, expected_feed, free_port, station_env
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -92,6 +92,11 @@ def test_the_counters_match_the_journal_after_a_shoe(tmp_path: Path) -> None:
     assert {labels[0][1]: v for (name, labels), v in samples.items() if name == "station_refusals_total"} == \
         dict(refused)
     assert sum(v for (name, _), v in samples.items() if name == "station_irregularities_total") == 0
+    alerts = Counter((m["code"], m["severity"]) for m in expected_feed(journal, "metrics")
+                     if m.get("type") == "integrity_alert")
+    assert alerts, "the simulated table's seeded shoe ends with an advantage situation"
+    assert {(dict(labels)["code"], dict(labels)["severity"]): v for (name, labels), v in samples.items()
+            if name == "station_integrity_alerts_total"} == dict(alerts)
     # Every record the core loop wrote went through one timed commit; the records written at
     # start-up (the configuration) come before the start anchor.
     start_anchor = int(log.read_text().split('"reason": "start"')[0].rsplit('"seq": ', 1)[1].split(",")[0])

@@ -1,0 +1,127 @@
+"""A real ``station run`` with its shoe and shuffler simulated in the test's process (ptys),
+played from the dealer's side through the control socket: what the integrity tests of the
+shuffler's side of the wire share."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from drivers.simulators import CardPool, start_simulator
+from station.cards import Card
+from station.service.control import ControlError, hash_token, request
+
+DEALER, SUPERVISOR = "dealer-token-integrity", "supervisor-token-integrity"
+
+
+class Station:
+    """A real ``station run`` whose shoe and shuffler are simulated in this process on ptys,
+    driven from the dealer's side through the control socket. ``equipment`` is the shuffler's
+    mode: ``continuous`` (the shoe deals from its pool) or ``batch`` (the set is loaded by the
+    test: :meth:`shuffle_set`, :meth:`fill_shoe`)."""
+
+    def __init__(self, directory: Path, equipment: str = "continuous") -> None:
+        self.directory = directory
+        self.pool = CardPool.of_decks(6, seed=3)
+        self.shuffler = start_simulator("shuffler", mode=equipment, decks=6,
+                                        pool=self.pool if equipment == "continuous" else None,
+                                        directory=str(directory))
+        self.shoe = start_simulator("shoe", directory=str(directory))
+        if equipment == "continuous":
+            self.shoe.simulator.attach_pool(self.pool)
+        self.socket = directory / "control.sock"
+        config = directory / "station.toml"
+        config.write_text(f"""
+[station]
+name = "integrity e2e"
+journal = "{directory / 'journal.sqlite3'}"
+log_format = "json"
+[table]
+decks = 6
+equipment = "{equipment}"
+min_bet = 500
+max_bet = 100000
+chips = [100, 500, 1000]
+[devices.shoe]
+url = "{self.shoe.url}"
+[devices.shuffler]
+url = "{self.shuffler.url}"
+[control]
+socket = "{self.socket}"
+[[control.users]]
+name = "dana"
+role = "dealer"
+token_sha256 = "{hash_token(DEALER)}"
+[[control.users]]
+name = "sam"
+role = "supervisor"
+token_sha256 = "{hash_token(SUPERVISOR)}"
+""")
+        env = {**os.environ, "XDG_RUNTIME_DIR": str(directory / "run")}
+        env.pop("STATION_JOURNAL", None)
+        self.log = (directory / "station.log").open("w")
+        self.process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config)],
+                                        stdout=self.log, stderr=subprocess.STDOUT, env=env)
+
+    def ctl(self, command: str, args: dict[str, Any] | None = None, token: str = DEALER) -> Any:
+        reply = request(self.socket, token, command, args or {})
+        if not reply.get("ok"):
+            raise ControlError(str(reply.get("error")))
+        return reply.get("result")
+
+    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 30.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        status: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            try:
+                status = self.ctl("status")
+                if predicate(status):
+                    return status
+            except ControlError:
+                pass
+            time.sleep(0.02)
+        raise AssertionError(f"not reached; last status {status}")
+
+    def play_round(self) -> list[Any]:
+        """No more bets, then slide out cards until the round is dealt; returns what came out
+        of the shoe (the cut card included, which the dealer sets aside)."""
+        self.ctl("action", {"action": "no_more_bets"})
+        self.wait_for(lambda s: s["state"] == "dealing")
+        return self.deal_while(("dealing",))
+
+    def deal_while(self, states: tuple[str, ...]) -> list[Any]:
+        """Slide cards out of the shoe, one at a time, while the table is in ``states``,
+        waiting for the station to take each card before the next."""
+        out: list[Any] = []
+        while True:
+            before = self.ctl("status")
+            if before["state"] not in states:
+                return out
+            seen = (before["state"], before["expecting"], before.get("round"))
+            item = self.shoe.simulator.draw()
+            out.append(item)
+            if not isinstance(item, Card):
+                time.sleep(0.05)  # the cut card: the dealer sets it aside; the next card follows
+                continue
+
+            def moved(s: dict[str, Any], seen: tuple[Any, ...] = seen) -> bool:
+                return (s["state"], s["expecting"], s.get("round")) != seen
+
+            self.wait_for(moved)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        self.log.close()
+        self.shoe.stop()
+        self.shuffler.stop()

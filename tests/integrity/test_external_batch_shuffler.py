@@ -1,7 +1,8 @@
 """A real ``station run`` against a batch shuffler and a shoe simulated in this process (ptys),
 played through the control socket: a set the shuffler reports shuffled, counted and waiting
 for the next shoe, then reported otherwise (its door opened), is never dealt: at the end of
-the shoe the station waits for it to be shuffled again instead of calling for the cut."""
+the shoe the station waits for it to be shuffled again instead of calling for the cut. A
+shuffler that reboots is asked its state again."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from drivers.codec.shuffler import RequestDeckCheck, ShufflerGetStatus
 from drivers.simulators import CUT_CARD
 from station.cards import FULL_DECK, Card
 
@@ -62,3 +64,19 @@ def test_a_set_that_loses_its_shuffled_status_is_never_dealt(station: Station) -
     # Shuffled again, the blue set is counted and only then goes into play.
     assert shuffler.start_shuffle() is None and shuffler.wait_shuffled()
     station.wait_for(lambda s: s["state"] == "cutting")
+
+
+def test_a_shuffler_that_reboots_is_asked_its_state_and_a_set_it_shuffled_is_counted(station: Station) -> None:
+    shuffler = station.shuffler.simulator
+
+    def asked() -> int:
+        return sum(isinstance(m, ShufflerGetStatus) for m in list(shuffler.received))
+
+    station.wait_for(lambda s: s["state"] == "shuffling" and asked() >= 1)  # asked once at start
+    shuffler.load_set(a_set(3), colour="red")
+    shuffler.reboot("watchdog reset")  # it may have shuffled or lost anything meanwhile
+    station.wait_for(lambda s: asked() >= 2)
+    assert station.ctl("status")["state"] == "shuffling"
+    assert shuffler.start_shuffle() is None and shuffler.wait_shuffled()
+    station.wait_for(lambda s: s["state"] == "cutting")
+    assert any(isinstance(m, RequestDeckCheck) for m in list(shuffler.received))

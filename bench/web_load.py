@@ -162,8 +162,8 @@ async def _junk(host: str, port: int, count: int, rate: float, report: LoadRepor
             status = await asyncio.wait_for(_read_head(reader), 10)
             code = status.split()[1].decode() if len(status.split()) > 1 else "?"
             writer.close()
-        except (OSError, asyncio.IncompleteReadError, TimeoutError, IndexError):
-            code = "error"
+        except (OSError, asyncio.IncompleteReadError, TimeoutError, IndexError) as exc:
+            code = f"error ({type(exc).__name__})"  # which error says where it broke
         report.junk_status[code] = report.junk_status.get(code, 0) + 1
         report.junk_sent += 1
 

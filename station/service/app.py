@@ -53,7 +53,7 @@ from station.service.disk import DiskWatch
 from station.service.extension import StationExtension, Subscriber
 from station.service.holder import ServiceHolder
 from station.service.logging import bind_table_context
-from station.service.paths import control_socket_path
+from station.service.paths import control_socket_path, socket_path_problem
 from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView
 from station.service.setup import (
     CONFIGURATION_RECORD,
@@ -315,6 +315,9 @@ class Station:
         credentials = [Credential(u.name, u.role, u.token_sha256) for u in self.config.control.users]
         commands = control_commands(self.loop.post, self.status)
         path = control_socket_path(self.config.control.socket or None, self.journal_path)
+        problem = socket_path_problem(path)
+        if problem:
+            raise ConfigError(self.loaded.path, [("control.socket", problem)])
         self.control = ControlServer(path, Authenticator(credentials), commands, mode=self.config.control.socket_mode,
                                      on_denied=lambda actor, command: self._post(AccessDenied(actor, command)))
         self.control.start()

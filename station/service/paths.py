@@ -54,6 +54,20 @@ def control_socket_path(configured: str | None, journal: Path | None = None) -> 
     return runtime_directory() / f"control-{digest}.sock"
 
 
+#: What the kernel takes: ``sockaddr_un.sun_path`` is 108 bytes, the terminating NUL included.
+SOCKET_PATH_LIMIT = 107
+
+
+def socket_path_problem(path: Path) -> str:
+    """Why a Unix socket cannot listen at ``path`` (its absolute path is too long for the
+    kernel), or "" when it can. Said before binding: the kernel's own error names no path."""
+    length = len(os.fsencode(str(path.absolute())))
+    if length <= SOCKET_PATH_LIMIT:
+        return ""
+    return (f"{path} is {length} bytes long and a socket's path holds at most {SOCKET_PATH_LIMIT}: "
+            "set [control] socket to a shorter path (or run under systemd, which gives RUNTIME_DIRECTORY)")
+
+
 def default_config_path() -> Path:
     """``$STATION_CONFIG`` > ``$CONFIGURATION_DIRECTORY/station.toml`` > the checkout's default."""
     if os.environ.get("STATION_CONFIG"):

@@ -35,8 +35,17 @@ class Finding:
 
 def preflight(loaded: LoadedConfig, journal: Path, web_port: int | None = None) -> list[Finding]:
     """Every finding, errors first."""
-    findings = [*_journal(loaded, journal), *_web(loaded, web_port), *_devices(loaded), *_floor(loaded, journal)]
+    findings = [*_journal(loaded, journal), *_control(loaded, journal), *_web(loaded, web_port), *_devices(loaded),
+                *_floor(loaded, journal)]
     return sorted(findings, key=lambda f: not f.error)
+
+
+def _control(loaded: LoadedConfig, journal: Path) -> list[Finding]:
+    """The control socket's path: where ``run`` would listen must fit a socket address."""
+    from station.service.paths import control_socket_path, socket_path_problem
+
+    problem = socket_path_problem(control_socket_path(loaded.config.control.socket or None, journal))
+    return [Finding("control.socket", problem, True)] if problem else []
 
 
 def _floor(loaded: LoadedConfig, journal: Path) -> list[Finding]:

@@ -124,6 +124,26 @@ def test_a_web_port_already_in_use_is_one_line(scratch: Path) -> None:
     assert str(port) in line
 
 
+def test_a_control_socket_path_too_long_for_the_kernel_is_one_line(scratch: Path) -> None:
+    """A journal in a deep folder puts its socket beside it, or in the runtime folder: when even
+    that is too long for a socket's address, the station says so and names the key, in --check
+    too, rather than failing inside bind()."""
+    deep = scratch / ("folder-of-a-deep-tree-" * 3) / "journals"
+    deep.mkdir(parents=True)
+    config = scratch / "station.toml"
+    config.write_text("[dealer]\nsimulated = false\n")
+    env = {"XDG_RUNTIME_DIR": str(deep), "RUNTIME_DIRECTORY": "", "STATION_CONTROL_SOCKET": ""}
+    result = station("run", "-c", str(config), "--journal", str(deep / "journal.sqlite3"), env=env)
+    line = one_line(result)
+    assert result.returncode == Status.CONFIG, result.stderr
+    assert "control.socket" in line and "a socket's path holds at most 107" in line, line
+    checked = station("run", "-c", str(config), "--journal", str(deep / "journal.sqlite3"), "--check", env=env)
+    assert checked.returncode != 0 and "control.socket" in checked.stdout + checked.stderr
+    short = {**env, "STATION_CONTROL_SOCKET": str(scratch / "c.sock")}
+    assert station("run", "-c", str(config), "--journal", str(deep / "journal.sqlite3"), "--check",
+                   env=short).returncode == 0
+
+
 def test_the_unit_does_not_restart_on_the_statuses_a_person_must_fix() -> None:
     unit = (ROOT / "systemd" / "dealing-station.service").read_text()
     prevent = [line for line in unit.splitlines() if line.startswith("RestartPreventExitStatus=")]

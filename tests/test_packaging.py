@@ -63,7 +63,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = (base / "dist").glob("dealing_station-*.whl")
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile"]
     locked = subprocess.run([*pip, "--require-hashes", "-r", str(ROOT / "requirements.lock")],
                             capture_output=True, text=True, timeout=600)
     assert locked.returncode == 0, locked.stderr[-3000:]

@@ -25,9 +25,10 @@ MIN_EXPECTED = 5.0
 
 def chi2_sf(x: float, df: int) -> float:
     """P(X >= x) for X chi-squared with ``df`` degrees of freedom."""
-    if x <= 0:
+    half = x / 2.0
+    if half <= 0:  # x at or below 0, or so small that halving it underflows to 0
         return 1.0
-    return _gamma_q(df / 2.0, x / 2.0)
+    return _gamma_q(df / 2.0, half)
 
 
 def _gamma_q(a: float, x: float) -> float:

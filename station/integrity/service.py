@@ -21,7 +21,6 @@ in play read before the restart are carried into its account.
 from __future__ import annotations
 
 import os
-import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -36,25 +35,27 @@ from station.core.replay import Decoder, apply_safely
 from station.events import Event, EventError, IntegrityAlert, event_types
 from station.integrity.edges import warm_up
 from station.integrity.monitor import IntegrityFinding, IntegrityMonitor, IntegritySettings
+from station.integrity.worker import OutputWorker
 from station.journal import JournalReader
 
 log = structlog.get_logger("station.integrity")
 
 
-class IntegrityService:
+class IntegrityService(OutputWorker):
     """The monitor's thread: catch up from the journal, then follow the live outputs."""
 
+    THREAD_NAME = "integrity-monitor"
+    FAILED_EVENT = "integrity_monitor_failed"  # a defect in an analysis must not end the monitor
     KINDS: tuple[type[out.Output], ...] = (*IntegrityMonitor.KINDS, out.AlertRaised, out.AlertCleared)
 
     def __init__(self, post: Callable[[Event], None], options: CoreOptions, settings: IntegritySettings,
                  journal: str | os.PathLike[str] | None = None, head_seq: int = 0) -> None:
+        super().__init__()
         self._post = post
         self.options = options
         self.monitor = IntegrityMonitor(options, settings)
         self._journal = Path(journal) if journal is not None else None
         self._head_seq = head_seq
-        self._inbox: queue.Queue[out.Output | _Marker | None] = queue.Queue()  # see station.core.queues
-        self._thread: threading.Thread | None = None
         self._raised: set[str] = set()  # keys of alerts in the journal or posted
         self.caught_up = threading.Event()
         self.processed = 0  # live outputs fed to the monitor
@@ -72,46 +73,22 @@ class IntegrityService:
         elif isinstance(output, out.AlertCleared):
             log.info("integrity_alert_acknowledged", ident=output.ident, code=output.code, role=output.role,
                      who=output.who, note=output.note)
-        self._inbox.put(output)
+        super().on_output(output)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="integrity-monitor", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._inbox.put(None)
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-    def wait_idle(self, timeout: float) -> bool:
-        """Every output queued so far has been fed to the monitor (for tests and benches)."""
-        done = threading.Event()
-        self._inbox.put(_Marker(done))
-        return done.wait(timeout)
-
     # --- the monitor's thread ----------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _before(self) -> None:
         try:
             warm_up()  # build the edge tables now, not when the first shoe starts
             self._catch_up()
         except Exception:  # the live part goes on without the history rather than not at all
             log.exception("integrity_catch_up_failed")
         self.caught_up.set()
-        while True:
-            item = self._inbox.get()
-            if item is None:
-                return
-            if isinstance(item, _Marker):
-                item.done.set()
-                continue
-            try:
-                self._feed(item)
-            except Exception:  # a defect in an analysis must not end the monitor
-                log.exception("integrity_monitor_failed", output=item.kind)
+
+    def _handle(self, output: out.Output) -> None:
+        self._feed(output)
 
     def _feed(self, output: out.Output) -> None:
         if isinstance(output, out.AlertRaised):
@@ -163,10 +140,3 @@ class IntegrityService:
             self._raise(finding)
         self.summary = self.monitor.summary()
         log.info("integrity_caught_up", records=self._head_seq, alerts=len(shadow.alerts), raised_now=len(missed))
-
-
-class _Marker:
-    """A place in the monitor's queue (see :meth:`IntegrityService.wait_idle`)."""
-
-    def __init__(self, done: threading.Event) -> None:
-        self.done = done

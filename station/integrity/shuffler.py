@@ -13,8 +13,6 @@ allowed 2 s); the loop never waits for it.
 
 from __future__ import annotations
 
-import queue
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +22,7 @@ import structlog
 from drivers.devices.errors import DeviceError
 from station.core import outputs as out
 from station.events import DeckCheckUnanswered, Event, ShufflerStatus
+from station.integrity.worker import OutputWorker
 
 log = structlog.get_logger(__name__)
 
@@ -34,49 +33,31 @@ RETRY_PAUSE_S = 0.5
 QUIET_S = 0.2
 
 
-class ShufflerAgent:
+class ShufflerAgent(OutputWorker):
     """Deck checks and state queries for the core, one at a time, off the loop's thread."""
 
+    THREAD_NAME = "shuffler-agent"
+    FAILED_EVENT = "shuffler_agent_failed"  # a defect here must not end the agent
     KINDS: tuple[type[out.Output], ...] = (out.DeckCheckWanted, out.ShufflerStateWanted)
 
     def __init__(self, post: Callable[[Event], None], driver_of: Callable[[str], Any]) -> None:
+        super().__init__()
         self._post = post
         self._driver_of = driver_of
-        self._inbox: queue.Queue[out.Output | None] = queue.Queue()  # see station.core.queues
-        self._thread: threading.Thread | None = None
         self.done = 0  # requests handled (tests wait on it)
-
-    def on_output(self, output: out.Output) -> None:
-        """Called on the core loop's thread: queue, never block."""
-        self._inbox.put(output)
 
     def ask_state(self, device: str) -> None:
         """Ask the shuffler's state (at start: a report may have been lost while the station was down)."""
         self._inbox.put(out.ShufflerStateWanted(device))
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="shuffler-agent", daemon=True)
-        self._thread.start()
+    def _handle(self, output: out.Output) -> None:
+        if isinstance(output, out.DeckCheckWanted):
+            self._deck_check(output.device, output.set_colour)
+        elif isinstance(output, out.ShufflerStateWanted):
+            self._state(output.device)
 
-    def stop(self, timeout: float = 5.0) -> None:
-        self._inbox.put(None)
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-    def _run(self) -> None:
-        while True:
-            item = self._inbox.get()
-            if item is None:
-                return
-            try:
-                if isinstance(item, out.DeckCheckWanted):
-                    self._deck_check(item.device, item.set_colour)
-                elif isinstance(item, out.ShufflerStateWanted):
-                    self._state(item.device)
-            except Exception:  # a defect here must not end the agent
-                log.exception("shuffler_agent_failed", request=item.kind)
-            self.done += 1
+    def _handled(self, output: out.Output) -> None:
+        self.done += 1
 
     def _deck_check(self, device: str, colour: str) -> None:
         driver = self._driver_of(device)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from station.cli.commands.run import start
+from station.cli.commands.run import serve
 from station.core import outputs as out
 from station.service.app import RunOptions, Station
 from station.service.config import load_config
@@ -48,12 +48,7 @@ def main() -> int:
                             DealerOverrides(simulated=True, pace_s=0.0))
     station = Station(loaded, RunOptions(journal=sys.argv[2], control_socket=False, hold_devices=False,
                                          extensions=(simulation, HaltAtShoeEnd(simulation))))
-    station.install_signal_handlers()
-    start(station)
-    try:
-        station.run()
-    finally:
-        station.close()
+    serve(station)
     return 0
 
 

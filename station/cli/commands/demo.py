@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
-from station.cli.commands.run import start
+from station.cli.commands.run import serve
 from station.cli.exits import Status
 from station.cli.main import CliError
 from station.core import outputs as out
@@ -204,12 +204,7 @@ def _run(args: argparse.Namespace) -> int:
             station = Station(loaded, run)
         except ConfigError as exc:
             raise CliError(str(exc), Status.CONFIG) from None
-        station.install_signal_handlers()
-        start(station)
-        try:
-            station.run()
-        finally:
-            station.close()
+        serve(station)
         dealer_error = simulation.error if simulation.table is not None else "no simulated dealer"
     summary = report.summary()
     if args.json:

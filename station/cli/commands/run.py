@@ -34,12 +34,7 @@ def _run(args: argparse.Namespace) -> int:
     # `kill -USR1 <pid>` prints every thread's stack to stderr (the journal under systemd):
     # how a technician sees where a stuck station is stuck without stopping it.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    station.install_signal_handlers()
-    start(station)
-    try:
-        station.run()
-    finally:
-        station.close()
+    serve(station)
     return 0
 
 
@@ -72,6 +67,17 @@ def start(station: Station) -> None:
         if failure is None:
             raise
         raise CliError(*failure) from None
+
+
+def serve(station: Station) -> None:
+    """What every command that runs a station does: take SIGTERM and SIGINT as a stop, start
+    (one line and a status when it cannot), run until stopped, and close whatever happens."""
+    station.install_signal_handlers()
+    start(station)
+    try:
+        station.run()
+    finally:
+        station.close()
 
 
 def _extensions(loaded: LoadedConfig) -> tuple[StationExtension, ...]:

@@ -64,7 +64,9 @@ class PitLoad:
 
 
 PIT = PitLoad(15.0, 200, 100, 10_000, 500, cap=400, min_pictures=20, dealt=1000)
-SHORT = PitLoad(6.0, 50, 25, 2_000, 100, cap=100, min_pictures=8, dealt=300)
+# A stalled viewer is dropped once 256 KB wait for it beyond its socket's buffer: at four pictures
+# a second that takes 5-6 s, so the short load lasts twice that.
+SHORT = PitLoad(12.0, 50, 25, 2_000, 100, cap=100, min_pictures=16, dealt=300)
 
 
 @pytest.mark.parametrize("load", [pytest.param(SHORT, id="short"), pytest.param(PIT, id="pit", marks=pytest.mark.soak)])

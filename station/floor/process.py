@@ -3,10 +3,20 @@
 Deriving the feed means replaying every record into a second machine: as much work again as
 the core loop's own applying. In the station's process that work would take the interpreter
 from the core loop (one Python thread runs at a time), and the table would deal slower for
-having a feed. In a process of its own it runs on another CPU when there is one, at a lower
-priority than the table, and a fault in it cannot reach the table: the station restarts it.
+having a feed. In a process of its own it runs on another CPU when there is one, stepping
+back from the table (:func:`station.floor.outbox_main.step_back`), and a fault in it cannot
+reach the table: the station restarts it.
 
-The station's end (:class:`FloorFeed`) speaks to the outbox (:func:`main`) over two pipes:
+The outbox is **forked** at the very start of the station (:func:`fork_outbox`, before the
+station has any thread or opens its journal), so it starts with everything the station has
+already imported: in milliseconds, sharing the station's memory pages, instead of a fresh
+interpreter's 0.6 s of imports (measured on the machine of docs/benchmarks.md), during which
+a table dealing at full speed would build up a backlog for it. It then waits for its start-up
+description, sent once the journal is open. A restart after the outbox died, or a station
+that already has threads, starts a fresh interpreter instead
+(``python -m station.floor.outbox_main``): slower, and safe.
+
+The station's end (:class:`FloorFeed`) speaks to the outbox over two pipes:
 
 - to the outbox, lines: first the start-up description (JSON), then the seq of each commit
   (written without waiting: when the pipe is full the line is dropped, the outbox reads the
@@ -15,7 +25,10 @@ The station's end (:class:`FloorFeed`) speaks to the outbox (:func:`main`) over 
 
 When the station dies without a stop (SIGKILL, a crash) the outbox reads end-of-file and exits
 at once without saying goodbye to the broker, so the broker publishes its last will
-(``offline``, ``connection lost``); the cursor it had stored keeps what was acknowledged.
+(``offline``, ``connection lost``); the cursor it had stored keeps what was acknowledged. So
+that it does see that end-of-file, no other process may hold the station's end of the pipe:
+a process forked after the outbox (the simulated table) closes it first thing
+(:func:`_close_station_ends`), and fresh interpreters never inherit it.
 """
 
 from __future__ import annotations
@@ -29,11 +42,14 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn, Protocol
 
 import structlog
 
+from station.floor.outbox_main import step_back
 from station.floor.settings import FloorSection
 
 log = structlog.get_logger("station.floor")
@@ -44,6 +60,150 @@ STATUS_INTERVAL_S = 0.5
 RESTART_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 #: The station wakes the outbox at most this often (each wake is two context switches).
 NOTIFY_S = 0.01
+
+
+class OutboxProcess(Protocol):
+    """What the station asks of the outbox's process (``subprocess.Popen`` answers it)."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+class ForkedChild:
+    """A child made by ``os.fork``, answering what :class:`OutboxProcess` asks the way
+    ``subprocess.Popen`` does (one thread may wait while another polls)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._lock = threading.Lock()
+        try:  # readable once the child has exited (Linux 5.3 and later): no polling loop
+            self._pidfd: int | None = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
+
+    def poll(self) -> int | None:
+        with self._lock:
+            if self.returncode is None:
+                try:
+                    done, status = os.waitpid(self.pid, os.WNOHANG)
+                except ChildProcessError:  # reaped by someone else: its status is lost
+                    done, status = self.pid, 0
+                if done:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+            return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise subprocess.TimeoutExpired(f"outbox {self.pid}", timeout or 0.0)
+            pause = 0.05 if left is None else min(left, 0.05)
+            try:
+                if self._pidfd is None:
+                    raise OSError
+                select.select([self._pidfd], [], [], left)
+            except (OSError, ValueError):  # no pidfd, or it was released meanwhile
+                time.sleep(pause)
+        return code
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def release(self) -> None:
+        with self._lock:
+            pidfd, self._pidfd = self._pidfd, None
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+@dataclass
+class PreparedOutbox:
+    """An outbox forked at the station's start, waiting for its start-up description."""
+
+    process: ForkedChild
+    control: int  # the station's end of the control pipe (written)
+    status: int  # the station's end of the status pipe (read)
+
+    def discard(self) -> None:
+        """The station did not get as far as starting the feed: the outbox reads end-of-file
+        before its description and leaves."""
+        _close_station_end(self.control)
+        _close_station_end(self.status)
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+        self.process.release()
+
+
+# --- the station's ends of the pipes, closed in every process forked after the outbox ------
+
+_STATION_ENDS: set[int] = set()
+
+
+def _close_station_ends() -> None:
+    """In a child forked later (the simulated table): it must not keep the outbox's pipes
+    open, or the outbox would not read end-of-file when the station dies."""
+    for fd in tuple(_STATION_ENDS):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _STATION_ENDS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_station_ends)
+
+
+def _close_station_end(fd: int) -> None:
+    _STATION_ENDS.discard(fd)  # first: a fork meanwhile must not close a reused number
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def _station_pipes() -> tuple[int, int, int, int]:
+    """(control read, control write, status read, status write); the station keeps the
+    control's write end and the status's read end."""
+    control_read, control_write = os.pipe()
+    status_read, status_write = os.pipe()
+    _STATION_ENDS.update((control_write, status_read))
+    return control_read, control_write, status_read, status_write
+
+
+def fork_outbox() -> PreparedOutbox | None:
+    """Fork the outbox now, or None when the station already has a thread (a fork would copy
+    locks other threads may hold) or the system cannot fork: :class:`FloorFeed` then starts a
+    fresh interpreter."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return None
+    control_read, control_write, status_read, status_write = _station_pipes()
+    pid = os.fork()
+    if pid == 0:
+        _forked_outbox(control_read, status_write)
+    os.close(control_read)
+    os.close(status_write)
+    return PreparedOutbox(ForkedChild(pid), control_write, status_read)
+
+
+def outbox_cpus() -> list[int] | None:
+    """The CPUs the station leaves (while a simulated table has one to itself, the station
+    keeps to the others: ``station/sim/cpus.py``). Measured on the 2-CPU machine of
+    docs/benchmarks.md: sharing the station's CPU, or floating over both, cost the full-speed
+    demo more of its rounds per second than sitting beside the simulated table."""
+    try:
+        others = set(range(os.cpu_count() or 1)) - os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        return None
+    return sorted(others) or None
 
 
 class FloorFeed:
@@ -58,7 +218,7 @@ class FloorFeed:
                      "currency": currency, "devices": devices, "software": software, "log_format": log_format,
                      "log_level": log_level, "station_pid": os.getpid()}
         self.tip = 0
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: OutboxProcess | None = None
         self._control: int | None = None
         self._status: dict[str, Any] = {}
         self._stopping = threading.Event()
@@ -69,8 +229,12 @@ class FloorFeed:
 
     # --- the station's side -------------------------------------------------------------
 
-    def start(self) -> FloorFeed:
-        self._spawn()
+    def start(self, prepared: PreparedOutbox | None = None) -> FloorFeed:
+        """Start the outbox: the one forked at the station's start when there is one."""
+        if prepared is not None:
+            self._begin(prepared.process, prepared.control, prepared.status, "fork")
+        else:
+            self._spawn()
         self._watcher = threading.Thread(target=self._watch, name="floor-outbox-watch", daemon=True)
         self._watcher.start()
         return self
@@ -123,26 +287,38 @@ class FloorFeed:
     # --- the process ----------------------------------------------------------------------
 
     def _spawn(self) -> None:
-        status_read, status_write = os.pipe()
+        """A fresh interpreter (a restart, or a station that had threads before the feed)."""
+        control_read, control_write, status_read, status_write = _station_pipes()
         try:
             process = subprocess.Popen(
                 [sys.executable, "-m", "station.floor.outbox_main", str(status_write)],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, pass_fds=(status_write,), close_fds=True,
+                stdin=control_read, stdout=subprocess.DEVNULL, pass_fds=(status_write,), close_fds=True,
             )
+        except OSError:
+            for fd in (control_write, status_read):
+                _close_station_end(fd)
+            raise
         finally:
+            os.close(control_read)
             os.close(status_write)
-        assert process.stdin is not None
-        control = process.stdin.fileno()
-        os.write(control, json.dumps(self.spec).encode("utf-8") + b"\n")
+        self._begin(process, control_write, status_read, "spawn")
+
+    def _begin(self, process: OutboxProcess, control: int, status_read: int, method: str) -> None:
+        """Hand the outbox its description (the pipe is empty: this write does not wait),
+        then follow its status."""
+        spec = {**self.spec, "cpus": outbox_cpus()}
+        os.write(control, json.dumps(spec).encode("utf-8") + b"\n")
         os.set_blocking(control, False)
         with self._lock:
             self._process, self._control = process, control
-        threading.Thread(target=self._read_status, args=(os.fdopen(status_read, "rb"),), name="floor-outbox-status",
+        threading.Thread(target=self._read_status, args=(status_read,), name="floor-outbox-status",
                          daemon=True).start()
-        log.info("floor_outbox_started", pid=process.pid, broker=self.settings.broker, table=self.table)
+        log.info("floor_outbox_started", pid=process.pid, method=method, broker=self.settings.broker,
+                 table=self.table)
 
-    def _read_status(self, stream: IO[bytes]) -> None:
-        with stream:
+    def _read_status(self, fd: int) -> None:
+        _STATION_ENDS.discard(fd)  # the stream closes it from here on
+        with os.fdopen(fd, "rb") as stream:
             for line in stream:
                 with contextlib.suppress(ValueError):
                     self._status = json.loads(line)
@@ -172,6 +348,8 @@ class FloorFeed:
             if process is None:
                 return
             code = process.wait()
+            if isinstance(process, ForkedChild):
+                process.release()
             if self._stopping.is_set():
                 return
             delay = RESTART_DELAYS_S[min(self._restarts, len(RESTART_DELAYS_S) - 1)]
@@ -184,23 +362,62 @@ class FloorFeed:
 
     def _close_control(self) -> None:
         with self._lock:
-            process, self._control = self._process, None
-        if process is not None and process.stdin is not None:
-            with contextlib.suppress(OSError):
-                process.stdin.close()
+            control, self._control = self._control, None
+        if control is not None:
+            _close_station_end(control)
 
 
 # --- the outbox's side ---------------------------------------------------------------------
 
 
+def _keep_to(cpus: list[int] | None) -> None:
+    if cpus:
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            os.sched_setaffinity(0, set(cpus))
+
+
+def _forked_outbox(control_fd: int, status_fd: int) -> NoReturn:
+    """The forked child: never returns into the station's code, whatever happens."""
+    code = 1
+    try:
+        # Nothing of the station's runs here: its stop signals are the station's business
+        # (the station stops the outbox itself, after its drain), its stdin and stdout are not
+        # the outbox's, and the station's ends of the pipes are closed by the fork hook only
+        # in later children, so close the two this child inherited itself.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with contextlib.suppress(ValueError):
+            signal.set_wakeup_fd(-1)
+        _close_station_ends()
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.close(null)
+        step_back()
+        code = serve_outbox(os.fdopen(control_fd, "rb"), status_fd)
+    except BaseException:  # noqa: BLE001 - the child must reach os._exit whatever happens
+        with contextlib.suppress(Exception):
+            traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The fresh interpreter's entry (``python -m station.floor.outbox_main STATUS_FD``)."""
     # Ctrl-C in a terminal reaches the whole process group: the station stops the outbox
     # itself (after its drain), so the outbox does not die of it first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     args = sys.argv[1:] if argv is None else argv
-    status_fd = int(args[0])
-    control = sys.stdin.buffer
-    spec = json.loads(control.readline())
+    return serve_outbox(sys.stdin.buffer, int(args[0]))
+
+
+def serve_outbox(control: IO[bytes], status_fd: int) -> int:
+    """Read the description, publish until told to stop (0) or until the station is gone."""
+    first = control.readline()
+    if not first:
+        os._exit(0)  # the station stopped before it started the feed: nothing to say
+    spec = json.loads(first)
+    _keep_to(spec.get("cpus"))
     from station.service.logging import configure_logging
 
     configure_logging(spec["log_format"], spec["log_level"], stream=sys.stderr)

@@ -28,7 +28,7 @@ from station.core.options import CoreOptions
 from station.core.states import STATES
 from station.floor.anchors import AnchorClock
 from station.floor.mqtt import BrokerOptions, BrokerSettingsError, check_options
-from station.floor.process import FloorFeed
+from station.floor.process import FloorFeed, PreparedOutbox
 from station.floor.settings import table_id
 from station.journal.anchors import AnchorFileError, journal_id, read_key
 from station.service.config import ConfigError, LoadedConfig, StationConfig
@@ -49,6 +49,7 @@ class StationParts(Protocol):
     journal_path: Path
     loop: CoreLoop | None
     devices: DeviceSet | None
+    outbox: PreparedOutbox | None  # forked at the station's start (station.floor.process)
 
 
 class FloorFeatures:
@@ -109,7 +110,8 @@ class FloorFeatures:
 
             loop.subscribe(features.metrics.on_output, COUNTED)
         if features.publisher is not None:
-            features.publisher.start()
+            prepared, station.outbox = station.outbox, None
+            features.publisher.start(prepared)
         features.anchors.start()
         return features
 

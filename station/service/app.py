@@ -38,6 +38,7 @@ from station.events import (
     DeviceFault,
     Event,
 )
+from station.floor.process import PreparedOutbox, fork_outbox
 from station.floor.service import FloorFeatures
 from station.integrity.monitor import IntegritySettings
 from station.integrity.service import IntegrityService
@@ -152,6 +153,7 @@ class Station:
         self.integrity: IntegrityService | None = None
         self.shuffler_agent: ShufflerAgent | None = None
         self.floor: FloorFeatures | None = None  # anchors, floor feed, metrics (docs/floor.md)
+        self.outbox: PreparedOutbox | None = None  # the floor feed's process, until the feed starts
         self.start_seconds = 0.0
         self.stop_reason = ""
         self._last_ping = 0.0
@@ -166,8 +168,11 @@ class Station:
         started = time.perf_counter()
         self._log = log.bind()  # logging is configured by now
         self._bound_ids: tuple[int | None, str | None] = (None, None)
-        # First, before any thread or file of the station's: extensions prepare (the simulated
-        # table forks its process here) and say where their devices are opened.
+        # First, before any thread or file of the station's: the floor feed's process and the
+        # extensions (the simulated table) fork theirs, and the extensions say where their
+        # devices are opened.
+        if self.config.floor.enabled:
+            self.outbox = fork_outbox()
         endpoints: dict[str, Any] = {}
         for extension in self.run_options.extensions:
             endpoints.update(extension.prepare())
@@ -483,6 +488,9 @@ class Station:
             self.integrity.stop()
         if self.floor is not None:
             self.floor.close()  # the last anchor, then what the broker takes within [floor] drain_s
+        if self.outbox is not None:  # forked, but the station stopped before the feed started
+            self.outbox.discard()
+            self.outbox = None
         if self.loop is not None:
             self.loop.close()
         if self.holder is not None:

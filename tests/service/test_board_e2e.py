@@ -58,7 +58,9 @@ def test_the_board_stays_true_through_a_whole_shoe(external_table: Any) -> None:
     wait_until(lambda: board.screen.result is not None and board.screen.result.round_no == 10, 20,
                "the result of round 10, decided while the board was away")
     wait_until(lambda: board.screen.expected == status["expecting"], 5, "the dealer's line of now")
-    assert board.screen.roads is not None and len(board.screen.roads.bead_plate) == 10
+    # The repaint goes on after the dealer's line (roads, limits): wait for it, do not race it.
+    wait_until(lambda: board.screen.roads is not None and len(board.screen.roads.bead_plate) == 10, 5,
+               "the roads with round 10")
     assert board.screen.limits == limits and board.screen.message == ""
 
     # The board reboots between rounds: limits, roads, last result and dealer's line within 1 s.

@@ -1,0 +1,190 @@
+"""The outbox's process: forked at the station's start, stepping back from the table, holding
+no pipe it should not, restarted when it dies, gone when the station is.
+
+Real ``station run`` processes (their simulated table included) and a real mosquitto; the
+processes are looked at the way a technician would, through ``/proc``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import ROOT, Broker, Subscriber, expected_feed, floor_config, station_env
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc")
+
+
+def _json_config(path: Path, broker_url: str, **options: Any) -> Path:
+    config = floor_config(path, broker_url, **options)
+    config.write_text(config.read_text().replace('log_format = "auto"', 'log_format = "json"'))
+    return config
+
+
+def _run(config: Path, journal: Path, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
+    with log.open("a") as out:
+        return subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal", str(journal)],
+                                stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def _events(log: Path, name: str) -> list[dict[str, Any]]:
+    found = []
+    for line in log.read_text().splitlines():
+        if line.startswith("{") and f'"{name}"' in line:
+            entry = json.loads(line)
+            if entry.get("event") == name:
+                found.append(entry)
+    return found
+
+
+def _wait_for_event(log: Path, name: str, count: int = 1, timeout: float = 60) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = _events(log, name)
+        if len(found) >= count:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no {count}x {name} within {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def _wait_until(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
+        time.sleep(0.02)
+
+
+def _parent(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+
+
+def _alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting for whoever adopted it to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _pipes(pid: int) -> set[str]:
+    pipes = set()
+    for entry in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(entry)
+        except OSError:
+            continue
+        if target.startswith("pipe:"):
+            pipes.add(target)
+    return pipes
+
+
+def _holders(pipe: str) -> set[int]:
+    """Every process that has ``pipe`` open (that this user may look into)."""
+    holders = set()
+    for folder in Path("/proc").iterdir():
+        if folder.name.isdigit():
+            try:
+                if pipe in _pipes(int(folder.name)):
+                    holders.add(int(folder.name))
+            except OSError:
+                continue
+    return holders
+
+
+def test_the_outbox_is_forked_steps_back_and_is_restarted_when_it_dies(tmp_path: Path, broker: Broker) -> None:
+    subscriber = Subscriber(broker.port, "dealing-station/#")
+    config = _json_config(tmp_path / "station.toml", broker.url, pace_ms=5)
+    journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
+    process = _run(config, journal, env, log)
+    try:
+        subscriber.wait_for(lambda s: len(s.kind("round")) >= 5, 60, "the first rounds")
+        first = _wait_for_event(log, "floor_outbox_started")[0]
+        assert first["method"] == "fork"
+        outbox = first["pid"]
+        assert _parent(outbox) == process.pid
+        assert os.sched_getscheduler(outbox) == os.SCHED_BATCH
+        # The simulated table was forked after the outbox: it must not hold the outbox's pipes.
+        table = _wait_for_event(log, "simulated_table_started")[0]["pid"]
+        for pipe in _pipes(outbox):
+            assert _holders(pipe) <= {process.pid, outbox}, f"{pipe} is held by another process"
+        assert _alive(table)
+
+        os.kill(outbox, signal.SIGKILL)
+        exited = _wait_for_event(log, "floor_outbox_exited")[0]
+        assert exited["pid"] == outbox and exited["status"] == -signal.SIGKILL
+        second = _wait_for_event(log, "floor_outbox_started", count=2, timeout=30)[1]
+        assert second["method"] == "spawn" and second["pid"] != outbox
+        _wait_until(lambda: os.sched_getscheduler(second["pid"]) == os.SCHED_BATCH, "the new outbox to step back")
+        rounds_then = len(subscriber.kind("round"))
+        subscriber.wait_for(lambda s: len(s.kind("round")) >= rounds_then + 20, 60, "rounds after the restart")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0, log.read_text()[-3000:]
+    expected = expected_feed(journal, "BAC-01")
+    received: list[dict[str, Any]] = []
+
+    def _firsts(s: Subscriber) -> list[dict[str, Any]]:
+        seen, firsts = set(), []
+        with s.lock:
+            for message in s.messages:
+                if message.topic.rsplit("/", 1)[1] in ("round", "event"):
+                    key = (message.payload["kind"], message.payload["n"])
+                    if key not in seen:
+                        seen.add(key)
+                        firsts.append(message.payload)
+        received[:] = firsts
+        return firsts
+
+    subscriber.wait_for(lambda s: len(_firsts(s)) >= len(expected), 30, "the drain at stop")
+    subscriber.close()
+    assert received == expected, "a message was lost (or invented) across the outbox's restart"
+    wills = [m for m in subscriber.kind("status") if m["status"] == "offline" and m["reason"] == "connection lost"]
+    assert wills, "the killed outbox's last will was not published"
+
+
+def test_the_outbox_leaves_when_the_station_is_killed(tmp_path: Path, broker: Broker) -> None:
+    config = _json_config(tmp_path / "station.toml", broker.url, pace_ms=5)
+    journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
+    process = _run(config, journal, env, log)
+    try:
+        _wait_for_event(log, "floor_connected")
+        outbox = _wait_for_event(log, "floor_outbox_started")[0]["pid"]
+        table = _wait_for_event(log, "simulated_table_started")[0]["pid"]
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    _wait_until(lambda: not _alive(outbox), "the outbox to leave after its station")
+    _wait_until(lambda: not _alive(table), "the simulated table to leave after its station")
+    assert _events(log, "floor_outbox_orphaned")
+
+
+SCRIPT = """
+import sys
+from station.floor.process import fork_outbox
+prepared = fork_outbox()
+assert prepared is not None, "a process without threads forks its outbox"
+assert prepared.process.poll() is None, "the outbox waits for its description"
+prepared.discard()
+print(prepared.process.returncode)
+"""
+
+
+def test_an_outbox_forked_for_a_station_that_never_started_its_feed_leaves() -> None:
+    """The station forks the outbox first thing; when it then cannot start (a journal of other
+    rules, a metrics port in use), ``Station.close`` discards it: the outbox reads end-of-file
+    before its description and exits 0."""
+    shown = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == "0"

@@ -138,12 +138,19 @@ class PreparedOutbox:
         before its description and leaves."""
         _close_station_end(self.control)
         _close_station_end(self.status)
-        try:
-            self.process.wait(5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
+        _wait_or_kill(self.process, 5)
         self.process.release()
+
+
+def _wait_or_kill(process: OutboxProcess, seconds: float) -> bool:
+    """Wait up to ``seconds`` for the outbox to leave, else kill it; True when it left."""
+    try:
+        process.wait(seconds)
+        return True
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+        return False
 
 
 # --- the station's ends of the pipes, closed in every process forked after the outbox ------
@@ -276,12 +283,8 @@ class FloorFeed:
         if process is None:
             return
         self._send(json.dumps({"stop": wait}).encode("utf-8") + b"\n", wait_s=1.0)
-        try:
-            process.wait(wait + 5)
-        except subprocess.TimeoutExpired:
+        if not _wait_or_kill(process, wait + 5):
             log.warning("floor_outbox_killed", pid=process.pid, reason="it did not stop in time")
-            process.kill()
-            process.wait(5)
         self._close_control()
 
     # --- the process ----------------------------------------------------------------------

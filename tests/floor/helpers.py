@@ -178,6 +178,13 @@ def station_env(tmp_path: Path) -> dict[str, str]:
             "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
+def run_station(config: Path, journal: Path, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
+    """``station run`` on ``journal``, its output appended to ``log``."""
+    with log.open("a") as out:
+        return subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal", str(journal)],
+                                stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+
+
 def station(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "station", *args], capture_output=True, text=True, timeout=timeout,
                           env=env)
@@ -292,3 +299,25 @@ def cut_journal(path: Path, keep: int) -> None:
         conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+def sequenced(subscriber: Subscriber) -> list[dict[str, Any]]:
+    """The round and event messages received so far, in arrival order."""
+    with subscriber.lock:
+        return [m.payload for m in subscriber.messages if m.topic.rsplit("/", 1)[1] in ("round", "event")]
+
+
+def first_occurrences(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(messages with repeats dropped, in arrival order; the repeats). A repeat has the
+    (journal, kind, n) of a message already received."""
+    seen: dict[tuple[str, str, int], dict[str, Any]] = {}
+    firsts, repeats = [], []
+    for message in messages:
+        key = (message["journal_id"], message["kind"], message["n"])
+        if key in seen:
+            assert seen[key] == message, f"a repeat differs from the first: {message} vs {seen[key]}"
+            repeats.append(message)
+        else:
+            seen[key] = message
+            firsts.append(message)
+    return firsts, repeats

@@ -9,8 +9,6 @@ its numbers), and every message valid against the JSON Schemas in the package.
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,31 +20,13 @@ from .helpers import (
     Subscriber,
     check_schemas,
     expected_feed,
+    first_occurrences,
     floor_config,
+    run_station,
+    sequenced,
     station,
     station_env,
 )
-
-
-def _sequenced(subscriber: Subscriber) -> list[dict[str, Any]]:
-    with subscriber.lock:
-        return [m.payload for m in subscriber.messages if m.topic.rsplit("/", 1)[1] in ("round", "event")]
-
-
-def _first_occurrences(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(messages with repeats dropped, in arrival order; the repeats). A repeat has the
-    (journal, kind, n) of a message already received."""
-    seen: dict[tuple[str, str, int], dict[str, Any]] = {}
-    firsts, repeats = [], []
-    for message in messages:
-        key = (message["journal_id"], message["kind"], message["n"])
-        if key in seen:
-            assert seen[key] == message, f"a repeat differs from the first: {message} vs {seen[key]}"
-            repeats.append(message)
-        else:
-            seen[key] = message
-            firsts.append(message)
-    return firsts, repeats
 
 
 def _assert_in_order_without_gaps(messages: list[dict[str, Any]]) -> None:
@@ -68,10 +48,10 @@ def test_a_whole_demo_shoe_reaches_the_subscriber_exactly_once_in_journal_order(
                    env=station_env(tmp_path))
     assert demo.returncode == 0, demo.stderr[-3000:]
     expected = expected_feed(journal, "BAC-01")
-    subscriber.wait_for(lambda s: len(_sequenced(s)) >= len(expected), 30, "every round and event")
+    subscriber.wait_for(lambda s: len(sequenced(s)) >= len(expected), 30, "every round and event")
     subscriber.wait_for(lambda s: any(m["status"] == "offline" for m in s.kind("status")), 10, "offline status")
     subscriber.close()
-    received = _sequenced(subscriber)
+    received = sequenced(subscriber)
     assert received == expected  # exactly once each, in journal order, nothing else
     _assert_in_order_without_gaps(received)
     rounds = [m for m in received if m["kind"] == "round"]
@@ -102,18 +82,12 @@ def _journal_count(journal: Path) -> int:
         return reader.count()
 
 
-def _run(config: Path, journal: Path, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
-    with log.open("a") as out:
-        return subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal", str(journal)],
-                                stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
-
-
 def test_the_table_deals_on_through_a_broker_outage_and_the_backlog_follows_in_order(tmp_path: Path,
                                                                                     broker: Broker) -> None:
     subscriber = Subscriber(broker.port, "dealing-station/#")
     config = floor_config(tmp_path / "station.toml", broker.url, pace_ms=5)
     journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
-    process = _run(config, journal, env, log)
+    process = run_station(config, journal, env, log)
     try:
         subscriber.wait_for(lambda s: len(s.kind("round")) >= 5, 60, "the first rounds")
         broker.stop()
@@ -133,9 +107,9 @@ def test_the_table_deals_on_through_a_broker_outage_and_the_backlog_follows_in_o
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0, log.read_text()[-3000:]
     expected = expected_feed(journal, "BAC-01")
-    subscriber.wait_for(lambda s: len(_first_occurrences(_sequenced(s))[0]) >= len(expected), 30, "the drain at stop")
+    subscriber.wait_for(lambda s: len(first_occurrences(sequenced(s))[0]) >= len(expected), 30, "the drain at stop")
     subscriber.close()
-    firsts, repeats = _first_occurrences(_sequenced(subscriber))
+    firsts, repeats = first_occurrences(sequenced(subscriber))
     assert firsts == expected, "a message is missing, or more came than the journal gives"
     _assert_in_order_without_gaps(firsts)
     assert len(repeats) <= 500  # only what was in flight when the broker went (the default window)
@@ -148,7 +122,7 @@ def test_a_station_killed_mid_publish_repeats_only_what_was_in_flight(tmp_path: 
     window = 40
     config = floor_config(tmp_path / "station.toml", broker.url, extra=f"window = {window}")
     journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
-    process = _run(config, journal, env, log)
+    process = run_station(config, journal, env, log)
     try:
         subscriber.wait_for(lambda s: len(s.kind("round")) >= 40, 60, "rounds flowing")
     finally:
@@ -156,18 +130,18 @@ def test_a_station_killed_mid_publish_repeats_only_what_was_in_flight(tmp_path: 
         process.wait(10)
     subscriber.wait_for(lambda s: any(m["status"] == "offline" and m["reason"] == "connection lost"
                                       for m in s.kind("status")), 20, "the last will")
-    before_restart = len(_sequenced(subscriber))
-    process = _run(config, journal, env, log)
+    before_restart = len(sequenced(subscriber))
+    process = run_station(config, journal, env, log)
     try:
-        subscriber.wait_for(lambda s: len(_sequenced(s)) > before_restart + 100, 60, "the feed after the restart")
+        subscriber.wait_for(lambda s: len(sequenced(s)) > before_restart + 100, 60, "the feed after the restart")
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0, log.read_text()[-3000:]
     expected = expected_feed(journal, "BAC-01")
-    subscriber.wait_for(lambda s: len(_first_occurrences(_sequenced(s))[0]) >= len(expected), 30, "the drain at stop")
+    subscriber.wait_for(lambda s: len(first_occurrences(sequenced(s))[0]) >= len(expected), 30, "the drain at stop")
     subscriber.close()
-    received = _sequenced(subscriber)
-    firsts, repeats = _first_occurrences(received)
+    received = sequenced(subscriber)
+    firsts, repeats = first_occurrences(received)
     assert firsts == expected
     _assert_in_order_without_gaps(firsts)
     # Repeats: only messages the station had handed over beyond its stored cursor when it was

@@ -19,7 +19,17 @@ from typing import Any
 
 import pytest
 
-from .helpers import ROOT, Broker, Subscriber, expected_feed, floor_config, station_env
+from .helpers import (
+    ROOT,
+    Broker,
+    Subscriber,
+    expected_feed,
+    first_occurrences,
+    floor_config,
+    run_station,
+    sequenced,
+    station_env,
+)
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc")
 
@@ -28,12 +38,6 @@ def _json_config(path: Path, broker_url: str, **options: Any) -> Path:
     config = floor_config(path, broker_url, **options)
     config.write_text(config.read_text().replace('log_format = "auto"', 'log_format = "json"'))
     return config
-
-
-def _run(config: Path, journal: Path, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
-    with log.open("a") as out:
-        return subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal", str(journal)],
-                                stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
 
 
 def _events(log: Path, name: str) -> list[dict[str, Any]]:
@@ -106,7 +110,7 @@ def test_the_outbox_is_forked_steps_back_and_is_restarted_when_it_dies(tmp_path:
     subscriber = Subscriber(broker.port, "dealing-station/#")
     config = _json_config(tmp_path / "station.toml", broker.url, pace_ms=5)
     journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
-    process = _run(config, journal, env, log)
+    process = run_station(config, journal, env, log)
     try:
         subscriber.wait_for(lambda s: len(s.kind("round")) >= 5, 60, "the first rounds")
         first = _wait_for_event(log, "floor_outbox_started")[0]
@@ -132,23 +136,10 @@ def test_the_outbox_is_forked_steps_back_and_is_restarted_when_it_dies(tmp_path:
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0, log.read_text()[-3000:]
     expected = expected_feed(journal, "BAC-01")
-    received: list[dict[str, Any]] = []
-
-    def _firsts(s: Subscriber) -> list[dict[str, Any]]:
-        seen, firsts = set(), []
-        with s.lock:
-            for message in s.messages:
-                if message.topic.rsplit("/", 1)[1] in ("round", "event"):
-                    key = (message.payload["kind"], message.payload["n"])
-                    if key not in seen:
-                        seen.add(key)
-                        firsts.append(message.payload)
-        received[:] = firsts
-        return firsts
-
-    subscriber.wait_for(lambda s: len(_firsts(s)) >= len(expected), 30, "the drain at stop")
+    subscriber.wait_for(lambda s: len(first_occurrences(sequenced(s))[0]) >= len(expected), 30, "the drain at stop")
     subscriber.close()
-    assert received == expected, "a message was lost (or invented) across the outbox's restart"
+    firsts, _ = first_occurrences(sequenced(subscriber))
+    assert firsts == expected, "a message was lost (or invented) across the outbox's restart"
     wills = [m for m in subscriber.kind("status") if m["status"] == "offline" and m["reason"] == "connection lost"]
     assert wills, "the killed outbox's last will was not published"
 
@@ -156,7 +147,7 @@ def test_the_outbox_is_forked_steps_back_and_is_restarted_when_it_dies(tmp_path:
 def test_the_outbox_leaves_when_the_station_is_killed(tmp_path: Path, broker: Broker) -> None:
     config = _json_config(tmp_path / "station.toml", broker.url, pace_ms=5)
     journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
-    process = _run(config, journal, env, log)
+    process = run_station(config, journal, env, log)
     try:
         _wait_for_event(log, "floor_connected")
         outbox = _wait_for_event(log, "floor_outbox_started")[0]["pid"]

@@ -4,9 +4,7 @@ shuffler's side of the wire share."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +12,9 @@ from typing import Any
 
 from drivers.simulators import CardPool, start_simulator
 from station.cards import Card
-from station.service.control import ControlError, hash_token, request
+from station.service.control import ControlError, request
+
+from ..station_run import control_section, start_station_run
 
 DEALER, SUPERVISOR = "dealer-token-integrity", "supervisor-token-integrity"
 
@@ -51,22 +51,8 @@ chips = [100, 500, 1000]
 url = "{self.shoe.url}"
 [devices.shuffler]
 url = "{self.shuffler.url}"
-[control]
-socket = "{self.socket}"
-[[control.users]]
-name = "dana"
-role = "dealer"
-token_sha256 = "{hash_token(DEALER)}"
-[[control.users]]
-name = "sam"
-role = "supervisor"
-token_sha256 = "{hash_token(SUPERVISOR)}"
-""")
-        env = {**os.environ, "XDG_RUNTIME_DIR": str(directory / "run")}
-        env.pop("STATION_JOURNAL", None)
-        self.log = (directory / "station.log").open("w")
-        self.process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config)],
-                                        stdout=self.log, stderr=subprocess.STDOUT, env=env)
+""" + control_section(self.socket, DEALER, SUPERVISOR))
+        self.process = start_station_run(config, directory, directory / "station.log")
 
     def ctl(self, command: str, args: dict[str, Any] | None = None, token: str = DEALER) -> Any:
         reply = request(self.socket, token, command, args or {})
@@ -122,6 +108,5 @@ token_sha256 = "{hash_token(SUPERVISOR)}"
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
-        self.log.close()
         self.shoe.stop()
         self.shuffler.stop()

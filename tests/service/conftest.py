@@ -13,7 +13,6 @@ simulator; what happened is read from the journal.
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -26,7 +25,9 @@ from typing import Any
 import pytest
 
 from drivers.simulators import CUT_CARD, RunningSimulator, shuffled_shoe, start_simulator
-from station.service.control import ControlError, hash_token, request
+from station.service.control import ControlError, request
+
+from ..station_run import control_section, start_station_run
 
 DEALER_TOKEN = "dealer-token-for-tests"
 SUPERVISOR_TOKEN = "supervisor-token-for-tests"
@@ -58,7 +59,7 @@ class ExternalTable:
         self.web_port = web_port
         self.table_extra = table_extra  # more [table] keys, one per line
         self.config.write_text(self._config_text(variant, dealing_style, boxes, players_per_box))
-        self.process: subprocess.Popen[str] | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.shoes_loaded = 0
         self.steps = 0
         self.log = directory / "station.log"
@@ -101,28 +102,12 @@ call = "call_supervisor"
 enabled = {"true" if self.web_port else "false"}
 port = {self.web_port or 8080}
 
-[control]
-socket = "{self.socket}"
-[[control.users]]
-name = "dana"
-role = "dealer"
-token_sha256 = "{hash_token(DEALER_TOKEN)}"
-[[control.users]]
-name = "sam"
-role = "supervisor"
-token_sha256 = "{hash_token(SUPERVISOR_TOKEN)}"
-"""
+""" + control_section(self.socket, DEALER_TOKEN, SUPERVISOR_TOKEN)
 
     # --- the station process -----------------------------------------------------------------
 
     def start_station(self, timeout: float = 30.0) -> None:
-        env = {**os.environ, "XDG_RUNTIME_DIR": str(self.directory / "run"), "PYTHONUNBUFFERED": "1"}
-        env.pop("STATION_JOURNAL", None)
-        log = self.log.open("a")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "station", "run", "-c", str(self.config)],
-            stdout=log, stderr=subprocess.STDOUT, text=True, env=env,
-        )
+        self.process = start_station_run(self.config, self.directory, self.log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -384,14 +384,13 @@ def _forked_outbox(control_fd: int, status_fd: int) -> NoReturn:
     code = 1
     try:
         # Nothing of the station's runs here: its stop signals are the station's business
-        # (the station stops the outbox itself, after its drain), its stdin and stdout are not
-        # the outbox's, and the station's ends of the pipes are closed by the fork hook only
-        # in later children, so close the two this child inherited itself.
+        # (the station stops the outbox itself, after its drain), and its stdin and stdout
+        # are not the outbox's. (The fork hook has already closed the station's ends of the
+        # pipes in this child, as in every child forked after them.)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         with contextlib.suppress(ValueError):
             signal.set_wakeup_fd(-1)
-        _close_station_ends()
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
         os.dup2(null, 1)

@@ -27,13 +27,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from station.cards import FULL_DECK, ShoeComposition  # noqa: E402
-from station.core import outputs as out  # noqa: E402
-from station.core.options import CoreOptions  # noqa: E402
-from station.games.baccarat.rules import Hand, next_hand, result_of  # noqa: E402
-from station.integrity import order  # noqa: E402
-from station.integrity.edges import warm_up  # noqa: E402
-from station.integrity.monitor import IntegrityMonitor  # noqa: E402
+from station.cards import FULL_DECK, Card, ShoeComposition
+from station.core import outputs as out
+from station.core.options import CoreOptions
+from station.core.rounds import RoundId
+from station.games.baccarat.rules import Hand, next_hand, result_of
+from station.integrity import order
+from station.integrity.edges import warm_up
+from station.integrity.monitor import IntegrityMonitor
 
 
 def cost_per_round(shoes: int, seed: int) -> list[float]:
@@ -51,8 +52,8 @@ def cost_per_round(shoes: int, seed: int) -> list[float]:
         monitor.feed(out.CardsAccounted(number, "", "start", tuple(cards[:burn]), left, 8))
         i, n = burn, 0
         while i < len(cards) - 15 - 6:
-            player: list = []
-            banker: list = []
+            player: list[Card] = []
+            banker: list[Card] = []
             first = i
             while (hand := next_hand(tuple(player), tuple(banker))) is not None:
                 (player if hand is Hand.PLAYER else banker).append(cards[i])
@@ -60,7 +61,7 @@ def cost_per_round(shoes: int, seed: int) -> list[float]:
             n += 1
             dealt = cards[first:i]
             comp.remove_all(dealt)
-            rid = f"{number}-{n}"
+            rid = RoundId(number, n)
             settled = out.RoundSettled(rid, "baccarat", (), (), result_of(player, banker).outcome.value, False,
                                        False, False, (), 0)
             account = out.CardsAccounted(number, rid, "round", tuple(dealt), tuple(comp.count(c) for c in FULL_DECK),

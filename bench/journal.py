@@ -30,15 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from station.cards import FULL_DECK, Card
-from station.events import (
-    ButtonPressed,
-    CardDrawn,
-    CardsReturned,
-    Event,
-    Timer,
-    event_from_dict,
-    event_to_dict,
-)
+from station.event_codec import event_from_dict, event_to_dict
+from station.events import ButtonPressed, CardDrawn, CardsReturned, Event, Timer
 from station.games.baccarat.rules import play_round
 from station.journal import Journal, JournalReader
 from station.journal.verify import verify

@@ -25,7 +25,8 @@ from pathlib import Path
 from station.core.loop import CoreLoop
 from station.core.machine import TableMachine
 from station.core.sessions import generate
-from station.events import Event, event_to_dict
+from station.event_codec import event_to_dict
+from station.events import Event
 from station.journal import Journal
 
 

@@ -72,6 +72,12 @@ def _kb(pid: int, path: str, field: str) -> int:
     return 0
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (proc(5): fields 14 and 15 of stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -80,8 +86,21 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def time_to_ready(journal: Path, runtime: Path) -> tuple[float, float, float]:
-    """(seconds from spawn to READY=1, station RSS MB, station + table PSS MB) of ``station run``."""
+def compile_checkout() -> None:
+    """Byte-compile the checkout's station and drivers, as installing the station does (pip and
+    the Debian package compile every module): a checkout run with ``PYTHONDONTWRITEBYTECODE``
+    would otherwise compile all of them again at every start, and time that instead."""
+    import compileall
+
+    for package in ("station", "drivers"):
+        compileall.compile_dir(REPO / package, quiet=1)
+
+
+def time_to_ready(journal: Path, runtime: Path, config: Path | None = None) -> tuple[float, float, float, float]:
+    """(seconds from spawn to READY=1, station RSS MB, station + table PSS MB, the station's own
+    CPU seconds until then) of ``station run`` (of ``config``, when given; bench/restart.py
+    measures its journals with this too). The CPU seconds are the work, whatever the load: on a
+    busy shared machine the wall time is mostly waiting for a CPU."""
     runtime.mkdir(parents=True, exist_ok=True)
     notify = runtime / "notify.sock"
     if notify.exists():
@@ -92,7 +111,8 @@ def time_to_ready(journal: Path, runtime: Path) -> tuple[float, float, float]:
     env = {**os.environ, "NOTIFY_SOCKET": str(notify), "STATION_JOURNAL": str(journal),
            "XDG_RUNTIME_DIR": str(runtime)}
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "station", "run"], env=env, cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "station", "run", *(["-c", str(config)] if config else [])],
+                            env=env, cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while True:
@@ -100,9 +120,10 @@ def time_to_ready(journal: Path, runtime: Path) -> tuple[float, float, float]:
             if "READY=1" in message.split("\n"):
                 ready = time.perf_counter() - started
                 break
+        cpu = _cpu_seconds(proc.pid)
         rss_kb = _kb(proc.pid, "status", "VmRSS")
         pss_kb = sum(_kb(pid, "smaps_rollup", "Pss") for pid in [proc.pid, *_children(proc.pid)])
-        return ready, rss_kb / 1024, pss_kb / 1024
+        return ready, rss_kb / 1024, pss_kb / 1024, cpu
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
@@ -118,6 +139,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.2f}")
+    compile_checkout()
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as scratch:
         base = Path(scratch)
         rates = []
@@ -131,10 +153,10 @@ def main() -> None:
         print(f"station demo --fast: {rounds} rounds, median {statistics.median(rates):.1f} rounds/s over "
               f"{len(rates)} runs (range {min(rates):.1f}-{max(rates):.1f}; target >= 200), "
               f"peak RSS of its largest process {peak:.1f} MB")
-        fresh, rss, pss = time_to_ready(base / "fresh.sqlite3", base / "run1")
+        fresh, rss, pss, _ = time_to_ready(base / "fresh.sqlite3", base / "run1")
         print(f"station run, fresh journal: READY after {fresh:.3f} s (target < 1.5), at READY: station RSS "
               f"{rss:.1f} MB, station and simulated table PSS {pss:.1f} MB (target < 80)")
-        replay, rss2, pss2 = time_to_ready(base / "demo.sqlite3", base / "run2")
+        replay, rss2, pss2, _ = time_to_ready(base / "demo.sqlite3", base / "run2")
         print(f"station run, journal of {rounds} rounds: READY after {replay:.3f} s, at READY: station RSS "
               f"{rss2:.1f} MB, station and simulated table PSS {pss2:.1f} MB")
 

@@ -146,12 +146,13 @@ class ShoeComposition:
     silently accepted.
     """
 
-    __slots__ = ("decks", "_counts")
+    __slots__ = ("_counts", "decks")
+    __hash__ = None  # type: ignore[assignment]  # it changes as cards come out: equal, never hashed
 
     def __init__(self, decks: int, counts: Mapping[Card, int] | None = None) -> None:
         self.decks = check_deck_count(decks)
         if counts is None:
-            self._counts: Counter[Card] = Counter({card: decks for card in FULL_DECK})
+            self._counts: Counter[Card] = Counter(dict.fromkeys(FULL_DECK, decks))
         else:
             self._counts = Counter()
             for card, count in counts.items():
@@ -211,7 +212,7 @@ class ShoeComposition:
         return values
 
     def by_rank(self) -> dict[Rank, int]:
-        ranks = {rank: 0 for rank in Rank}
+        ranks = dict.fromkeys(Rank, 0)
         for card, count in self._counts.items():
             ranks[card.rank] += count
         return ranks

@@ -2,7 +2,8 @@
 
 Drivers turn bytes into these events and post them to the core's queue; the control
 socket and the dealer's buttons do the same. Every event is journaled before it is
-applied, so each one must round-trip through :func:`event_to_dict` / :func:`event_from_dict`
+applied, so each one must round-trip through :func:`station.event_codec.event_to_dict` /
+:func:`station.event_codec.event_from_dict`
 exactly (the replayed state after a crash depends on it).
 
 Events are frozen dataclasses. A subclass registers itself under its ``kind`` (the class
@@ -12,16 +13,14 @@ name unless given), which is the ``type`` field of its journal record.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import types
-import typing
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
-from station.cards import Card, parse_card
+from station.cards import Card
 
-_REGISTRY: dict[str, type[Event]] = {}
+#: Every event kind, by its name: each subclass of :class:`Event` adds itself.
+REGISTRY: dict[str, type[Event]] = {}
 
 
 class EventError(ValueError):
@@ -38,9 +37,9 @@ class Event:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("kind") or cls.__name__
         cls.kind = name
-        if name in _REGISTRY and _REGISTRY[name].__module__ != cls.__module__:
+        if name in REGISTRY and REGISTRY[name].__module__ != cls.__module__:
             raise TypeError(f"event kind {name!r} registered twice")
-        _REGISTRY[name] = cls
+        REGISTRY[name] = cls
 
 
 # --- events from devices ------------------------------------------------------------------
@@ -172,129 +171,6 @@ class Actor:
 
 
 
-# --- serialisation ------------------------------------------------------------------------
-
-
-_SCALARS = frozenset((str, int, bool, type(None)))
-
-
-def to_plain(value: Any) -> Any:
-    """JSON-ready form of events, outputs and their parts: cards as codes, enums as values."""
-    kind = type(value)
-    if kind in _SCALARS:  # most fields: answered before any isinstance test
-        return value
-    if kind is Card:
-        return value.code
-    names = _field_names(kind)
-    if names is not None:
-        return {name: to_plain(getattr(value, name)) for name in names}
-    if isinstance(value, Card):
-        return value.code
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, (tuple, list)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    return value
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
-def _field_names(kind: type) -> tuple[str, ...] | None:
-    """The field names of a dataclass type (None for any other type), looked up once: every
-    event is turned into its journal record this way, and ``dataclasses.fields`` is slow."""
-    try:
-        return _FIELD_NAMES[kind]
-    except KeyError:
-        names = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else None
-        _FIELD_NAMES[kind] = names
-        return names
-
-
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """A JSON-ready dict with ``type`` naming the event kind."""
-    body = to_plain(event)
-    assert isinstance(body, dict)
-    return {"type": event.kind, **body}
-
-
-def _decode(tp: Any, value: Any, where: str) -> Any:
-    origin = typing.get_origin(tp)
-    if tp is Card:
-        return parse_card(value)
-    if tp is Any:
-        return value
-    if isinstance(tp, type) and issubclass(tp, Enum):
-        try:
-            return tp(value)
-        except ValueError:
-            raise EventError(f"{where}: {value!r} is not one of {[m.value for m in tp]}") from None
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise EventError(f"{where}: expected an object")
-        hints, _ = _schema(tp)
-        return tp(**{k: _decode(hints[k], v, f"{where}.{k}") for k, v in value.items() if k in hints})
-    if origin is tuple:
-        args = typing.get_args(tp)
-        if not isinstance(value, (list, tuple)):
-            raise EventError(f"{where}: expected a list")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
-        return tuple(_decode(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=True)))
-    if origin is dict:
-        kt, vt = typing.get_args(tp)
-        return {_decode(kt, k, where): _decode(vt, v, f"{where}.{k}") for k, v in value.items()}
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
-        for arg in typing.get_args(tp):
-            if arg is type(None):
-                continue
-            return _decode(arg, value, where)
-    if tp in (int, str, bool, float):
-        if tp is int and (not isinstance(value, int) or isinstance(value, bool)):
-            raise EventError(f"{where}: expected a whole number, got {value!r}")
-        if tp is str and not isinstance(value, str):
-            raise EventError(f"{where}: expected text, got {value!r}")
-        if tp is bool and not isinstance(value, bool):
-            raise EventError(f"{where}: expected true/false, got {value!r}")
-        return value
-    return value
-
-
-@functools.cache
-def _schema(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
-    """Type hints and field names of an event or nested dataclass: resolved once per class,
-    since resolving them is most of the cost of decoding a journal record."""
-    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
-
-
-def event_from_dict(data: dict[str, Any]) -> Event:
-    """Rebuild an event from :func:`event_to_dict` output; unknown kinds or fields are errors."""
-    if not isinstance(data, dict) or "type" not in data:
-        raise EventError("an event needs a 'type'")
-    kind = data["type"]
-    cls = _REGISTRY.get(kind)
-    if cls is None:
-        raise EventError(f"unknown event type {kind!r}")
-    hints, names = _schema(cls)  # type: ignore[arg-type]  # a class is hashable (mypy#11470)
-    unknown = set(data) - names - {"type"}
-    if unknown:
-        raise EventError(f"{kind}: unknown field(s) {sorted(unknown)}")
-    try:
-        return cls(**{k: _decode(hints[k], v, f"{kind}.{k}") for k, v in data.items() if k != "type"})
-    except TypeError as exc:
-        raise EventError(f"{kind}: {exc}") from None
-    except ValueError as exc:
-        raise EventError(f"{kind}: {exc}") from None
-
-
-def event_types() -> dict[str, type[Event]]:
-    return dict(_REGISTRY)
-
-
 # --- events from the table's people: bets, dealer actions, supervisor decisions ------------
 
 
@@ -414,3 +290,122 @@ class AlertAcknowledged(Event):
     ident: int
     actor: Actor
     note: str = ""
+
+
+# --- payouts the dealer confirms, and corrections a supervisor makes (docs/console.md) ------
+
+
+@dataclass(frozen=True)
+class PayoutConfirmationRequired(Event):
+    """From here on the next round opens only once the last one's payouts are confirmed (or,
+    with ``required`` false, without). The station posts it at start when ``[console]
+    confirm_payouts`` (with the console running) differs from what its journal last said, so
+    the journal itself records which rule each round was paid under."""
+
+    required: bool
+
+
+@dataclass(frozen=True)
+class PayoutsConfirmed(Event):
+    """The dealer has paid and collected ``boxes`` of the round being paid (empty: every box
+    still to confirm); ``round_id`` names that round (empty: whichever is being paid)."""
+
+    round_id: str = ""
+    boxes: tuple[str, ...] = ()
+    actor: Actor = Actor()
+
+
+@dataclass(frozen=True)
+class BetCorrected(Event):
+    """A supervisor's correction of a bet recorded wrongly in a round already settled: the bet
+    (``box``, ``player``, ``region``) as recorded was really ``new_amount`` on ``new_region`` of
+    ``new_box`` for ``new_player`` (a ``new_amount`` of 0: there was no such bet). The round is
+    settled again under its own rules; ``reason`` says why, for the journal."""
+
+    round_id: str
+    box: str
+    player: str
+    region: str
+    new_box: str
+    new_player: str
+    new_region: str
+    new_amount: int
+    reason: str
+    actor: Actor
+
+
+# --- who deals, and what happened to the station (docs/dealers.md, docs/events.md) ----------
+
+
+@dataclass(frozen=True)
+class DealerSignedIn(Event):
+    """``dealer`` takes the table, relieving whoever dealt before. ``door`` says how they
+    signed in (``console``, ``buttonbox`` or ``control``); ``actor`` is who did it (the dealer
+    themselves, or a supervisor). The machine decides which round is theirs first."""
+
+    dealer: str
+    actor: Actor
+    door: str = ""
+
+
+@dataclass(frozen=True)
+class SignInRefused(Event):
+    """Someone was refused at a door before any role was known: a wrong PIN at the console, an
+    unknown token on the control socket, a dealer id nobody has on the button box. ``attempts``
+    counts the refusals at that door since the last one journaled (a flood is journaled at most
+    once a second with its count, never record by record); ``claimed`` is the name given, if
+    any. Never the PIN or the token."""
+
+    door: str
+    reason: str
+    claimed: str = ""
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class StationStarted(Event):
+    """The station started on this journal. What it found of the run before is part of the
+    record, so that a reader never has to guess: ``previous_stop`` is ``none`` (the journal's
+    first start), ``clean`` (the last run journaled its :class:`StationStopped`), ``unclean``
+    (it did not: killed, crashed, or the power went) or ``unknown`` (a journal written before
+    stops were journaled). ``boot_id`` is the kernel's id of this boot of the PC: a different
+    one after an unclean stop says the PC itself went down (a power loss or a reset)."""
+
+    version: str
+    configuration_sha256: str
+    boot_id: str
+    previous_stop: str
+    previous_version: str = ""
+    previous_configuration_sha256: str = ""
+    previous_boot_id: str = ""
+    pid: int = 0
+
+
+@dataclass(frozen=True)
+class StationStopped(Event):
+    """The station stopped in order (a signal, a stop asked for): the last record of a run."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class JournalOutage(Event):
+    """The journal could not be written from ``since`` (UTC) for ``waited_ms`` milliseconds, because
+    ``reason``: journaled as soon as it can be written again (nothing could be journaled
+    meanwhile; the inputs that waited are journaled just before this)."""
+
+    reason: str
+    since: str
+    waited_ms: int
+
+
+@dataclass(frozen=True)
+class DiskSpace(Event):
+    """The journal's file system crossed ``[station] disk_warning_mb``: ``low`` true when its
+    free space went below it (or to nothing), false when it came back. ``at`` is when it was
+    measured (UTC): the record may be written later, when a full disk has room again."""
+
+    low: bool
+    free_mb: int
+    threshold_mb: int
+    at: str

@@ -11,6 +11,8 @@ holds those of the currencies a casino is likely to use, for validating a config
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 #: ISO 4217 minor-unit digits of common currencies (a code absent here is accepted with the
 #: digits configured: the list is for catching mistakes, not for limiting where tables are).
 MINOR_DIGITS: dict[str, int] = {
@@ -58,3 +60,30 @@ def format_range(minimum: int, maximum: int, digits: int, currency: str = "") ->
     """A limit as players read it: "10.00 – 5,000.00 EUR"."""
     text = f"{format_amount(minimum, digits)} \u2013 {format_amount(maximum, digits)}"
     return f"{text} {currency}" if currency else text
+
+
+@dataclass(frozen=True)
+class Money:
+    """How one table writes its amounts for people: its minor digits and its currency.
+
+    The one formatter for an amount a person reads anywhere: the console's payouts, and the
+    reason of every refusal the rules give (the games' table options carry one, built from
+    ``[table] currency`` and ``minor_digits``, so a bet refused on the console, by ``station
+    ctl`` or in recall reads "over the maximum of 5,000.00 EUR", never "of 500000"). It is
+    presentation only: two tables that differ only in it have the same rules.
+    """
+
+    digits: int = 2
+    currency: str = ""
+
+    def __call__(self, amount: int) -> str:
+        """The amount alone, as in a list of payouts: "19.00"."""
+        return format_amount(amount, self.digits)
+
+    def with_currency(self, amount: int) -> str:
+        """The amount with the table's currency, as in a sentence: "5,000.00 EUR"."""
+        return format_money(amount, self.digits, self.currency)
+
+    def signed(self, amount: int) -> str:
+        """A gain or a loss, its sign always written: "+19.00", "-20.00", "0.00"."""
+        return ("+" if amount > 0 else "") + format_amount(amount, self.digits)

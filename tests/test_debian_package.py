@@ -60,6 +60,7 @@ def test_the_package_installs_where_systemd_looks_and_purges_keeping_the_journal
                      "/lib/systemd/system/dealing-station.service", "/lib/udev/rules.d/60-dealing-station.rules",
                      "/usr/lib/sysusers.d/dealing-station.conf", "/usr/share/doc/dealing-station/install.md.gz",
                      "/usr/share/doc/dealing-station/floor.conf",
+                     "/lib/systemd/system/station-pit.service", "/usr/share/doc/dealing-station/pit-network.conf",
                      "/usr/share/dealing-station/station-scoreboard-kiosk.service"):
             assert Path(path).exists(), path
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", PACKAGE).stdout
@@ -74,6 +75,11 @@ def test_the_package_installs_where_systemd_looks_and_purges_keeping_the_journal
         verify = _run("systemd-analyze", "verify", "/lib/systemd/system/dealing-station.service")
         assert verify.returncode == 0, verify.stderr
         assert not Path("/etc/systemd/system/multi-user.target.wants/dealing-station.service").exists()
+        verify = _run("systemd-analyze", "verify", "/lib/systemd/system/station-pit.service")
+        assert verify.returncode == 0, verify.stderr
+        assert not Path("/etc/systemd/system/multi-user.target.wants/station-pit.service").exists()
+        template = _run("station", "pit", "--print-template")
+        assert template.returncode == 0 and "[broker]" in template.stdout
     finally:
         JOURNAL_FOLDER.mkdir(parents=True, exist_ok=True)
         (JOURNAL_FOLDER / "journal.sqlite3").write_text("the casino's record\n")

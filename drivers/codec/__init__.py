@@ -1,23 +1,48 @@
-"""Pure codecs: framing, message layouts and one protocol per device, in a registry.
+"""Pure codecs: framing, message layouts and one protocol per serial device.
 
-Importing this package registers the built-in protocols (shoe, shuffler, display,
-buttonbox). A vendor protocol is added by building a :class:`Protocol` and calling
-:func:`register_protocol`.
+:data:`PROTOCOLS` is the list of the protocols the station speaks, by name. It is written out
+here rather than filled in by each module as it is imported: a protocol module imports only
+the framing and the message base (:mod:`drivers.codec.protocol`), never this package, so
+there is no import cycle and no protocol that exists only if someone happened to import it.
+A vendor's protocol is one more :class:`Protocol` in the list.
 """
 
-from drivers.codec import buttonbox, display, shoe, shuffler  # noqa: F401  (register the protocols)
+from drivers.codec.buttonbox import BUTTONBOX
+from drivers.codec.display import DISPLAY
 from drivers.codec.protocol import (
     CodecError,
     Message,
+    NotInVersion,
     Packet,
     Protocol,
     StreamCodec,
-    get_protocol,
-    protocol_names,
-    register_protocol,
 )
+from drivers.codec.shoe import SHOE
+from drivers.codec.shuffler import SHUFFLER
+
+PROTOCOLS: dict[str, Protocol] = {protocol.name: protocol for protocol in (SHOE, SHUFFLER, DISPLAY, BUTTONBOX)}
+
+
+def get_protocol(name: str) -> Protocol:
+    """The protocol ``name`` (``shoe``, ``shuffler``, ``display``, ``buttonbox``)."""
+    try:
+        return PROTOCOLS[name]
+    except KeyError:
+        raise KeyError(f"no protocol {name!r}; known: {sorted(PROTOCOLS)}") from None
+
+
+def protocol_names() -> list[str]:
+    return sorted(PROTOCOLS)
+
 
 __all__ = [
-    "CodecError", "Message", "Packet", "Protocol", "StreamCodec",
-    "get_protocol", "protocol_names", "register_protocol",
+    "PROTOCOLS",
+    "CodecError",
+    "Message",
+    "NotInVersion",
+    "Packet",
+    "Protocol",
+    "StreamCodec",
+    "get_protocol",
+    "protocol_names",
 ]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
 from drivers.codec.fields import U8, U16, U32, ListOf
-from drivers.codec.protocol import Message, Protocol, register_protocol
+from drivers.codec.protocol import Message, Protocol
 
 # commands
 
@@ -61,10 +61,9 @@ class LongPress(Message):
     held_ms: Annotated[int, U32]
 
 
-BUTTONBOX = register_protocol(
-    Protocol(
-        "buttonbox",
-        (ButtonBoxGetStatus, SetLongPress, BoxStatus, ButtonDown, ButtonUp, LongPress),
-        summary="serial dealer button box: button down/up and long press",
-    )
+BUTTONBOX = Protocol(
+    "buttonbox",
+    (ButtonBoxGetStatus, SetLongPress, BoxStatus, ButtonDown, ButtonUp, LongPress),
+    summary="serial dealer button box: button down/up and long press",
+    current=2,  # the changelog is in docs/protocols/buttonbox.md
 )

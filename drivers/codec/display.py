@@ -7,7 +7,7 @@ from enum import IntEnum
 from typing import Annotated, ClassVar
 
 from drivers.codec.fields import BOOL, CARD, TEXT, U8, U16, U32, EnumU8, ListOf, Record
-from drivers.codec.protocol import Message, Protocol, register_protocol
+from drivers.codec.protocol import Message, Protocol, Since
 from station.cards import Card
 
 
@@ -139,7 +139,10 @@ class ShowMessage(Message):
 @dataclass(frozen=True)
 class ShowLimits(Message):
     """Table limits as integers in the currency's minor units; ``minor_digits`` says where
-    the decimal point goes (2: 1000 is shown 10.00; 0: 1000 is shown 1,000)."""
+    the decimal point goes (2: 1000 is shown 10.00; 0: 1000 is shown 1,000).
+
+    Version 1 has no ``minor_digits``, and its amounts are whole units of the currency
+    (:mod:`drivers.devices.display_v1` converts)."""
 
     TYPE: ClassVar[int] = 0x13
     table_min: Annotated[int, U32]
@@ -149,7 +152,7 @@ class ShowLimits(Message):
     pair_min: Annotated[int, U32] = 0
     pair_max: Annotated[int, U32] = 0
     currency: Annotated[str, TEXT] = ""
-    minor_digits: Annotated[int, U8] = 0
+    minor_digits: Annotated[int, U8, Since(2)] = 0
 
 
 @dataclass(frozen=True)
@@ -168,9 +171,11 @@ class Clear(Message):
 @dataclass(frozen=True)
 class ShowWarResult(Message):
     """A Casino War round just decided: the dealer's card, each box's card and outcome, and
-    after a war the dealer's war card and each warring box's war card."""
+    after a war the dealer's war card and each warring box's war card. Version 2; a version-1
+    board is shown the round as a banner line instead (:mod:`drivers.devices.display_v1`)."""
 
     TYPE: ClassVar[int] = 0x17
+    SINCE: ClassVar[int] = 2
     round_no: Annotated[int, U32]
     dealer_card: Annotated[Card, CARD]
     boxes: Annotated[tuple[WarBox, ...], ListOf(WAR_BOX, count=U8, max_items=14)]
@@ -204,22 +209,46 @@ class DisplayError(Message):
     detail: Annotated[str, TEXT] = ""
 
 
-DISPLAY = register_protocol(
-    Protocol(
-        "display",
-        (
-            DisplayGetStatus,
-            ShowResult,
-            ShowRoads,
-            ShowMessage,
-            ShowLimits,
-            ShowExpected,
-            Clear,
-            SetBrightness,
-            ShowWarResult,
-            DisplayStatus,
-            DisplayError,
-        ),
-        summary="results display board: round results, roads, messages, limits, prompts",
-    )
+_WAR_LINE_WORDS = {
+    WarBoxOutcome.WIN: "Win", WarBoxOutcome.LOSE: "Lose", WarBoxOutcome.TIE: "Tie",
+    WarBoxOutcome.WAR_WIN: "War won", WarBoxOutcome.WAR_LOSE: "War lost", WarBoxOutcome.SURRENDER: "Surrender",
+}
+
+
+def war_banner_line(result: ShowWarResult) -> str:
+    """A Casino War round in one banner line, for a version-1 board (which has no
+    ``ShowWarResult``): the round, the dealer's cards, and the boxes by how they ended, e.g.
+    ``Round 8 · Dealer 7D, war 5H · Win: box 5 · War won: box 2 · Surrender: box 4``.
+
+    Grouping the boxes by outcome keeps the line short for any table (14 boxes fit well within
+    the 255 bytes of a text field); a player reads their box number and the word before it."""
+    dealer = result.dealer_card.code + (f", war {result.dealer_war_card[0].code}" if result.dealer_war_card else "")
+    parts = [f"Round {result.round_no}", f"Dealer {dealer}"]
+    for outcome, word in _WAR_LINE_WORDS.items():
+        boxes = [str(box.box) for box in result.boxes if box.outcome is outcome]
+        if boxes:
+            parts.append(f"{word}: box{'es' if len(boxes) > 1 else ''} {' '.join(boxes)}")
+    line = " \u00b7 ".join(parts)
+    while len(line.encode("utf-8")) > 255:  # cannot happen with 14 boxes; a text field's limit all the same
+        line = line[:-2] + "\u2026"
+    return line
+
+
+DISPLAY = Protocol(
+    "display",
+    (
+        DisplayGetStatus,
+        ShowResult,
+        ShowRoads,
+        ShowMessage,
+        ShowLimits,
+        ShowExpected,
+        Clear,
+        SetBrightness,
+        ShowWarResult,
+        DisplayStatus,
+        DisplayError,
+    ),
+    summary="results display board: round results, roads, messages, limits, prompts",
+    current=2,  # the changelog is in docs/protocols/display.md
 )

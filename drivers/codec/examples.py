@@ -3,15 +3,15 @@
 ``python -m drivers.codec.examples shoe`` prints the message tables and the example
 frames in the Markdown used by ``docs/protocols/<device>.md``; a test decodes every
 example found in those pages and checks it against the codec, so the documents cannot
-drift from the code.
+drift from the code. Examples of an older version of a protocol carry a ``version:`` line
+and are encoded and decoded in that version.
 """
 
 from __future__ import annotations
 
 import sys
-from enum import IntEnum
 
-from drivers.codec import buttonbox, display, shoe, shuffler
+from drivers.codec import buttonbox, display, get_protocol, shoe, shuffler
 from drivers.codec.protocol import (
     Ack,
     Boot,
@@ -25,7 +25,6 @@ from drivers.codec.protocol import (
     Protocol,
     SelfTest,
     SelfTestResult,
-    get_protocol,
 )
 from station.cards import parse_card, parse_cards
 
@@ -33,7 +32,11 @@ Example = tuple[str, int, Message]  # (what happens, seq, message)
 
 COMMON: list[Example] = [
     ("host asks who is there (handshake after every connection)", 1, Identify()),
-    ("device answers with model, serial number and firmware", 1, IdentityReport("SHOE-X", "A1234", "2.1.0")),
+    (
+        "device answers with model, serial number, firmware and the protocol version it speaks",
+        1,
+        IdentityReport("SHOE-X", "A1234", "2.1.0", 2),
+    ),
     ("host heartbeat", 2, Ping()),
     ("device acknowledges a command that has no data to return", 2, Ack()),
     ("host asks for a self-test", 3, SelfTest()),
@@ -174,34 +177,75 @@ EXAMPLES: dict[str, list[Example]] = {
 }
 
 
-def describe(seq: int, message: Message) -> str:
-    return f"seq={seq} {message.describe()}"
+#: Frames of version 1 that differ from the current version's, by page ("common" for the
+#: common page). What a version-1 device sends and is sent; the other frames are the same.
+EXAMPLES_V1: dict[str, list[Example]] = {
+    "common": [
+        (
+            "a version-1 device answers with model, serial number and firmware, and no version",
+            1,
+            IdentityReport("SHOE-X", "A1234", "2.1.0"),
+        ),
+    ],
+    "display": [
+        (
+            "version 1: table limits 10-5,000, ties 5-500, pairs 5-250 EUR, in whole units",
+            15,
+            display.ShowLimits(10, 5000, 5, 500, 5, 250, "EUR"),
+        ),
+        (
+            "version 1: Casino War round 7 as a banner line (version 1 has no ShowWarResult)",
+            22,
+            display.ShowMessage(display.war_banner_line(display.ShowWarResult(
+                7, parse_card("9S"),
+                (
+                    display.WarBox(1, parse_card("KH"), display.WarBoxOutcome.WIN),
+                    display.WarBox(3, parse_card("4C"), display.WarBoxOutcome.LOSE),
+                ),
+            ))),
+        ),
+    ],
+}
 
 
-def render_example(protocol: Protocol, title: str, seq: int, message: Message) -> str:
+def describe(seq: int, message: Message, version: int | None = None) -> str:
+    return f"seq={seq} {message.describe(version)}"
+
+
+def render_example(protocol: Protocol, title: str, seq: int, message: Message, version: int | None = None) -> str:
     direction = "host -> device" if message.kind() is Kind.COMMAND else "device -> host"
-    if isinstance(message, Ack) and "host" in title.split()[0]:
+    if isinstance(message, Ack) and "host" in title.split(maxsplit=1)[0]:
         direction = "host -> device"
-    raw = protocol.encode(message, seq)
-    return f"{title} ({direction}):\n\n```text\nframe:   {raw.hex(' ')}\ndecoded: {describe(seq, message)}\n```\n"
+    raw = protocol.encode(message, seq, version)
+    stated = "" if version is None else f"\nversion: {version}"
+    return (f"{title} ({direction}):\n\n```text\nframe:   {raw.hex(' ')}\n"
+            f"decoded: {describe(seq, message, version)}{stated}\n```\n")
 
 
 def render_table(protocol: Protocol, common: bool = False) -> str:
+    """The message table of the current version; what a later version added says so."""
     from drivers.codec.protocol import COMMON_MESSAGES
 
-    rows = ["| code | message | kind | payload fields, in order |", "|---|---|---|---|"]
+    rows = ["| code | message | kind | since | payload fields, in order |", "|---|---|---|---|---|"]
     for code, cls in sorted(protocol.by_type.items()):
         if (cls in COMMON_MESSAGES) != common:
             continue
-        fields = "; ".join(f"`{name}`: {wire.doc}" for name, wire in cls.layout()) or "(none)"
-        rows.append(f"| `0x{code:02X}` | `{cls.WIRE_NAME}` | {cls.kind().value} | {fields} |")
+        fields = "; ".join(
+            f"`{name}`: {wire.doc}" + (f" (version {cls.field_since(name)})" if cls.field_since(name) > 1 else "")
+            for name, wire in cls.layout()
+        ) or "(none)"
+        rows.append(f"| `0x{code:02X}` | `{cls.WIRE_NAME}` | {cls.kind().value} | {cls.SINCE} | {fields} |")
     return "\n".join(rows) + "\n"
 
 
-def render_enum(enum: type[IntEnum]) -> str:
-    rows = [f"| value | `{enum.__name__}` |", "|---|---|"]
-    rows += [f"| {m.value} | `{m.name.lower()}` |" for m in enum]
-    return "\n".join(rows) + "\n"
+def render_v1(name: str, protocol: Protocol) -> list[str]:
+    examples = EXAMPLES_V1.get(name, [])
+    if not examples:
+        return []
+    parts = ["## Version 1 frames\n"]
+    for title, seq, message in examples:
+        parts.append(render_example(protocol, title, seq, message, 1))
+    return parts
 
 
 def render(name: str) -> str:
@@ -209,7 +253,7 @@ def render(name: str) -> str:
     parts = [f"## Messages\n\n{render_table(protocol)}", "## Examples\n"]
     for title, seq, message in EXAMPLES[name]:
         parts.append(render_example(protocol, title, seq, message))
-    return "\n".join(parts)
+    return "\n".join(parts + render_v1(name, protocol))
 
 
 def render_common() -> str:
@@ -217,7 +261,7 @@ def render_common() -> str:
     parts = [f"## Common messages\n\n{render_table(protocol, common=True)}", "## Examples\n"]
     for title, seq, message in COMMON:
         parts.append(render_example(protocol, title, seq, message))
-    return "\n".join(parts)
+    return "\n".join(parts + render_v1("common", protocol))
 
 
 if __name__ == "__main__":

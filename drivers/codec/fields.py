@@ -171,7 +171,7 @@ class _CardType(WireType):
         return self.from_raw(buf[pos]), pos + 1
 
     def show(self, value: Any) -> str:
-        return value.code
+        return str(value.code)
 
 
 CARD = _CardType()

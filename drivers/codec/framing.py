@@ -120,7 +120,7 @@ class FrameStats:
 
     frames: int = 0
     noise_bytes: int = 0
-    faults: dict[FrameFault, int] = field(default_factory=lambda: {f: 0 for f in FrameFault})
+    faults: dict[FrameFault, int] = field(default_factory=lambda: dict.fromkeys(FrameFault, 0))
 
     @property
     def bad_frames(self) -> int:

@@ -7,7 +7,7 @@ from enum import IntEnum
 from typing import Annotated, ClassVar
 
 from drivers.codec.fields import BOOL, CARD, TEXT, U32, EnumU8
-from drivers.codec.protocol import Message, Protocol, register_protocol
+from drivers.codec.protocol import Message, Protocol
 from station.cards import Card
 
 
@@ -85,11 +85,10 @@ class ReaderError(Message):
     detail: Annotated[str, TEXT] = ""
 
 
-SHOE = register_protocol(
-    Protocol(
-        "shoe",
-        (ShoeGetStatus, ShoeStatus, CardRead, CutCardRead, ShoeEmptyNotice, CardsPresentNotice, LidOpenedNotice,
-         LidClosedNotice, ReaderError),
-        summary="card shoe reader: cards and cut card as they leave the shoe, lid and presence sensors",
-    )
+SHOE = Protocol(
+    "shoe",
+    (ShoeGetStatus, ShoeStatus, CardRead, CutCardRead, ShoeEmptyNotice, CardsPresentNotice, LidOpenedNotice,
+     LidClosedNotice, ReaderError),
+    summary="card shoe reader: cards and cut card as they leave the shoe, lid and presence sensors",
+    current=2,  # the changelog is in docs/protocols/shoe.md
 )

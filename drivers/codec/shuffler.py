@@ -7,7 +7,7 @@ from enum import IntEnum
 from typing import Annotated, ClassVar
 
 from drivers.codec.fields import CARD, TEXT, U8, U16, EnumU8, ListOf, Record
-from drivers.codec.protocol import Message, Protocol, register_protocol
+from drivers.codec.protocol import Message, Protocol
 from station.cards import Card
 
 
@@ -104,11 +104,10 @@ class CardsReturnedNotice(Message):
     count: Annotated[int, U16]
 
 
-SHUFFLER = register_protocol(
-    Protocol(
-        "shuffler",
-        (ShufflerGetStatus, StartShuffle, RequestDeckCheck, StatusReport, DeckCheckReport, StatusChanged,
-         CardsReturnedNotice),
-        summary="batch or continuous shuffler: shuffle, progress, deck check, jams and door",
-    )
+SHUFFLER = Protocol(
+    "shuffler",
+    (ShufflerGetStatus, StartShuffle, RequestDeckCheck, StatusReport, DeckCheckReport, StatusChanged,
+     CardsReturnedNotice),
+    summary="batch or continuous shuffler: shuffle, progress, deck check, jams and door",
+    current=2,  # the changelog is in docs/protocols/shuffler.md
 )

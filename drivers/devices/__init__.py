@@ -1,7 +1,8 @@
 """Device drivers: one class per device, each meeting the device contract and emitting station events.
 
 ``DRIVERS`` is the driver table: the five devices of a table by the name the configuration
-gives them. Every entry builds a :class:`~drivers.devices.contract.Device` the same way
+gives them (the pedals may instead be a commodity foot switch, ``FootSwitchDriver``, chosen by
+their evdev endpoint: ``drivers.factory``). Every entry builds a :class:`~drivers.devices.contract.Device` the same way
 (``from_config``), so the service never asks which device or transport it is building.
 """
 
@@ -16,6 +17,7 @@ from drivers.devices.errors import (
     DeviceTimeout,
     DeviceUnavailable,
 )
+from drivers.devices.footswitch import FootSwitchDriver, FootSwitchStatus, InputIdentity
 from drivers.devices.link import LinkSettings
 from drivers.devices.pedals import PedalDriver, PedalStatus, UsbIdentity
 from drivers.devices.reconnect import Backoff
@@ -32,8 +34,33 @@ DRIVERS: dict[str, DeviceClass] = {
 }
 
 __all__ = [
-    "Backoff", "ButtonBoxDriver", "DRIVERS", "Device", "DeviceClass", "DeviceEndpoint", "DeviceError",
-    "DeviceProtocolError", "DeviceRefused", "DeviceStats", "DeviceTimeout", "DeviceUnavailable", "DisplayDriver",
-    "Emit", "Identity", "LinkSettings", "PedalDriver", "PedalStatus", "SelfTestReport", "SerialDeviceDriver",
-    "ShoeDriver", "ShoeState", "ShufflerDriver", "ShufflerInfo", "Tap", "UsbIdentity",
+    "DRIVERS",
+    "Backoff",
+    "ButtonBoxDriver",
+    "Device",
+    "DeviceClass",
+    "DeviceEndpoint",
+    "DeviceError",
+    "DeviceProtocolError",
+    "DeviceRefused",
+    "DeviceStats",
+    "DeviceTimeout",
+    "DeviceUnavailable",
+    "DisplayDriver",
+    "Emit",
+    "FootSwitchDriver",
+    "FootSwitchStatus",
+    "Identity",
+    "InputIdentity",
+    "LinkSettings",
+    "PedalDriver",
+    "PedalStatus",
+    "SelfTestReport",
+    "SerialDeviceDriver",
+    "ShoeDriver",
+    "ShoeState",
+    "ShufflerDriver",
+    "ShufflerInfo",
+    "Tap",
+    "UsbIdentity",
 ]

@@ -10,11 +10,13 @@ subclass adds its device's commands and maps its wire events.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Self
 
 import structlog
 
+from drivers.codec import get_protocol
 from drivers.codec.protocol import (
     CodecError,
     Identify,
@@ -23,7 +25,6 @@ from drivers.codec.protocol import (
     Ping,
     SelfTest,
     SelfTestResult,
-    get_protocol,
 )
 from drivers.devices.contract import DeliveryObserver, DeviceEndpoint, Emit, Identity, SelfTestReport, Tap
 from drivers.devices.errors import DeviceProtocolError
@@ -51,6 +52,7 @@ class SerialDeviceDriver:
         baudrate: int = 115200,
         settings: LinkSettings | None = None,
         transport: Transport | None = None,
+        clock: Callable[[], float] = time.monotonic,
         **link_options: Any,
     ) -> None:
         self.name = name
@@ -69,6 +71,7 @@ class SerialDeviceDriver:
             on_up=self._on_up,
             on_undecodable=self._on_undecodable,
             settings=settings,
+            clock=clock,
         )
 
     @classmethod
@@ -96,6 +99,15 @@ class SerialDeviceDriver:
     def connected(self) -> bool:
         return self.link.connected
 
+    @property
+    def refused(self) -> str | None:
+        return self.link.refused
+
+    @property
+    def protocol_version(self) -> int:
+        """The version of its protocol the device announced (what the station speaks to it)."""
+        return self.link.peer_version
+
     def wait_connected(self, timeout: float) -> bool:
         return self.link.wait_connected(timeout)
 
@@ -103,7 +115,7 @@ class SerialDeviceDriver:
 
     def identify(self) -> Identity:
         answer = self._expect(self.link.request(Identify()), IdentityReport)
-        return Identity(answer.model, answer.serial, answer.firmware)
+        return Identity(answer.model, answer.serial, answer.firmware, protocol_version=answer.protocol_version)
 
     def ping(self) -> None:
         self.link.request(Ping())

@@ -16,10 +16,11 @@ A driver never touches game state: it turns what the device says into
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
 from drivers.devices.stats import DeviceStats
+from drivers.input.locator import EvdevLocator
 from drivers.usb.locator import PedalLocator
 from station.events import Event
 
@@ -37,20 +38,23 @@ FROM_DEVICE_DIRECTIONS = frozenset({"rx", "in", "control-in"})
 DeliveryObserver = Callable[[int], None]
 """Called on the driver's reader thread with the running count of device events handed over."""
 
-DeviceEndpoint: TypeAlias = str | PedalLocator
+DeviceEndpoint: TypeAlias = str | PedalLocator | EvdevLocator
 """Where a device is opened. A serial device: a port path or pyserial URL (``/dev/serial/by-id/...``,
 ``socket://host:port``, a simulator's pty). The pedals: a locator URL (``usb://VID:PID?serial=...``,
 ``usb-sim:///socket?serial=...``) or a :class:`~drivers.usb.locator.PedalLocator`, which can carry
-an in-process simulated pyusb backend."""
+an in-process simulated pyusb backend; a commodity foot switch: ``evdev://VID:PID`` or
+``evdev:///dev/input/...``, or an :class:`~drivers.input.locator.EvdevLocator` carrying a stand-in."""
 
 
 @dataclass(frozen=True)
 class Identity:
-    """Who the device says it is: the same three facts from every device (USB adds its own)."""
+    """Who the device says it is: the same facts from every device (USB adds its own), and the
+    version of its protocol it speaks (1 for a device that does not say)."""
 
     model: str
     serial: str
     firmware: str
+    protocol_version: int = field(default=1, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,13 @@ class Device(Protocol):
 
     @property
     def connected(self) -> bool: ...
+
+    @property
+    def refused(self) -> str | None:
+        """Why the station does not use the device that answers, in one line naming what it
+        found and what it needs (a protocol version it does not speak, a wrong kind of
+        device), or None. A refused device is also a ``DeviceFault`` and not connected."""
+        ...
 
     def wait_connected(self, timeout: float) -> bool: ...
 

@@ -1,7 +1,9 @@
 """Driver of the results display board (protocol: ``docs/protocols/display.md``).
 
 Every method blocks until the board ACKs the command (retransmitting on timeout) and
-raises a :class:`~drivers.devices.link.DeviceError` if it cannot be shown.
+raises a :class:`~drivers.devices.link.DeviceError` if it cannot be shown. Commands are given
+in the protocol's current version; to a board that announced version 1 they go as
+:mod:`drivers.devices.display_v1` translates them, so it is never sent a frame it cannot decode.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from drivers.codec import display as wire
 from drivers.codec.display import BeadCell, BigRoadCell, Mark, Prediction, WarBox, WarBoxOutcome, WireOutcome
 from drivers.codec.protocol import Ack, Boot, IdentityReport, Message
 from drivers.devices.base import SerialDeviceDriver
+from drivers.devices.display_v1 import BoardV1
 from drivers.devices.errors import DeviceProtocolError
 from station import events
 from station.cards import Card, parse_card
@@ -70,6 +73,7 @@ class DisplayDriver(SerialDeviceDriver):
         super().__init__(*args, **kwargs)
         self._repaint_lock = threading.Lock()
         self._needs_repaint: Callable[[str], None] | None = None
+        self._v1 = BoardV1()
 
     def on_needs_repaint(self, callback: Callable[[str], None] | None) -> None:
         """Set the one callback told, with a reason ("connected", "boot"), that the board's
@@ -88,6 +92,18 @@ class DisplayDriver(SerialDeviceDriver):
         self._tell_repaint("connected")
 
     def _command(self, message: Message) -> None:
+        if self.link.peer_version > 1:
+            self._request(message)
+            return
+        for translated in self._v1.translate(message):
+            try:
+                self._request(translated)
+            except Exception:
+                self._v1.sent(translated, False)
+                raise
+            self._v1.sent(translated, True)
+
+    def _request(self, message: Message) -> None:
         answer = self.link.request(message)
         if not isinstance(answer, Ack):
             raise DeviceProtocolError(f"{message.WIRE_NAME} answered by {answer.WIRE_NAME}")

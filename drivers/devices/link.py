@@ -35,13 +35,14 @@ from drivers.codec.protocol import (
     Kind,
     Message,
     Nak,
+    NotInVersion,
     Packet,
     Ping,
     Protocol,
     StreamCodec,
 )
 from drivers.devices.contract import DeliveryObserver, Tap
-from drivers.devices.errors import DeviceError, DeviceRefused, DeviceTimeout, DeviceUnavailable
+from drivers.devices.errors import DeviceError, DeviceProtocolError, DeviceRefused, DeviceTimeout, DeviceUnavailable
 from drivers.devices.reconnect import Backoff, Outage, ReconnectLoop
 from drivers.devices.stats import DeviceStats
 from drivers.transport.serial_port import Transport, TransportError
@@ -103,8 +104,12 @@ class DeviceLink:
         on_up: Callable[[IdentityReport], None],
         on_undecodable: Callable[[CodecError], None] | None = None,
         settings: LinkSettings | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
+        #: What the link reads to tell a Boot's resend from a new power-up (monotonic seconds):
+        #: a test steps it past the window instead of waiting the window out.
+        self.clock = clock
         self.transport = transport
         self.protocol = protocol
         self.settings = settings or LinkSettings()
@@ -126,14 +131,18 @@ class DeviceLink:
         self._tx_seq = 0
         self._last_rx_seq: int | None = None
         self._last_rx_boot = False  # a Boot is accepted whatever its seq, except its own resends
-        self._last_boot_time = float("-inf")  # monotonic time of the last Boot copy received
+        self._last_boot_time = float("-inf")  # the clock's time of the last Boot copy received
         self._last_rx_time = 0.0
         self._stop = threading.Event()
         self._lost = threading.Event()
         self._lost_reason = ""
         self._ready = threading.Event()
+        self._answered = threading.Event()  # a handshake was answered: the link is up, or refused
         self._reader: threading.Thread | None = None
         self.identity: IdentityReport | None = None
+        #: Why the device that answers is not used (a protocol version the station does not
+        #: speak), or None. Set by each handshake.
+        self.refused: str | None = None
         self._supervisor = ReconnectLoop(
             name,
             self,
@@ -150,12 +159,13 @@ class DeviceLink:
     # -- public -------------------------------------------------------------------------------
 
     def start(self, wait: float | None = None) -> bool:
-        """Start connecting in the background; with ``wait``, block up to that long for the handshake."""
+        """Start connecting in the background; with ``wait``, block up to that long for the
+        handshake (less when the device answers in a protocol version the station refuses)."""
         if self._supervisor.running:
             return self._ready.is_set()
         self._supervisor.start()
         if wait is not None:
-            return self._ready.wait(wait)
+            self._answered.wait(wait)
         return self._ready.is_set()
 
     def stop(self) -> None:
@@ -175,6 +185,11 @@ class DeviceLink:
 
     def wait_connected(self, timeout: float) -> bool:
         return self._ready.wait(timeout)
+
+    @property
+    def peer_version(self) -> int:
+        """The protocol version the device announced (the station speaks it on this link)."""
+        return self._codec.version
 
     def add_tap(self, tap: Tap) -> None:
         self._taps.append(tap)
@@ -200,9 +215,12 @@ class DeviceLink:
         with self._command_lock:
             if not self.transport.is_open or self._lost.is_set():
                 raise DeviceUnavailable(f"{self.name}: not connected")
+            try:
+                frame = self._codec.encode(message, self._tx_seq % 255 + 1)
+            except NotInVersion as exc:  # never a frame the device cannot decode
+                raise DeviceProtocolError(f"{self.name}: {exc}") from None
             self._tx_seq = self._tx_seq % 255 + 1  # 1..255; a new command never reuses the last seq
             seq = self._tx_seq
-            frame = self._codec.encode(message, seq)
             waiter = _Waiter(seq, command)
             self._waiter = waiter
             try:
@@ -307,7 +325,7 @@ class DeviceLink:
                 # nothing but its Boot since the last power-up sends its next Boot with the
                 # same SEQ. A resend comes within the device's ACK timeout of the copy before;
                 # a Boot after a longer silence is a new power-up.
-                now = time.monotonic()
+                now = self.clock()
                 if repeated and now - self._last_boot_time > BOOT_RESEND_WINDOW_S:
                     repeated = False
                 self._last_boot_time = now
@@ -377,6 +395,7 @@ class DeviceLink:
             reason = str(exc)
             return Outage(reason, "open_failed" if reason.startswith("cannot open") else "handshake_failed")
         self._codec.reset()
+        self._codec.version = self.protocol.current  # until this device says which it speaks
         self._lost.clear()
         self._last_rx_time = time.monotonic()
         self._reader = threading.Thread(target=self._read_loop, name=f"{self.name}-reader", daemon=True)
@@ -395,12 +414,23 @@ class DeviceLink:
             log.warning(
                 "device_identity_changed", device=self.name, before=previous.describe(), after=answer.describe()
             )
+        problem = self.protocol.version_problem(answer.protocol_version)
+        self.refused = None if problem is None else f"{self.name} ({answer.model} {answer.serial}) {problem}"
+        if self.refused is not None:
+            self._answered.set()
+            # Reported once per outage, like any fault (reconnect.py); the loop keeps asking, so a
+            # unit swapped for one the station speaks to is taken up without a restart.
+            self.close(final=False)
+            return Outage(self.refused, "unsupported_version")
+        self._codec.version = answer.protocol_version
         log.info(
             "device_connected", device=self.name, url=self.transport.url,
             model=answer.model, serial=answer.serial, firmware=answer.firmware,
-        )  # fmt: skip
+            protocol_version=answer.protocol_version,
+        )
         self._supervisor.proven()  # DeviceRecovered goes out before any event is delivered
         self._ready.set()
+        self._answered.set()
         return None
 
     def serve(self) -> Outage:

@@ -7,6 +7,11 @@ Reports go through the pure codec and the :class:`~drivers.usb.presses.PressTrac
 corrupt ones are counted, logged, shown to taps and skipped. The only events it emits are
 ``ButtonPressed``, ``DeviceFault`` and ``DeviceRecovered``; it never touches game state.
 
+On every connection it asks the unit which version of the pedal protocol it speaks
+(``GET_PROTOCOL_VERSION``; a version-1 unit stalls the request) and reads its reports and
+self-test replies in that version only. A unit of a version the station does not speak is
+refused: one ``DeviceFault`` (``unsupported_version``) whose reason names both versions.
+
 When the link fails (``ENODEV``/``EIO``, an endpoint that keeps stalling, a unit that stops
 answering the idle heartbeat, or no backend at all) the loop emits one ``DeviceFault`` for
 the outage, logs the last reports received, and reconnects with capped exponential
@@ -17,6 +22,7 @@ deliver reports is not called recovered.
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 from collections import deque
@@ -29,11 +35,20 @@ import usb.core
 
 from drivers.devices.contract import DeliveryObserver, DeviceEndpoint, Emit, Identity, SelfTestReport, Tap
 from drivers.devices.errors import DeviceProtocolError, DeviceTimeout, DeviceUnavailable
-from drivers.devices.reconnect import Backoff, Outage, ReconnectLoop
+from drivers.devices.reconnect import Backoff, LoopDriven, Outage, ReconnectLoop
 from drivers.devices.stats import DeviceStats
+from drivers.devices.taps import Taps
 from drivers.transport.usb_port import EndpointStalled, ReportTooLong, UsbLinkLost, UsbPort
 from drivers.usb import protocol as p
-from drivers.usb.codec import PedalReport, ReportError, SelfTestReply, decode_report, decode_self_test
+from drivers.usb.codec import (
+    PedalReport,
+    ReportError,
+    SelfTestReply,
+    decode_protocol_version,
+    decode_report,
+    decode_self_test,
+)
+from drivers.usb.errors import fault_code
 from drivers.usb.locator import PedalLocator, parse_locator
 from drivers.usb.presses import PressTracker
 from station.events import ButtonPressed, DeviceFault, DeviceRecovered, Event
@@ -65,7 +80,7 @@ class PedalStatus:
     problems: tuple[str, ...] = ()
 
 
-class PedalDriver:
+class PedalDriver(LoopDriven):
     """Dealer pedals on USB. Construct, :meth:`start`, and read events from ``emit``."""
 
     def __init__(
@@ -96,11 +111,14 @@ class PedalDriver:
         self._port = UsbPort(self.locator, control_timeout_ms=control_timeout_ms, log=self._log)
         self._tracker = PressTracker()
         self._history: deque[tuple[float, str, bytes, PedalReport | ReportError]] = deque(maxlen=history)
-        self._taps: list[Tap] = []
-        self._taps_lock = threading.Lock()
+        self._taps = Taps(self._log, "pedals.tap_failed")
         self._on_delivered: DeliveryObserver | None = None
         self._stop = threading.Event()
         self._connected = threading.Event()
+        #: Why the unit that answers is not used (a protocol version the station does not speak).
+        self.refused: str | None = None
+        #: The pedal protocol version the connected unit speaks; its reports are read in it.
+        self.protocol_version = p.PROTOCOL_VERSION
         self._proven = False  # a read has completed on the current connection
         self._stalls_in_a_row = 0
         self._last_activity = 0.0
@@ -121,30 +139,14 @@ class PedalDriver:
     def from_config(cls, name: str, endpoint: DeviceEndpoint, emit: Emit, *, baudrate: int) -> Self:
         """The driver as the station's configuration describes the unit: a locator (USB has no
         line speed, so ``baudrate`` does not apply)."""
+        if not isinstance(endpoint, (str, PedalLocator)):
+            raise TypeError(f"{name}: USB pedals are opened by a usb:// locator, not {endpoint!r}")
         return cls(name, endpoint, emit)
 
     # --- the device contract ------------------------------------------------------------------
 
-    def start(self, wait_s: float = 5.0) -> bool:
-        """Start the reader thread; return once the first connection attempt has finished.
-
-        If the pedals are absent the driver does not fail: it emits ``DeviceFault`` and keeps
-        trying in the background, so the station can start and tell a person what is missing.
-        """
-        self._loop.start()
-        self._loop.wait_first_attempt(wait_s)
-        return self.connected
-
-    def stop(self, timeout_s: float = 5.0) -> None:
-        """Stop reading, release the interface and give the device back to the OS driver."""
-        self._loop.stop(timeout_s)
-
-    @property
-    def connected(self) -> bool:
-        return self._connected.is_set()
-
-    def wait_connected(self, timeout: float) -> bool:
-        return self._connected.wait(timeout)
+    # start, stop, connected, wait_connected: LoopDriven's (stopping releases the interface
+    # and gives the unit back to the OS driver)
 
     def identify(self) -> UsbIdentity:
         """Model, serial number and firmware version from the USB descriptors."""
@@ -159,6 +161,7 @@ class PedalDriver:
                 product_id=device.idProduct,
                 bus=device.bus,
                 address=device.address,
+                protocol_version=self.protocol_version,
             )
         except (usb.core.USBError, ValueError) as exc:
             raise DeviceUnavailable(f"pedals {self.name!r}: cannot read descriptors: {exc}") from exc
@@ -174,14 +177,10 @@ class PedalDriver:
 
     def add_tap(self, tap: Tap) -> Callable[[], None]:
         """Show every raw report (and control reply) to ``tap``; returns a remover."""
-        with self._taps_lock:
-            self._taps.append(tap)
-        return lambda: self.remove_tap(tap)
+        return self._taps.add(tap)
 
     def remove_tap(self, tap: Tap) -> None:
-        with self._taps_lock:
-            if tap in self._taps:
-                self._taps.remove(tap)
+        self._taps.remove(tap)
 
     def recent_frames(self) -> list[tuple[float, str, str, str]]:
         """The last reports (monotonic time, ``"in"``, hex, description), oldest first, corrupt ones too."""
@@ -201,9 +200,23 @@ class PedalDriver:
         """Find, claim and greet the unit; the press tracker starts afresh on every connection."""
         try:
             self._port.open()
+            version = self._ask_version()
         except UsbLinkLost as lost:
+            self._port.close(give_back=False)
             return Outage(lost.reason, lost.code)
-        self.stats.frames_out += 1  # the GET_STATUS that greeted it
+        self.stats.frames_out += 2  # the GET_STATUS that greeted it, and the version request
+        if version not in p.PROTOCOL_VERSIONS:
+            which = "newer" if version > p.PROTOCOL_VERSION else "older"
+            device = self._port.device
+            self.refused = (
+                f"{self.name} ({getattr(device, 'product', '') or 'pedals'} {getattr(device, 'serial_number', '')}) "
+                f"speaks pedal protocol version {version}, {which} than the versions this station speaks "
+                f"({p.OLDEST_PROTOCOL_VERSION}-{p.PROTOCOL_VERSION})"
+            )
+            self._port.close(give_back=True)  # not ours to hold: the OS may have it back
+            return Outage(self.refused, "unsupported_version")
+        self.refused = None
+        self.protocol_version = version
         self._tracker.reset()
         self._proven = False
         self._stalls_in_a_row = 0
@@ -212,9 +225,26 @@ class PedalDriver:
         device = self._port.device
         self._log.info(
             "device_connected", bus=getattr(device, "bus", None), address=getattr(device, "address", None),
-            detached_kernel_driver=self._port.detached_kernel_driver,
-        )  # fmt: skip
+            detached_kernel_driver=self._port.detached_kernel_driver, protocol_version=version,
+        )
         return None
+
+    def _ask_version(self) -> int:
+        """The pedal protocol version the unit speaks: its answer to GET_PROTOCOL_VERSION, or 1
+        when it stalls the request (a version-1 unit does not know it)."""
+        request = (p.VENDOR_IN_INTERFACE, p.REQUEST_PROTOCOL_VERSION, 0, p.INTERFACE_NUMBER, p.PROTOCOL_VERSION_LENGTH)
+        try:
+            raw = self._port.control_in(*request)
+        except usb.core.USBTimeoutError as exc:
+            raise UsbLinkLost("no-response", f"no answer to the protocol version request: {exc}") from exc
+        except usb.core.USBError as exc:
+            if exc.errno == errno.EPIPE:
+                return 1
+            raise UsbLinkLost(fault_code(exc), f"the protocol version request failed: {exc}") from exc
+        try:
+            return decode_protocol_version(raw)
+        except ReportError as exc:
+            raise UsbLinkLost("wrong-device", exc.reason) from exc
 
     def serve(self) -> Outage:
         """Read reports until the link is lost or the driver stops."""
@@ -279,7 +309,7 @@ class PedalDriver:
 
     def _handle_report(self, raw: bytes) -> None:
         try:
-            report: PedalReport = decode_report(raw)
+            report: PedalReport = decode_report(raw, self.protocol_version)
         except ReportError as exc:
             self._history.append((time.monotonic(), "in", raw, exc))
             self.stats.bad_frames += 1
@@ -312,7 +342,8 @@ class PedalDriver:
     # --- helpers ------------------------------------------------------------------------------
 
     def _self_test(self) -> tuple[SelfTestReply, PedalStatus]:
-        request = (p.VENDOR_IN_INTERFACE, p.REQUEST_SELF_TEST, 0, p.INTERFACE_NUMBER, p.SELF_TEST_LENGTH)
+        request = (p.VENDOR_IN_INTERFACE, p.REQUEST_SELF_TEST, 0, p.INTERFACE_NUMBER,
+                   p.self_test_length(self.protocol_version))
         try:
             raw = self._port.control_in(*request)
         except UsbLinkLost as exc:
@@ -323,7 +354,7 @@ class PedalDriver:
             raise DeviceUnavailable(f"self-test request failed: {exc}") from exc
         self.stats.frames_out += 1
         try:
-            reply: SelfTestReply | ReportError = decode_self_test(raw)
+            reply: SelfTestReply | ReportError = decode_self_test(raw, self.protocol_version)
         except ReportError as exc:
             reply = exc
         self._tap("control-in", raw, reply)
@@ -357,13 +388,7 @@ class PedalDriver:
             self._log.exception("pedals.emit_failed", event_kind=type(event).__name__)
 
     def _tap(self, direction: str, raw: bytes, decoded: Any) -> None:
-        with self._taps_lock:
-            taps = list(self._taps)
-        for tap in taps:
-            try:
-                tap(direction, raw, decoded)
-            except Exception:
-                self._log.exception("pedals.tap_failed")
+        self._taps.show(direction, raw, decoded)
 
 
 def _describe(decoded: PedalReport | ReportError) -> str:

@@ -159,7 +159,7 @@ class ReconnectLoop:
                 log.info(
                     "reconnect_attempt", device=self.name, url=self.where, attempt=attempt,
                     retry_in=round(delay, 3), reason=outage.reason, code=outage.code,
-                )  # fmt: skip
+                )
                 if self.stopping.wait(delay):
                     break
         finally:
@@ -190,5 +190,35 @@ class ReconnectLoop:
         log.warning(
             "device_link_fault", device=self.name, url=self.where, reason=outage.reason, code=outage.code,
             recent_frames=self._recent_frames(),
-        )  # fmt: skip
+        )
         self._on_down(outage)
+
+
+class LoopDriven:
+    """The device contract's lifecycle for a driver whose :class:`ReconnectLoop` is its only
+    thread (the USB pedals, a foot switch): it sets ``_loop`` and ``_connected`` (set while the
+    device is usable) in its ``__init__``."""
+
+    _loop: ReconnectLoop
+    _connected: threading.Event
+
+    def start(self, wait_s: float = 5.0) -> bool:
+        """Start the loop's thread; return once the first attempt to open the device is over.
+
+        An absent device is not a failure: the loop reports one ``DeviceFault`` and keeps
+        trying in the background, so the station can start and tell a person what is missing.
+        """
+        self._loop.start()
+        self._loop.wait_first_attempt(wait_s)
+        return self.connected
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop the loop and let go of the device (its ``close(final=True)`` gives it back)."""
+        self._loop.stop(timeout_s)
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self._connected.wait(timeout)

@@ -21,7 +21,21 @@ from drivers.simulators.shuffler import ShufflerSimulator
 SIMULATORS = SERIAL_SIMULATORS  # the serial simulators by kind (the pedals are in pedals/)
 
 __all__ = [
-    "ButtonBoxSimulator", "CUT_CARD", "CardPool", "CutCardMarker", "DisplaySimulator", "EmptyShoeError",
-    "RunningSimulator", "SERIAL_SIMULATORS", "SIMULATORS", "ShoeSimulator", "ShufflerSimulator", "SimStats",
-    "SimulatedDevice", "parse_sim_url", "shuffled_shoe", "simulator_options", "start_simulator",
+    "CUT_CARD",
+    "SERIAL_SIMULATORS",
+    "SIMULATORS",
+    "ButtonBoxSimulator",
+    "CardPool",
+    "CutCardMarker",
+    "DisplaySimulator",
+    "EmptyShoeError",
+    "RunningSimulator",
+    "ShoeSimulator",
+    "ShufflerSimulator",
+    "SimStats",
+    "SimulatedDevice",
+    "parse_sim_url",
+    "shuffled_shoe",
+    "simulator_options",
+    "start_simulator",
 ]

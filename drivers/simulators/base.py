@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import structlog
 
+from drivers.codec import get_protocol
 from drivers.codec.framing import crc16, encode_frame_with_crc
 from drivers.codec.protocol import (
     Ack,
@@ -37,7 +38,6 @@ from drivers.codec.protocol import (
     SelfTest,
     SelfTestResult,
     StreamCodec,
-    get_protocol,
 )
 from drivers.simulators.ports import PortClosed, PtyPort, TcpPort
 
@@ -54,6 +54,13 @@ class SimStats:
     bad_frames: int = 0
     dropped_replies: int = 0
     ignored_acks: int = 0
+    #: NAKs sent, by code name ("bad_payload", "unknown_command", ...): a frame this device
+    #: could not decode is NAKed bad_payload or unknown_command, which tests count.
+    naks: dict[str, int] = field(default_factory=dict)
+
+    def count_nak(self, code: NakCode) -> None:
+        name = code.name.lower()
+        self.naks[name] = self.naks.get(name, 0) + 1
 
 
 @dataclass
@@ -82,10 +89,21 @@ class SimulatedDevice:
         ack_timeout: float = 0.2,
         directory: str | None = None,
         tcp_port: int = 0,
+        protocol_version: int | None = None,
+        announced_version: int | None = None,
     ) -> None:
         self.protocol = get_protocol(self.PROTOCOL)
         self.name = name or self.PROTOCOL
-        self.identity = IdentityReport(self.MODEL, serial, firmware)
+        #: The version of its protocol the device speaks (the current one unless told): a
+        #: version-1 device knows only version 1's messages and layouts, as one built from
+        #: that version of the document does.
+        self.protocol_version = self.protocol.current if protocol_version is None else protocol_version
+        if self.protocol_version not in self.protocol.versions:
+            raise ValueError(f"{self.PROTOCOL} protocol versions are {self.protocol.oldest}-{self.protocol.current}, "
+                             f"not {self.protocol_version}")
+        #: What it says it speaks: its own version, unless a test makes it claim another.
+        announced = self.protocol_version if announced_version is None else announced_version
+        self.identity = IdentityReport(self.MODEL, serial, firmware, announced)
         self.ack_timeout = ack_timeout
         if transport == "pty":
             self.port: PtyPort | TcpPort = PtyPort(self.name, directory)
@@ -99,7 +117,7 @@ class SimulatedDevice:
         self.events_queued = 0
         #: Every command executed, decoded, in order (retransmitted duplicates are not repeated).
         self.received: list[Message] = []
-        self._codec = StreamCodec(self.protocol)
+        self._codec = StreamCodec(self.protocol, self.protocol_version)
         self._lock = threading.RLock()
         self._outbox: deque[_Outgoing] = deque()
         self._held_from: int | None = None  # events numbered above this are held (hold_after)
@@ -183,10 +201,6 @@ class SimulatedDevice:
                 self._outbox_changed.notify_all()
         if ready is not None:
             self._transmit(*ready, first=True)
-
-    def pending_events(self) -> int:
-        with self._lock:
-            return len(self._outbox)
 
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Wait until every queued event has been acknowledged."""
@@ -293,8 +307,8 @@ class SimulatedDevice:
             if corrupt:
                 self._corrupt_next -= 1
         if not corrupt:
-            return self.protocol.encode(message, seq)
-        payload = message.pack()
+            return self._codec.encode(message, seq)
+        payload = message.pack(self.protocol_version)
         wrong = crc16(bytes((seq, message.TYPE)) + payload) ^ 0x5A5A
         return encode_frame_with_crc(seq, message.TYPE, payload, wrong)
 
@@ -313,6 +327,8 @@ class SimulatedDevice:
                 log.exception("sim_command_failed", device=self.name)
                 answer = Nak(NakCode.HARDWARE_FAULT, str(exc)[:200])
             self._last_cmd = (packet.seq, answer)
+            if isinstance(answer, Nak):
+                self.stats.count_nak(answer.code)
         with self._lock:
             if self._drop_replies:
                 self._drop_replies -= 1
@@ -395,6 +411,9 @@ class SimulatedDevice:
                     self.stats.bad_frames += 1
                     if item.seq is not None and item.type_code is not None and item.type_code < 0x40:
                         code = NakCode.UNKNOWN_COMMAND if item.fault == "unknown_type" else NakCode.BAD_PAYLOAD
+                        self.stats.count_nak(code)
+                        log.info("sim_command_undecodable", device=self.name, code=code.name.lower(),
+                                 detail=item.detail, version=self.protocol_version)
                         self._write(self._frame(Nak(code, item.detail[:200]), item.seq))
                     continue
                 message = item.message

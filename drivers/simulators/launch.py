@@ -72,9 +72,14 @@ def start_simulator(kind: str, options: Mapping[str, Any] | None = None, /, **mo
     default: the endpoint is a locator carrying the simulated backend; or "socket": served on
     a Unix socket, the endpoint a ``usb-sim://`` URL), ``name``, ``directory``, ``socket``
     (the socket's path) and the unit's options (``serial``, ``buttons``, ``firmware``,
-    ``long_press_ms``, ``timed_long_press``, ``kernel_driver``, ``seed``).
+    ``long_press_ms``, ``timed_long_press``, ``kernel_driver``, ``seed``, ``protocol_version``).
+    With ``hid="footswitch"`` the pedals are a commodity foot switch instead
+    (:mod:`drivers.simulators.footswitch`): ``keys`` (key name -> button), and ``uinput`` (true:
+    a real virtual device made through /dev/uinput, which must exist; otherwise the stand-in).
     """
     merged = {**(options or {}), **more}
+    if kind == "pedals" and merged.get("hid") == "footswitch":
+        return _start_footswitch(merged)
     if kind == "pedals":
         return _start_pedals(merged)
     try:
@@ -84,6 +89,26 @@ def start_simulator(kind: str, options: Mapping[str, Any] | None = None, /, **mo
     device = cls(**merged)
     device.start()
     return RunningSimulator(kind, device, device.url, device.stop)
+
+
+def _start_footswitch(options: dict[str, Any]) -> RunningSimulator:
+    """A commodity foot switch: a real uinput device where asked (and possible), else the stand-in."""
+    from drivers.simulators.footswitch import StandInFootSwitch, UInputFootSwitch
+
+    keys = options.get("keys") or None
+    unknown = set(options) - {"hid", "keys", "uinput", "name", "directory"}
+    if unknown:
+        raise ValueError(f"a simulated foot switch takes keys and uinput, not {', '.join(sorted(unknown))}")
+    if options.get("uinput"):
+        switch = UInputFootSwitch(keys)
+        return RunningSimulator("pedals", switch, switch.url(), switch.close)
+    stand_in = StandInFootSwitch(keys)
+    return RunningSimulator("pedals", stand_in, stand_in.locator(), lambda: None)
+
+
+#: What the pedals' launcher takes besides the simulated unit's own options (``hid="footswitch"``
+#: and ``uinput`` ask for a simulated commodity foot switch instead).
+PEDAL_LAUNCH_OPTIONS = ("transport", "name", "directory", "socket", "hid", "uinput")
 
 
 def _start_pedals(options: dict[str, Any]) -> RunningSimulator:

@@ -75,13 +75,6 @@ class ShoeSimulator(SimulatedDevice):
                 return len(self._pool)
             return sum(1 for item in self._items if item is not CUT_CARD)
 
-    def peek(self) -> ShoeItem | None:
-        with self._shoe_lock:
-            if self._pool is not None:
-                cards = self._pool.cards()
-                return cards[0] if cards else None
-            return self._items[0] if self._items else None
-
     # -- the dealer ---------------------------------------------------------------------------
 
     def draw(self, on_sent: Callable[[int], None] | None = None) -> ShoeItem:

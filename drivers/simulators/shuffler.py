@@ -58,9 +58,8 @@ class ShufflerSimulator(SimulatedDevice):
         self.pool: CardPool | None = None  # continuous mode: the cards inside, shared with the shoe
         if self.mode is wire.ShufflerMode.CONTINUOUS:
             self.pool = pool or CardPool.of_decks(decks, seed)
-        else:
-            if load:
-                self._cards = [card for _ in range(decks) for card in FULL_DECK]
+        elif load:
+            self._cards = [card for _ in range(decks) for card in FULL_DECK]
 
     # -- scripting ------------------------------------------------------------------------------
 
@@ -177,7 +176,7 @@ class ShufflerSimulator(SimulatedDevice):
 
     def deck_check_report(self) -> wire.DeckCheckReport:
         held = Counter(self.held_cards())
-        expected = Counter({card: self.decks for card in FULL_DECK})
+        expected = Counter(dict.fromkeys(FULL_DECK, self.decks))
         counts = tuple(wire.CardCount(card, n) for card, n in sorted(held.items()))
         missing = tuple(sorted((expected - held).elements()))
         extra = tuple(sorted((held - expected).elements()))

@@ -4,7 +4,7 @@ configuration error to name at start-up, not a device that never connects.
 Serial devices take a device path (``/dev/ttyUSB0``, ``/dev/serial/by-id/...``), any URL
 pyserial's ``serial_for_url`` has a handler for (``socket://``, ``rfc2217://``, ``loop://``,
 ...), or ``sim:`` for a simulator. The pedals take a USB locator (``usb://VID:PID?serial=...``,
-``usb-sim:///socket``) or ``sim:``.
+``usb-sim:///socket``), a foot switch's ``evdev://VID:PID`` / ``evdev:///dev/input/...``, or ``sim:``.
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ def url_problem(device: str, url: str) -> str | None:
         return (f"not filled in yet ({url!r}): run `station diag ports` on the table PC and put the "
                 f"{device}'s stable path (/dev/serial/by-id/… or a usb:// locator) here")
     if device in USB_DEVICES:
+        from drivers.input.locator import is_evdev_url, parse_evdev_locator
         from drivers.usb.locator import parse_locator
 
         try:
-            parse_locator(url)
+            parse_evdev_locator(url) if is_evdev_url(url) else parse_locator(url)
         except ValueError as exc:
             return str(exc)
         return None

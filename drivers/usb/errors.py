@@ -53,10 +53,12 @@ def usb_error(code: LibusbError) -> Exception:
     """The exception pyusb's libusb1 backend raises for ``code``."""
     text, number = _TEXT[code]
     if code is LibusbError.TIMEOUT:
-        return usb.core.USBTimeoutError(text, int(code), number)
+        timeout: Exception = usb.core.USBTimeoutError(text, int(code), number)
+        return timeout
     if code is LibusbError.NOT_SUPPORTED:
         return NotImplementedError(text)
-    return usb.core.USBError(text, int(code), number)
+    error: Exception = usb.core.USBError(text, int(code), number)
+    return error
 
 
 # --- what an error means to the pedal driver ------------------------------------------------

@@ -108,7 +108,8 @@ def parse_locator(text: str) -> PedalLocator:
             return RemoteBackend(path)
 
         return PedalLocator(vid, pid, query.get("serial"), remote, text)
-    raise LocatorError(f"{text!r}: pedal locators are usb://VID:PID?serial=... or usb-sim:///socket-path")
+    raise LocatorError(f"{text!r}: pedal locators are usb://VID:PID?serial=... or usb-sim:///socket-path, "
+                       "a foot switch evdev://VID:PID or evdev:///dev/input/...")
 
 
 def simulated_locator(

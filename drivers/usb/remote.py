@@ -58,9 +58,11 @@ def error_from_wire(error: dict[str, Any]) -> BaseException:
     """The exception a failure on the wire stands for (the inverse of :func:`error_to_wire`)."""
     kind, message = error.get("type"), str(error.get("message", ""))
     if kind == "timeout":
-        return usb.core.USBTimeoutError(message, error.get("code"), error.get("errno"))
+        timeout: BaseException = usb.core.USBTimeoutError(message, error.get("code"), error.get("errno"))
+        return timeout
     if kind == "usb":
-        return usb.core.USBError(message, error.get("code"), error.get("errno"))
+        failure: BaseException = usb.core.USBError(message, error.get("code"), error.get("errno"))
+        return failure
     if kind == "not-implemented":
         return NotImplementedError(message)
     if kind == "index":
@@ -83,7 +85,7 @@ class RemoteHandle:
     number: int
 
 
-class RemoteBackend(usb.backend.IBackend):
+class RemoteBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships no types: IBackend is Any
     """pyusb backend forwarding to a :class:`PedalSimServer` at ``path``."""
 
     def __init__(self, path: str) -> None:
@@ -210,7 +212,7 @@ class RemoteBackend(usb.backend.IBackend):
     def reset_device(self, dev_handle: RemoteHandle) -> None:
         self._call("reset_device", dev_handle.number)
 
-    def intr_read(self, dev_handle: RemoteHandle, ep: int, intf: int, buff: array.array, timeout: int) -> int:
+    def intr_read(self, dev_handle: RemoteHandle, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         size = len(buff) * buff.itemsize
         raw = bytes.fromhex(self._call("intr_read", dev_handle.number, ep, intf, size, timeout, timeout_ms=timeout))
         memoryview(buff).cast("B")[: len(raw)] = raw
@@ -223,7 +225,7 @@ class RemoteBackend(usb.backend.IBackend):
         bRequest: int,
         wValue: int,
         wIndex: int,
-        data: array.array,
+        data: array.array[int],
         timeout: int,
     ) -> int:
         device_to_host = bool(bmRequestType & 0x80)

@@ -53,7 +53,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _register_broken(sub: argparse._SubParsersAction, name: str, exc: Exception) -> None:
+def _register_broken(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, exc: Exception) -> None:
     """A command whose module cannot be imported still appears, and says why it cannot run;
     a technician at the table can then use every other command (diag, journal, ctl)."""
     message = f"this command cannot run: {type(exc).__name__}: {exc}"

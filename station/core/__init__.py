@@ -15,8 +15,9 @@
 - :mod:`station.core.outputs`: the typed outputs subscribers hear.
 - :mod:`station.core.options`: :class:`~station.core.options.CoreOptions` (game, equipment,
   dealing style, decks, table rules); the game is found there once, by name.
-- :mod:`station.core.replay`, :mod:`station.core.recall`: rebuilding state and past rounds
-  from the journal.
+- :mod:`station.core.projection`: the one projection of the journal: records in, the state
+  and the same typed outputs live and in replay out; every reader of the journal uses it.
+- :mod:`station.core.recall`: past rounds, from the projection's stream.
 - :mod:`station.core.diagram`: the state diagram from the code.
 - :mod:`station.core.sessions`: deterministic table sessions for tests and benchmarks.
 

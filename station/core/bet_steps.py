@@ -8,7 +8,7 @@ from __future__ import annotations
 from station.core import outputs as out
 from station.core import states as st
 from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
-from station.core.rounds import BetKey, round_id
+from station.core.rounds import BetKey, RoundId, round_id
 from station.events import (
     Actor,
     BetChanged,
@@ -59,8 +59,7 @@ class BetSteps(MachineBase):
             return
         layout[key] = layout.get(key, 0) + ev.amount
         self._note_override(ev.actor, "placed", key, ev.amount)
-        if self.live:
-            self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, layout[key]))
+        self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, layout[key]))
 
     def _on_bet_changed(self, ev: BetChanged) -> None:
         layout = self._bet_target(ev, ev.region)
@@ -77,8 +76,7 @@ class BetSteps(MachineBase):
             return
         layout[key] = ev.amount
         self._note_override(ev.actor, "changed", key, ev.amount)
-        if self.live:
-            self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, ev.amount))
+        self._emit(out.BetAccepted(self._bet_round_id(), ev.box, ev.player, ev.region, ev.amount))
 
     def _on_bet_withdrawn(self, ev: BetWithdrawn) -> None:
         layout = self._bet_target(ev, ev.region)
@@ -97,7 +95,7 @@ class BetSteps(MachineBase):
         if r is not None and r.dealt:  # a late change, allowed by a supervisor
             r.decisions.append({"late_bet": what, "bet": [*key, amount], "role": actor.role, "who": actor.who})
 
-    def _bet_round_id(self) -> str:
+    def _bet_round_id(self) -> RoundId:
         if self.state == st.PAYING:  # carried bets belong to the next round
             return round_id(self.shoe.number, self.shoe.rounds + 1)
         assert self.round is not None
@@ -119,6 +117,7 @@ class BetSteps(MachineBase):
             r.bets_closed = False
             r.decisions.append({"late_bets_allowed": ev.reason, "role": ev.actor.role, "who": ev.actor.who})
             self.betting_openings += 1
+            self._emit(out.LateBetsAllowed(r.round_id, ev.reason, ev.actor.role, ev.actor.who))
             self._trigger("late_bets")
 
     def _betting_choice(self, ev: DealerAction) -> None:
@@ -138,4 +137,4 @@ class BetSteps(MachineBase):
             self._refuse(ev, f"unknown payout option {ev.option!r}: use {' or '.join(options)}")
         else:
             self.pending_payout = {"option": ev.option, "role": ev.actor.role, "who": ev.actor.who}
-            self._emit(out.PayoutOptionScheduled(ev.option, "next round"))
+            self._emit(out.PayoutOptionScheduled(ev.option, "next round", ev.actor.role, ev.actor.who))

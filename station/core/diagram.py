@@ -54,13 +54,14 @@ def render(fmt: str = "mermaid") -> str:
     """The diagram as Mermaid (``stateDiagram-v2``) or Graphviz dot text."""
     if fmt == "mermaid":
         # transitions 0.9.3 writes the styling statement as "Class"; Mermaid's keyword is "class".
-        text = _graph("mermaid").draw(None).replace("\n  Class ", "\n  class ")
+        text = str(_graph("mermaid").draw(None)).replace("\n  Class ", "\n  class ")
     elif fmt == "dot":
         try:
             import graphviz  # noqa: F401
         except ImportError:
-            raise DiagramError("the dot format needs the graphviz Python package (pip install graphviz)") from None
-        text = _graph("graphviz").source
+            raise DiagramError("the dot format needs the graphviz Python package: install the station with "
+                                "its diagram extra (pip install 'dealing-station[diagram]')") from None
+        text = str(_graph("graphviz").source)
     else:
         raise DiagramError(f"unknown diagram format {fmt!r}: use {' or '.join(FORMATS)}")
     return text if text.endswith("\n") else text + "\n"

@@ -9,11 +9,17 @@ buttons use it too). The loop, on its own single thread:
 3. only then applies each event to the :class:`~station.core.machine.TableMachine`,
 4. hands each output to the subscribers.
 
-A crash between 2 and 3 loses nothing: on open the loop replays the whole journal into a
-fresh machine before anything else (replay-on-open), and the replay applies the journaled but
-unapplied events. Outputs are not produced while replaying, so a subscriber never hears an
-output twice and no command reaches a device before replay is complete. Settlement is part of
-the machine's state, so replay never pays twice either.
+A crash between 2 and 3 loses nothing: on open the loop replays the journal through the
+projection (:mod:`station.core.projection`) before anything else (replay-on-open), from the
+newest checkpoint of the projection (:mod:`station.core.checkpoints`), and the replay applies
+the journaled but unapplied events. The loop writes those checkpoints itself: at every shoe
+end, after at most ``EVERY_RECORDS`` records, and on opening a journal whose newest checkpoint
+is further back than that; so a restart costs the same on the table's three-hundredth day as
+on its first. The outputs of that replay are the same the
+live run gave, and the loop hands none of them to its subscribers: a subscriber never hears an
+output twice and no command reaches a device before replay is complete (after the replay
+:meth:`CoreLoop.announce` says where the table stands). Settlement is part of the machine's
+state, so replay never pays twice either.
 
 When the table is busy, the loop gathers a little before it writes: if events arrived while
 it was processing the last batch (a backlog: more are coming back to back), it waits up to
@@ -30,7 +36,7 @@ rest of its batch goes on. When the journal cannot be written at all (the disk i
 is applied: the loop says so once (:class:`~station.core.outputs.JournalUnwritable`), keeps the
 batch, keeps its heartbeat (the station is alive and waiting), tries again every
 ``JOURNAL_RETRY_S`` and goes on by itself once the write succeeds. An exception while applying
-an event latches the table into an irregularity (:func:`~station.core.replay.apply_safely`).
+an event latches the table into an irregularity (:func:`~station.core.projection.apply_safely`).
 
 Whoever posts an event may ask to hear what became of it (:meth:`CoreLoop.post` with
 ``on_done``): :class:`Verdict` says whether it was applied or refused, with the rule's reason.
@@ -46,12 +52,12 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import structlog
 
+from station.core.checkpoints import CHECKPOINT, EVERY_RECORDS, checkpoint_payload, latest_checkpoint
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.core.outputs import (
@@ -62,18 +68,20 @@ from station.core.outputs import (
     JournalWritable,
     Output,
     Refused,
+    ShoeEnded,
     StateChanged,
 )
+from station.core.projection import UNJOURNALABLE_INPUT, CoreReplayError, Projection
 from station.core.queues import take_waiting
-from station.core.replay import CoreReplayError, apply_safely, replay
-from station.events import Event, Timer, event_to_dict
-from station.journal import Journal, JournalError, RecordError
+from station.core.verdicts import Done, Note, Verdict, verdict_of
+from station.event_codec import event_to_dict
+from station.events import Event, Timer
+from station.journal import Journal, JournalError, JournalRecord, RecordError
+from station.journal.seams import chain_records
 from station.journal.store import check_record
 
-__all__ = ["CommitHook", "CoreLoop", "CoreReplayError", "Subscriber", "Verdict"]
+__all__ = ["UNJOURNALABLE_INPUT", "CommitHook", "CoreLoop", "CoreReplayError", "Subscriber", "Verdict"]
 
-#: The kind of the journal record noting an input that could not be journaled itself.
-UNJOURNALABLE_INPUT = "UnjournalableInput"
 #: Seconds between attempts to write a journal that could not be written.
 JOURNAL_RETRY_S = 1.0
 
@@ -85,20 +93,12 @@ Subscriber = Callable[[Output], None]
 #: metrics and the floor feed's wake-up use it).
 CommitHook = Callable[[float, int, int, str], None]
 
+#: Told of every input applied, on the loop's thread: (its record, the input, its outputs). It
+#: must be quick and must not raise (the significant-event metrics read the journal this way).
+AppliedHook = Callable[[JournalRecord, Event, Sequence[Output]], None]
+
 #: How often the loop looks for more events while it gathers a batch (see ``CoreLoop._gather``).
 GATHER_SLICE_S = 0.0005
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What became of one posted event: applied, or refused with the reason a person reads."""
-
-    applied: bool
-    reason: str = ""
-    outputs: tuple[Output, ...] = ()
-
-
-Done = Callable[[Verdict], None]
 
 
 class CoreLoop:
@@ -119,18 +119,23 @@ class CoreLoop:
         batch_limit: int = 64,
         commit_window: float = 0.002,
         heartbeat: Callable[[], None] | None = None,
-        on_round_closed: Callable[[dict[str, Any]], None] | None = None,
+        checkpoint_every: int = EVERY_RECORDS,
     ) -> None:
         self.journal = journal if isinstance(journal, Journal) else Journal(journal)
-        self.machine = TableMachine(options)
-        self.machine.on_round_closed = on_round_closed
+        self._checkpoint_every = max(1, checkpoint_every)
+        started = time.perf_counter()
+        resumed = latest_checkpoint(self.journal, options)
+        self.projection = resumed.projection if resumed is not None else Projection(options)
+        self.machine: TableMachine = self.projection.machine
+        self.checkpoint_seq = resumed.seq if resumed is not None else 0  # the newest checkpoint's record
+        self._shoe_ended = False  # a batch ended the shoe: checkpoint after it
         self._clock = clock
         self._batch_limit = max(1, batch_limit)
         self._commit_window = max(0.0, commit_window)
         self._backlog = False  # events were waiting when the last batch was done
         self._heartbeat = heartbeat
         # queue.Queue, not SimpleQueue: see station.core.queues.
-        self._queue: queue.Queue[Event] = queue.Queue()
+        self._queue: queue.Queue[Event | Note] = queue.Queue()
         self._subscribers: list[tuple[Subscriber, tuple[type[Output], ...] | None]] = []
         self._routes: dict[type[Output], list[Subscriber]] = {}  # replaced whole on (un)subscribe
         self._lock = threading.Lock()
@@ -139,19 +144,23 @@ class CoreLoop:
         self._stop = threading.Event()
         self._unwritable_since = 0.0
         self._thread: threading.Thread | None = None
-        self.failures = 0  # events whose application raised (each latched an irregularity)
         self.unjournalable = 0  # events refused because the journal could not store them
         self.journal_error: str | None = None  # why the journal cannot be written, while it cannot
         self._waiters: dict[int, Done] = {}  # id(event) -> who waits for its verdict
-        self.skipped_records = 0  # journal records that are not input events
         self.on_commit: CommitHook | None = None
-        started = time.perf_counter()
-        self.replayed = self._replay()
+        self.on_applied: AppliedHook | None = None
+        if resumed is None and self.journal.seam() is not None:
+            # Archived, and no checkpoint of this software after the seam: the whole history.
+            self.replayed = self.projection.replay(chain_records(self.journal.path))
+        else:
+            self.replayed = self.projection.replay(self.journal.records(since_seq=self.projection.seq))
         self.replay_seconds = time.perf_counter() - started
-        self.machine.go_live()
         self._sync_timer()
         log.info("core.replayed", events=self.replayed, seconds=round(self.replay_seconds, 3),
-                 state=self.machine.state, expectation=self.machine.expectation)
+                 from_checkpoint=self.checkpoint_seq or None, state=self.machine.state,
+                 expectation=self.machine.expectation)
+        if self.projection.seq - self.checkpoint_seq >= self._checkpoint_every:
+            self._checkpoint("opened")  # an old journal, or a long way since its last checkpoint
 
     # --- inputs and outputs -------------------------------------------------------------
 
@@ -166,6 +175,12 @@ class CoreLoop:
         if on_done is not None:
             self._waiters[id(event)] = on_done
         self._queue.put(event)
+
+    def note(self, kind: str, payload: dict[str, Any]) -> None:
+        """Journal a record of the station's own (derived data, not an input: the projection
+        passes over it), in order with every input posted before it (any thread). The
+        integrity monitor journals its checkpoints this way, after the alerts it posted."""
+        self._queue.put(Note(kind, payload))
 
     def subscribe(self, callback: Subscriber, kinds: tuple[type[Output], ...] | None = None) -> Callable[[], None]:
         """Hear every output from now on, or only those of ``kinds``; returns a function that
@@ -214,6 +229,16 @@ class CoreLoop:
         return self.machine.state
 
     @property
+    def failures(self) -> int:
+        """Events whose application raised (each latched an irregularity), replay included."""
+        return self.projection.failures
+
+    @property
+    def skipped_records(self) -> int:
+        """Journal records that are not input events."""
+        return self.projection.skipped
+
+    @property
     def expectation(self) -> str:
         return self.machine.announced_expectation
 
@@ -223,15 +248,14 @@ class CoreLoop:
     # --- running ------------------------------------------------------------------------
 
     def run_pending(self) -> int:
-        """Process every event queued now (and any timer now due); returns how many."""
+        """Process every event queued now (and any timer now due); returns how many inputs."""
         done = 0
         while True:
             self._fire_due_timer()
             batch = self._drain(block=False)
             if not batch:
                 return done
-            self._process(batch)
-            done += len(batch)
+            done += self._process(batch)
 
     def run(self, poll_seconds: float = 0.25) -> None:
         """Process events until :meth:`stop`; calls ``heartbeat`` from this loop when healthy."""
@@ -271,12 +295,8 @@ class CoreLoop:
 
     # --- internals ----------------------------------------------------------------------
 
-    def _replay(self) -> int:
-        applied, self.skipped_records, self.failures = replay(self.machine, self.journal.records())
-        return applied
-
-    def _drain(self, *, block: bool, timeout: float | None = None) -> list[Event]:
-        batch: list[Event] = []
+    def _drain(self, *, block: bool, timeout: float | None = None) -> list[Event | Note]:
+        batch: list[Event | Note] = []
         if block:
             try:
                 batch.append(self._queue.get(timeout=timeout))
@@ -287,7 +307,7 @@ class CoreLoop:
             self._gather(batch)
         return batch
 
-    def _gather(self, batch: list[Event]) -> None:
+    def _gather(self, batch: list[Event | Note]) -> None:
         """Busy table: let events arriving within the commit window join this batch.
 
         Only after a backlog (see the module docstring). The loop looks at the queue every
@@ -303,25 +323,55 @@ class CoreLoop:
                 return
             time.sleep(min(left, GATHER_SLICE_S))
 
-    def _process(self, batch: list[Event]) -> None:
+    def _process(self, batch: list[Event | Note]) -> int:
+        """Journal and apply a batch; returns how many of it were inputs."""
         # Journal first: nothing of the batch is applied before it is on disk.
-        items = [(event.kind, event_to_dict(event)) for event in batch]
+        items = [(item.kind, item.payload if isinstance(item, Note) else event_to_dict(item)) for item in batch]
         records = self._journal_batch(batch, items)
         if records is None:
-            return  # stopping while the journal could not be written: nothing was applied
+            return 0  # stopping while the journal could not be written: nothing was applied
         waiters = self._waiters
+        take = self.projection.take_event
+        inputs = 0
         for event, record in zip(batch, records, strict=True):
-            self._apply(event, seq=record.seq)
-            outputs = self.machine.take_outputs()
+            if isinstance(event, Note):
+                self._deliver(self.projection.take(record).outputs)
+                continue
+            inputs += 1
+            outputs = take(event, record).outputs
+            if self.on_applied is not None:
+                self._applied(record, event, outputs)
             self._deliver(outputs)
             if waiters:
                 done = waiters.pop(id(event), None)
                 if done is not None:
-                    self._tell(done, _verdict(event, outputs))
+                    self._tell(done, verdict_of(event, outputs))
         self._sync_timer()
+        if self._shoe_ended:
+            self._shoe_ended = False
+            self._checkpoint("shoe_end")
+        elif self.projection.seq - self.checkpoint_seq >= self._checkpoint_every:
+            self._checkpoint("records")
         self._backlog = not self._queue.empty()
+        return inputs
 
-    def _journal_batch(self, batch: list[Event], items: list[tuple[str, dict[str, Any]]]) -> list[Any] | None:
+    def _checkpoint(self, reason: str) -> None:
+        """Journal the projection's state as it stands (derived data: replay skips the record,
+        and ``verify --deep`` checks it). A journal that cannot take it now gets one later."""
+        payload = checkpoint_payload(self.projection, reason)
+        started = time.perf_counter()
+        try:
+            record = self.journal.append(CHECKPOINT, payload)
+        except JournalError as exc:
+            log.warning("core.checkpoint_not_written", reason=str(exc))
+            return
+        if self.on_commit is not None:
+            self._committed(time.perf_counter() - started, 1, record)
+        self.checkpoint_seq = record.seq
+        self._deliver(self.projection.take(record).outputs)  # in step with a replay, which takes it too
+
+    def _journal_batch(self, batch: list[Event | Note], items: list[tuple[str, dict[str, Any]]]
+                       ) -> list[Any] | None:
         """Append the batch, after taking out what the journal cannot store; while the journal
         cannot be written, wait and retry. None only when asked to stop meanwhile."""
         while True:
@@ -341,6 +391,13 @@ class CoreLoop:
                 self._journal_back()
             return records
 
+    def _applied(self, record: JournalRecord, event: Event, outputs: Sequence[Output]) -> None:
+        assert self.on_applied is not None
+        try:
+            self.on_applied(record, event, outputs)
+        except Exception:
+            log.exception("core.applied_hook_failed")
+
     def _committed(self, seconds: float, count: int, last: Any) -> None:
         assert self.on_commit is not None
         try:
@@ -348,7 +405,7 @@ class CoreLoop:
         except Exception:
             log.exception("core.commit_hook_failed")
 
-    def _refuse_unjournalable(self, batch: list[Event], items: list[tuple[str, dict[str, Any]]]) -> None:
+    def _refuse_unjournalable(self, batch: list[Event | Note], items: list[tuple[str, dict[str, Any]]]) -> None:
         """Take out of ``batch`` (in place) each event the journal cannot store, refusing it with
         its reason; a note of the refusal (which the journal can store) takes its place."""
         for index in range(len(batch) - 1, -1, -1):
@@ -357,28 +414,35 @@ class CoreLoop:
                 check_record(kind, payload)
             except RecordError as exc:
                 reason = f"cannot be journaled: {exc}"
+                if isinstance(event, Note):  # the station's own: a defect to log, not an input to refuse
+                    log.error("core.note_not_journalable", kind=kind, reason=reason)
+                    del batch[index], items[index]
+                    continue
                 self.unjournalable += 1
                 log.warning("core.input_refused", input=kind, reason=reason)
                 del batch[index], items[index]
-                refused = Refused(kind, reason)
-                self._deliver([refused])
+                # Journaled on its own: it has no place in the batch of events. Its record
+                # gives the refusal, now and in every replay.
+                record = self._append_note(UNJOURNALABLE_INPUT, {"kind": kind, "reason": reason})
+                outputs = self.projection.take(record).outputs if record is not None else (Refused(kind, reason),)
+                self._deliver(outputs)
                 done = self._waiters.pop(id(event), None)
                 if done is not None:
-                    self._tell(done, Verdict(False, reason, (refused,)))
-                # Journaled on its own: it has no place in the batch of events (replay skips it).
-                self._append_note(UNJOURNALABLE_INPUT, {"kind": kind, "reason": reason})
+                    self._tell(done, Verdict(False, reason, tuple(outputs)))
 
-    def _append_note(self, kind: str, payload: dict[str, Any]) -> None:
+    def _append_note(self, kind: str, payload: dict[str, Any]) -> JournalRecord | None:
+        """Journal one record of the station's own; None only when asked to stop meanwhile."""
         while True:
             started = time.perf_counter()
             try:
                 record = self.journal.append(kind, payload)
-                if self.on_commit is not None:
-                    self._committed(time.perf_counter() - started, 1, record)
-                return
             except JournalError as exc:
                 if not self._wait_for_journal(str(exc)):
-                    return
+                    return None
+                continue
+            if self.on_commit is not None:
+                self._committed(time.perf_counter() - started, 1, record)
+            return record
 
     def _wait_for_journal(self, reason: str) -> bool:
         """The journal cannot be written: say so (once per outage), wait, and let the caller
@@ -405,12 +469,10 @@ class CoreLoop:
         except Exception:
             log.exception("core.verdict_callback_failed")
 
-    def _apply(self, event: Event, *, seq: int) -> None:
-        if not apply_safely(self.machine, event, seq):
-            self.failures += 1
-
-    def _deliver(self, outputs: list[Output]) -> None:
+    def _deliver(self, outputs: Iterable[Output]) -> None:
         for output in outputs:
+            if type(output) is ShoeEnded:
+                self._shoe_ended = True
             for callback in self._route(type(output)):
                 try:
                     callback(output)
@@ -435,11 +497,3 @@ class CoreLoop:
         if self._timer is None:
             return poll
         return max(0.0, min(poll, self._timer[1] - self._clock()))
-
-
-def _verdict(event: Event, outputs: list[Output]) -> Verdict:
-    """Applied, unless the machine refused the event (a refusal of this event's kind)."""
-    for output in outputs:
-        if isinstance(output, Refused) and output.what == event.kind:
-            return Verdict(False, output.reason, tuple(outputs))
-    return Verdict(True, "", tuple(outputs))

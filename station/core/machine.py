@@ -10,8 +10,9 @@ The states and transitions are the table in :mod:`station.core.states`, run by a
 (and why not, in words a dealer understands); the ``transitions`` machine records *where* the
 table is, and is the single source of the diagram.
 
-Outputs (:mod:`station.core.outputs`) are collected only while ``live`` is true: during replay
-they are dropped, so nothing reaches a device twice.
+Every input gives its outputs (:mod:`station.core.outputs`), live or replayed alike: the
+projection (:mod:`station.core.projection`) hands them to whoever reads the journal, and the
+core loop only to its subscribers, so nothing reaches a device twice.
 """
 
 from __future__ import annotations
@@ -23,15 +24,18 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.bet_steps import BetSteps
 from station.core.integrity_steps import IntegritySteps
-from station.core.machine_base import MachineBase, RoundHook
+from station.core.machine_base import MachineBase
 from station.core.options import CoreOptions
+from station.core.payout_steps import PayoutSteps
 from station.core.round_steps import RoundSteps
 from station.core.shoe_steps import ShoeSteps
 from station.core.stop_steps import StopSteps
 from station.events import (
+    AccessDenied,
     Actor,
     AlertAcknowledged,
     BetChanged,
+    BetCorrected,
     BetPlaced,
     BetWithdrawn,
     ButtonPressed,
@@ -39,6 +43,7 @@ from station.events import (
     CardsReturned,
     CutCardSeen,
     DealerAction,
+    DealerSignedIn,
     DeckCheck,
     DeckCheckUnanswered,
     DeviceBooted,
@@ -48,7 +53,9 @@ from station.events import (
     IntegrityAlert,
     LateBetOverride,
     PauseRequested,
+    PayoutConfirmationRequired,
     PayoutOptionChanged,
+    PayoutsConfirmed,
     ResumeRequested,
     ShoeEmpty,
     ShufflerStatus,
@@ -56,10 +63,10 @@ from station.events import (
     Timer,
 )
 
-__all__ = ["MachineBase", "RoundHook", "TableMachine"]
+__all__ = ["MachineBase", "TableMachine"]
 
 
-class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
+class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, PayoutSteps):
     """The one owner of table state. Feed it with :meth:`apply`; read :attr:`expectation`.
 
     The state is :class:`~station.core.machine_base.MachineBase`'s; the steps that change it
@@ -93,6 +100,11 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
             DeviceBooted: self._on_device_booted,
             IntegrityAlert: self._on_integrity_alert,
             AlertAcknowledged: self._on_alert_acknowledged,
+            AccessDenied: self._on_access_denied,
+            PayoutConfirmationRequired: self._on_confirmation_rule,
+            PayoutsConfirmed: self._on_payouts_confirmed,
+            BetCorrected: self._on_bet_corrected,
+            DealerSignedIn: self._on_dealer_signed_in,
         }
         self._actions: dict[str, Callable[[DealerAction], None]] = {
             "shuffle_done": self._shuffle_done,
@@ -105,6 +117,7 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
             "surrender": self._player_choice,
         }
         self._last_expectation = self.expectation
+        self._last_round_bets = False
 
     # --- public -----------------------------------------------------------------------------
 
@@ -114,28 +127,28 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
         mark = len(self.outbox)
         if handler is not None:
             handler(event)
+        self._begin_pending_pause()
         self.events_applied += 1
-        if self.live:  # replay publishes nothing, so it need not word the expectation
-            if len(self.outbox) > mark:
-                self._account(mark)  # the cards out of the shoe, for the integrity monitor
-            expectation = self.expectation
-            if expectation != self._last_expectation:
-                self._last_expectation = expectation
-                self._emit(out.ExpectationChanged(expectation))
+        if len(self.outbox) > mark:
+            self._account(mark)  # the cards out of the shoe, for the integrity monitor
+        expectation = self.expectation
+        last_round_bets = self.state == st.BETTING and self.shoe.last_round
+        if expectation != self._last_expectation or last_round_bets != self._last_round_bets:
+            self._last_expectation = expectation
+            self._last_round_bets = last_round_bets
+            self._emit(out.ExpectationChanged(expectation, last_round_bets))
 
     @property
     def announced_expectation(self) -> str:
-        """The expectation as of the last event applied live: what the last
+        """The expectation as of the last event applied: what the last
         :class:`~station.core.outputs.ExpectationChanged` said. Wording it afresh is the
         dearest part of reading the table's state, and the subscribers of every output ask."""
-        return self._last_expectation if self.live else self.expectation
+        return self._last_expectation
 
-    def go_live(self) -> None:
-        """Replay is over: from now on outputs are collected for the subscribers."""
-        self.live = True
-        self.shoe.tracking = True
-        self.shoe.drawn = []
-        self._last_expectation = self.expectation
+    @property
+    def last_round_bets(self) -> bool:
+        """Bets are being taken for the shoe's last round (what the last expectation said)."""
+        return self._last_round_bets
 
     def take_outputs(self) -> list[out.Output]:
         outputs, self.outbox = self.outbox, []
@@ -153,7 +166,10 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
 
     @property
     def expectation(self) -> str:
-        """What the station expects next, in the dealer's words."""
+        """What the station expects next, in the dealer's words (with a pause still to come)."""
+        return self._with_pending_pause(self._expectation_of_state())
+
+    def _expectation_of_state(self) -> str:
         state = self.state
         o = self.options
         r = self.round
@@ -199,7 +215,9 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
             if r.voided:
                 words = "round void: return all bets, then next round"
             else:
-                words = "pay and collect, clear the layout, then next round"
+                held = self.payouts_hold()
+                confirm = f"confirm the payouts of box {', '.join(held)}, " if held else ""
+                words = f"pay and collect, {confirm}clear the layout, then next round"
             if o.equipment == "continuous":
                 words = words.replace("clear the layout", "return the cards to the shuffler")
             elif self.shoe.ended:
@@ -220,19 +238,25 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
             "faulted": dict(sorted(self.faulted.items())),
             "faulted_by_status": sorted(self._faulted_by_status),
             "paused_by": dict(self.paused_by),
+            "pause_pending": dict(self.pause_pending),
             "payout_option": self.payout_option,
             "pending_payout": self.pending_payout,
             "payout_history": list(self.payout_history),
             "carried": None if self.carried is None else [[*k, a] for k, a in self.carried.items()],
             "shoe_results": list(self.shoe_results),
-            "settled_rounds": list(self.settled_rounds),
-            "voided_rounds": list(self.voided_rounds),
+            "rounds_settled": self.rounds_settled,
+            "rounds_voided": self.rounds_voided,
             "house_net": self.house_net,
             "discarded": [c.code for c in self.discarded],
             "deck_check": self.deck_check,
             "alerts": [a.to_json() for a in self.alerts],
             "alert_counts": dict(sorted(self.alert_counts.items())),
             "betting_openings": self.betting_openings,
+            "confirm_payouts": self.confirm_payouts,
+            "correctable": [[r.round_id, r.to_json()["bets"], [s.__dict__.copy() for s in r.settlement or ()]]
+                            for r in self.correctable.values()],
+            "corrections": self.corrections,
+            **self.dealer_state(),
             "events_applied": self.events_applied,
             "expectation": self.expectation,
         }
@@ -252,6 +276,9 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps):
             self._refuse(ev, self.expectation)
         else:
             handler(ev)
+
+    def _on_access_denied(self, ev: AccessDenied) -> None:
+        self._emit(out.AccessRefused(ev.command, ev.actor.role, ev.actor.who))
 
     def _on_timer(self, ev: Timer) -> None:
         wanted = self.wanted_timer()

@@ -27,8 +27,6 @@ from station.games.interface import Closing, Decision, Game, NotAllowed, TableOp
 
 SUPERVISOR_ROLES = ("supervisor",)
 
-RoundHook = Callable[[dict[str, Any]], None]
-
 
 class _Model:
     """The object ``transitions`` drives: it holds ``state`` and the return conditions."""
@@ -58,27 +56,28 @@ class MachineBase:
         self.irregularity: Irregularity | None = None
         self.irregularities_raised = 0
         self.faulted: dict[str, str] = {}
-        #: When a list (game recall sets one), every refusal is noted here, live or not.
-        self.refusal_log: list[dict[str, Any]] | None = None
         self._faulted_by_status: set[str] = set()
         self._return_state = ""  # where the active irregularity returns to
         self._pause_return = ""  # where a pause returns to
         self.paused_by: dict[str, str] = {}
+        self.pause_pending: dict[str, str] = {}  # a pause asked mid-round: who, and why (stop_steps)
         self.payout_option = self.rules.payout_option(self.table)
         self.pending_payout: dict[str, str] | None = None
         self.payout_history: list[dict[str, str]] = []
         self.carried: dict[BetKey, int] | None = None  # Banker/Player bets left on after a Tie
         self.shoe_results: list[dict[str, Any]] = []
-        self.settled_rounds: list[str] = []
-        self.voided_rounds: list[str] = []
+        #: Rounds settled and voided in this journal (counts: a year of ids would not fit).
+        self.rounds_settled = 0
+        self.rounds_voided = 0
         self.house_net = 0
         self.discarded: list[Card] = []  # cards read with no shoe in play, burned by decision
         self.deck_check: dict[str, Any] | None = None
         self.betting_openings = 0
         self.events_applied = 0
-        self.live = False
         self.outbox: list[out.Output] = []
-        self.on_round_closed: RoundHook | None = None
+        self.confirm_payouts = False  # the next round waits for the payouts' confirmation
+        self.correctable: dict[str, Round] = {}  # rounds left the table, oldest first
+        self.corrections = 0
         self._model = _Model(self)
         self._machine = Machine(
             model=self._model,
@@ -96,24 +95,18 @@ class MachineBase:
         return self._model.state
 
     def _emit(self, output: out.Output) -> None:
-        if self.live:
-            self.outbox.append(output)
+        self.outbox.append(output)
 
     def _refuse(self, event: Event, reason: str) -> None:
-        if self.live:
-            self._emit(out.Refused(event.kind, reason))
-        if self.refusal_log is not None:
-            actor = getattr(event, "actor", None)
-            self.refusal_log.append({"input": event.kind, "reason": reason,
-                                     "role": getattr(actor, "role", ""), "who": getattr(actor, "who", "")})
+        actor = getattr(event, "actor", None)
+        self._emit(out.Refused(event.kind, reason, getattr(actor, "role", ""), getattr(actor, "who", "")))
 
     def _trigger(self, name: str) -> None:
         self._model.trigger(name)
 
     def _state_changed(self) -> None:
         previous, self._previous_state = self._previous_state, self.state
-        if self.live:
-            self._emit(out.StateChanged(self.state, previous))
+        self._emit(out.StateChanged(self.state, previous))
 
     def _back_to(self, name: str) -> bool:
         return self._return_state == name
@@ -197,6 +190,15 @@ class MachineBase:
         raise NotImplementedError
 
     def _void_round(self, reason: str) -> None:
+        raise NotImplementedError
+
+    def _payouts_due(self) -> None:
+        raise NotImplementedError
+
+    def _held_for_payouts(self) -> str:
+        raise NotImplementedError
+
+    def _keep_correctable(self, r: Round) -> None:
         raise NotImplementedError
 
     def _decide_integrity(self, ev: SupervisorDecision, problem: Irregularity) -> None:

@@ -40,6 +40,8 @@ class CoreOptions:
     timer); 0 leaves it to the dealer's "no more bets".
     ``buttons``: dealer button name -> dealer action (a button not listed acts as the action of
     the same name).
+    ``burn_on_dealer_change``: a dealer who relieves another burns one card before their first
+    round (docs/dealers.md).
     """
 
     game: str = "baccarat"
@@ -53,6 +55,7 @@ class CoreOptions:
     betting_seconds: int = 0
     buttons: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     cut_cards: int = 1
+    burn_on_dealer_change: bool = False
 
     def __post_init__(self) -> None:
         try:

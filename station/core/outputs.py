@@ -1,11 +1,17 @@
-"""Typed outputs of the core loop: what the service, display board and web scoreboard hear.
+"""Typed outputs of the table: what every reader of the journal hears, live and in replay.
 
-The machine publishes these to subscribers of :class:`station.core.loop.CoreLoop`. They are
-*live-only*: while the journal is being replayed nothing is published (no command may reach a
-device before replay has finished), so an output can never be delivered twice for one input.
-Everything a subscriber needs after a restart can be read from the machine's state instead
-(``machine.shoe_results``, ``machine.expectation``, ``machine.irregularity``) or re-announced
-with :meth:`CoreLoop.announce`.
+The machine produces these for every input it applies, whether the input arrives now or is
+read back from the journal (:mod:`station.core.projection` turns each journal record into its
+outputs): the same complete stream either way, so a consumer that starts from the journal
+(the floor feed, the integrity monitor, recall) hears exactly what a live subscriber heard.
+Who acts on what is the consumer's choice: the core loop hands subscribers only the outputs
+of inputs applied now (no command may reach a device twice), and after a restart re-announces
+where the table stands (:meth:`station.core.loop.CoreLoop.announce`).
+
+Facts are fields: a round's id is a :class:`~station.core.rounds.RoundId` (its shoe and number
+typed), the last round of a shoe is ``ExpectationChanged.last_round``, a round leaving the
+table is :class:`RoundClosed` with its whole record; nothing is to be read back from words
+meant for people.
 
 Cards and results are only ever published once they may be shown on the table: under dealing
 styles B, C and D the station knows each card as it leaves the shoe but holds it back until the
@@ -18,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from station.cards import Card
-from station.events import to_plain
+from station.core.rounds import RoundId
+from station.event_codec import to_plain
 from station.games.layout import SettledBet  # one bet after settlement, as the games record it
 
 
@@ -41,9 +48,12 @@ class Output:
 
 @dataclass(frozen=True)
 class ExpectationChanged(Output):
-    """What the station expects next, in the dealer's words ("burn 7 cards")."""
+    """What the station expects next, in the dealer's words ("burn 7 cards"), and whether the
+    round it speaks of is the shoe's last (``last_round``: the cut card is out and no round
+    follows this one; the words say so to the dealer, the field to everyone else)."""
 
     text: str
+    last_round: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class CardRevealed(Output):
     """A card turned face up on the table. ``position`` is e.g. ``player``, ``banker``,
     ``box 3``, ``dealer``, ``war box 3``, ``war dealer``; ``index`` counts from 1 per position."""
 
-    round_id: str
+    round_id: RoundId
     position: str
     index: int
     card: Card
@@ -79,7 +89,7 @@ class CardRevealed(Output):
 class RoundResult(Output):
     """The result of a round, published only after every card has been revealed."""
 
-    round_id: str
+    round_id: RoundId
     game: str
     hands: tuple[tuple[str, tuple[Card, ...]], ...]  # (position, cards) in dealing order
     totals: tuple[tuple[str, int], ...]
@@ -93,7 +103,7 @@ class RoundResult(Output):
 class RoundSettled(Output):
     """Settlement of a round: every bet with stake, valid/void split and net result."""
 
-    round_id: str
+    round_id: RoundId
     game: str
     hands: tuple[tuple[str, tuple[Card, ...]], ...]
     totals: tuple[tuple[str, int], ...]
@@ -103,19 +113,34 @@ class RoundSettled(Output):
     banker_pair: bool
     bets: tuple[SettledBet, ...]
     house_net: int  # what the house gained on the round (= -sum of net)
+    dealer: str = ""  # who dealt it (docs/dealers.md; empty: no dealer signed in)
 
 
 @dataclass(frozen=True)
 class RoundVoided(Output):
     """A round voided by a supervisor: every bet goes back to its owner."""
 
-    round_id: str
+    round_id: RoundId
     reason: str
     returned: tuple[SettledBet, ...]
+    dealer: str = ""  # who had the table (docs/dealers.md)
+
+
+@dataclass(frozen=True)
+class RoundClosed(Output):
+    """A round left the table (the dealer's "next round" after it was settled or voided):
+    its whole record as the table keeps it (:meth:`station.core.rounds.Round.to_json`: bets,
+    every card, decisions, settlement, the journal time it opened, the inputs refused while it
+    was open). Recall and every other reader of past rounds take it from here."""
+
+    round_id: RoundId
+    record: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class ShoeEnded(Output):
+    """The shoe is finished: no round follows from it (``rounds`` were opened from it)."""
+
     shoe: int
     rounds: int
 
@@ -138,6 +163,7 @@ class IrregularityResolved(Output):
     decision: str
     role: str
     who: str
+    note: str = ""  # what the supervisor wrote with the decision
 
 
 @dataclass(frozen=True)
@@ -169,7 +195,7 @@ class JournalWritable(Output):
 
 @dataclass(frozen=True)
 class BetAccepted(Output):
-    round_id: str
+    round_id: RoundId
     box: str
     player: str
     region: str
@@ -178,7 +204,7 @@ class BetAccepted(Output):
 
 @dataclass(frozen=True)
 class BetRemoved(Output):
-    round_id: str
+    round_id: RoundId
     box: str
     player: str
     region: str
@@ -190,6 +216,8 @@ class Refused(Output):
 
     what: str  # the event kind, e.g. "BetPlaced" or "DealerAction"
     reason: str
+    role: str = ""  # who sent it, when the input names someone
+    who: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,6 +226,8 @@ class PayoutOptionScheduled(Output):
 
     option: str
     applies_from: str  # "next round"
+    role: str = ""
+    who: str = ""
 
 
 @dataclass(frozen=True)
@@ -206,7 +236,7 @@ class PayoutOptionApplied(Output):
     sign must show it from this round)."""
 
     option: str
-    from_round: str
+    from_round: RoundId
 
 
 @dataclass(frozen=True)
@@ -214,7 +244,7 @@ class BetsReduced(Output):
     """Table differential (5.17/5.18): bets on the larger side cut at "no more bets";
     each entry is (box, player, region, old amount, new amount)."""
 
-    round_id: str
+    round_id: RoundId
     reductions: tuple[tuple[str, str, str, int, int], ...]
 
 
@@ -222,8 +252,52 @@ class BetsReduced(Output):
 class WarDecisionNeeded(Output):
     """Casino War: these boxes tied with the dealer; each player goes to war or surrenders."""
 
-    round_id: str
+    round_id: RoundId
     boxes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TablePaused(Output):
+    """A supervisor paused the table (between rounds)."""
+
+    role: str
+    who: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TableResumed(Output):
+    role: str
+    who: str
+
+
+@dataclass(frozen=True)
+class LateBetsAllowed(Output):
+    """A supervisor reopened betting with cards already out (5.14)."""
+
+    round_id: RoundId
+    reason: str
+    role: str
+    who: str
+
+
+@dataclass(frozen=True)
+class AccessRefused(Output):
+    """Someone asked the control socket for a command their role may not give (journaled)."""
+
+    command: str
+    role: str
+    who: str
+
+
+@dataclass(frozen=True)
+class Checkpointed(Output):
+    """The journal holds a checkpoint of the projection here: record ``seq``, the state after
+    record ``at`` (:mod:`station.core.checkpoints`). A reader that keeps derived state of its
+    own (the integrity monitor) checkpoints it at the same point."""
+
+    at: int
+    seq: int
 
 
 # --- integrity: what the shuffler must be asked, the cards out of the shoe, alerts -----------
@@ -281,6 +355,25 @@ class CardsAccounted(Output):
 
 
 @dataclass(frozen=True)
+class PausePending(Output):
+    """A supervisor asked for a pause while the table could not pause (cards in flight, an
+    irregularity open): it begins when the round ends (the next state a pause may start
+    from), and the dealer's line says so until then."""
+
+    role: str
+    who: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PauseWithdrawn(Output):
+    """A pause asked for but not yet begun was withdrawn (``resume`` before the round ended)."""
+
+    role: str
+    who: str
+
+
+@dataclass(frozen=True)
 class AlertRaised(Output):
     """An integrity alarm (``severity="alarm"``) or alert, with its number for acknowledging it.
     For the supervisor, surveillance and the floor; never the players' board."""
@@ -304,3 +397,67 @@ class AlertCleared(Output):
     role: str
     who: str
     note: str
+
+
+# --- payouts the dealer confirms, and corrections (docs/console.md) ----------------------------
+
+
+@dataclass(frozen=True)
+class PayoutsDue(Output):
+    """The round's payouts wait for the dealer's confirmation, box by box, before the next
+    round may open (``[console] confirm_payouts``)."""
+
+    round_id: RoundId
+    boxes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PayoutsConfirmation(Output):
+    """The dealer confirmed the payouts of ``boxes``; ``remaining`` still wait."""
+
+    round_id: RoundId
+    boxes: tuple[str, ...]
+    remaining: tuple[str, ...]
+    role: str
+    who: str
+
+
+@dataclass(frozen=True)
+class RoundCorrected(Output):
+    """A supervisor corrected a bet of a settled round, and the round was settled again under
+    its own rules. ``bet_before`` and ``bet_after`` are (box, player, region, amount);
+    ``differences`` each (box, player, region, change of the player's net): positive is paid
+    to the player now, negative taken back. ``house_before``/``house_after`` are the house's
+    result of the round before and after."""
+
+    round_id: RoundId
+    game: str
+    bet_before: tuple[str, str, str, int]
+    bet_after: tuple[str, str, str, int]
+    before: tuple[SettledBet, ...]
+    after: tuple[SettledBet, ...]
+    house_before: int
+    house_after: int
+    differences: tuple[tuple[str, str, str, int], ...]
+    reason: str
+    role: str
+    who: str
+
+
+# --- who deals (docs/dealers.md) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DealerChanged(Output):
+    """``dealer`` took the table from ``relieved`` (empty: nobody was signed in). ``round_id``
+    is the round in play that becomes theirs (no card of it was out yet); empty when their
+    first round is the next one opened. ``burn``: they burn one card before their first card
+    (``[table] burn_on_dealer_change``). ``role``/``who`` signed them in, through ``door``."""
+
+    dealer: str
+    relieved: str
+    round_id: str
+    burn: bool
+    role: str
+    who: str
+    door: str

@@ -1,86 +1,91 @@
 """Game recall: every round in a journal, with its cards, bets, decisions and settlement.
 
-Surveillance and supervisors ask "what happened in round 12-34?". The answer is rebuilt the
-same way the table rebuilds its state after a restart: by replaying the journal into a fresh
-machine (read-only: the journal is opened with :class:`~station.journal.JournalReader`). Each
-round is captured when it leaves the table, with the journal times of its first and last
-events; a round still on the table is included and marked ``in_progress``.
+Surveillance and supervisors ask "what happened in round 12-34?". The answer is the journal's
+projection (:mod:`station.core.projection`), read-only (:class:`~station.journal.JournalReader`):
+each round's record comes with the :class:`~station.core.outputs.RoundClosed` that says it left
+the table (its bets, every card, the decisions, the settlement, the journal time it opened and
+the inputs refused while it was open); a round still on the table is included and marked
+``in_progress``.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from station.core.machine import TableMachine
+from station.core import outputs as out
 from station.core.options import CoreOptions
-from station.core.replay import replay
-from station.journal import JournalReader, JournalRecord
+from station.core.projection import Projection
+from station.journal.seams import chain_records
+from station.money import Money
 
 
 def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = None) -> list[dict[str, Any]]:
     """Every round in the journal at ``path``, oldest first (see :meth:`Round.to_json`), each
-    with ``opened_at``/``closed_at`` journal times, ``shoe`` and ``in_progress``; the first
-    round of each shoe also has ``shoe_opening``: the card exposed at the start of the shoe
-    and the cards burned after it (None on the other rounds)."""
-    machine = TableMachine(options)
-    machine.refusal_log = []
+    with ``opened_at``/``closed_at`` journal times, ``shoe``, ``refused`` (the inputs refused
+    while it was open) and ``in_progress``; the first round of each shoe also has
+    ``shoe_opening``: the card exposed at the start of the shoe and the cards burned after it
+    (None on the other rounds); every round has ``corrections``: a supervisor's corrections of
+    its bets (:class:`~station.core.outputs.RoundCorrected`), each with the bet before and after,
+    both settlements, the differences, who, why, and the journal time and record (its bets and
+    settlement are those of the round when it left the table)."""
+    projection = Projection(options)
     rounds: list[dict[str, Any]] = []
-    opened: dict[str, str] = {}
-    refused: dict[str, list[dict[str, Any]]] = {}  # round id -> the inputs refused while it was open
-    clock = {"time": "", "round": ""}
-    shoes_opened: set[int] = set()
     openings: dict[str, dict[str, Any]] = {}  # first round of each shoe -> its exposed and burned cards
-
-    def closed(record: dict[str, Any]) -> None:
-        rid = record["round_id"]
-        rounds.append({**record, "opened_at": opened.get(rid, ""), "closed_at": clock["time"], "in_progress": False})
-
-    def now(record: JournalRecord) -> None:
-        clock["time"] = record.time
-        clock["round"] = machine.round.round_id if machine.round is not None else ""
-
-    def opened_by(record: JournalRecord) -> None:
-        current = machine.round
-        if current is not None and current.round_id not in opened:
-            opened[current.round_id] = record.time
-            shoe = machine.shoe
-            if shoe.number not in shoes_opened:
-                # The shoe's first round: the card exposed and the cards burned before it.
-                shoes_opened.add(shoe.number)
-                openings[current.round_id] = {
-                    "exposed": shoe.exposed.code if shoe.exposed is not None else None,
-                    "burned": [card.code for card in shoe.burned],
+    corrections: dict[str, list[dict[str, Any]]] = {}  # round id -> its corrections, with when and which record
+    last_time = ""
+    for record in chain_records(Path(path)):  # the archives of its first records too
+        last_time = record.time
+        for output in projection.take(record).outputs:
+            if isinstance(output, out.RoundClosed):
+                rounds.append({**output.record, "closed_at": record.time, "in_progress": False,
+                               "shoe": output.round_id.shoe})
+            elif isinstance(output, out.ShoeStarted) and projection.machine.round is not None:
+                # The shoe's first round opens with it: the card exposed and the cards burned.
+                openings[projection.machine.round.round_id] = {
+                    "exposed": output.exposed.code if output.exposed is not None else None,
+                    "burned": [card.code for card in output.burned],
                 }
-        log = machine.refusal_log
-        if log:
-            # A refusal belongs to the round it arrived in (or, between rounds, the next).
-            rid = clock["round"] or (current.round_id if current is not None else "")
-            refused.setdefault(rid, []).extend({"seq": record.seq, "time": record.time, **item} for item in log)
-            log.clear()
-
-    machine.on_round_closed = closed
-    with JournalReader(path) as reader:
-        replay(machine, reader.records(), before_apply=now, after_apply=opened_by)
-    if machine.round is not None:
-        current = machine.round.to_json()
-        rid = current["round_id"]
-        rounds.append({**current, "opened_at": opened.get(rid, clock["time"]), "closed_at": "", "in_progress": True})
+            elif isinstance(output, out.RoundCorrected):
+                corrections.setdefault(output.round_id, []).append(
+                    {"time": record.time, "seq": record.seq, **correction_record(output)})
+    current = projection.machine.round
+    if current is not None:
+        rounds.append({**current.to_json(), "opened_at": projection.opened_at(current.round_id) or last_time,
+                       "refused": list(projection.refused), "closed_at": "", "in_progress": True,
+                       "shoe": current.round_id.shoe})
     for item in rounds:
-        item["shoe"] = int(item["round_id"].split("-")[0])
-        item["refused"] = refused.get(item["round_id"], [])
         item["shoe_opening"] = openings.get(item["round_id"])
+        item["corrections"] = corrections.get(item["round_id"], [])
     return rounds
 
 
-def describe(round_: dict[str, Any]) -> str:
-    """A round in words for a terminal: cards by position, totals, bets and decisions."""
+def correction_record(output: out.RoundCorrected) -> dict[str, Any]:
+    """A correction as recall keeps it: the bet before and after, why and by whom, both
+    settlements (each bet as a dict), the house's result before and after, the differences."""
+    return {
+        "bet_before": list(output.bet_before), "bet_after": list(output.bet_after),
+        "reason": output.reason, "role": output.role, "who": output.who,
+        "before": [vars(b).copy() for b in output.before], "after": [vars(b).copy() for b in output.after],
+        "house_before": output.house_before, "house_after": output.house_after,
+        "differences": [list(d) for d in output.differences],
+    }
+
+
+def describe(round_: dict[str, Any], money: Money | None = None) -> str:
+    """A round in words for a terminal: cards by position, totals, bets and decisions, the
+    amounts in the table's ``money`` (the journal's table options' when not given)."""
+    amount = money or Money()
+    signed = amount.signed
     lines = [f"Round {round_['round_id']} ({round_['game']})"
              f"  {round_['opened_at'] or '?'} .. {round_['closed_at'] or 'in progress'}"]
     opening = round_.get("shoe_opening")
     if opening and (opening["exposed"] or opening["burned"]):
         lines.append(f"  shoe {round_.get('shoe', '?')} opened: exposed {opening['exposed'] or '-'}, "
                      f"burned {len(opening['burned'])}: {' '.join(opening['burned']) or '-'}")
+    if round_.get("dealer"):
+        lines.append(f"  dealer       {round_['dealer']}")
     positions: dict[str, list[str]] = {}
     for position, code in round_["dealt"]:
         positions.setdefault(position, []).append(code)
@@ -98,7 +103,8 @@ def describe(round_: dict[str, Any]) -> str:
         extras = [k for k in ("natural", "player_pair", "banker_pair") if result.get(k)]
         lines.append(f"  result       {result['outcome']}" + (f" ({', '.join(extras)})" if extras else ""))
     for refusal in round_.get("refused", []):
-        by = f" ({refusal['role']} {refusal['who']})".rstrip() if refusal.get("role") else ""
+        sender = " ".join(part for part in (refusal.get("role"), refusal.get("who")) if part)
+        by = f" ({sender})" if sender else ""
         lines.append(f"  refused      #{refusal['seq']} {refusal['input']}{by}: {refusal['reason']}")
     if round_.get("software"):
         lines.append(f"  software     dealing-station {round_['software']}")
@@ -106,18 +112,25 @@ def describe(round_: dict[str, Any]) -> str:
         lines.append(f"  payout       {round_['payout_option']}")
     settled = {(s["box"], s["player"], s["region"]): s for s in round_["settlement"] or []}
     for bet in round_["bets"]:
-        line = f"  bet          box {bet['box']} {bet['player']} {bet['region']} {bet['amount']}"
+        line = f"  bet          box {bet['box']} {bet['player']} {bet['region']} {amount(bet['amount'])}"
         s = settled.get((bet["box"], bet["player"], bet["region"]))
         if s is not None:
-            line += f" -> {s['outcome']} {s['net']:+d}" + (f" (void {s['void']})" if s["void"] else "")
+            line += f" -> {s['outcome']} {signed(s['net'])}" + (f" (void {amount(s['void'])})" if s["void"] else "")
         lines.append(line)
     for s in round_["settlement"] or []:  # wagers added during the round (Go to War)
         placed = (s["box"], s["player"], s["region"])
         if not any((b["box"], b["player"], b["region"]) == placed for b in round_["bets"]):
-            wager = f"box {s['box']} {s['player']} {s['region']} {s['stake']}"
-            lines.append(f"  bet          {wager} -> {s['outcome']} {s['net']:+d}")
+            wager = f"box {s['box']} {s['player']} {s['region']} {amount(s['stake'])}"
+            lines.append(f"  bet          {wager} -> {s['outcome']} {signed(s['net'])}")
     for decision in round_["decisions"]:
         lines.append("  decision     " + ", ".join(f"{k}={v}" for k, v in decision.items() if v not in ("", [], None)))
+    for c in round_.get("corrections", []):
+        before, after = c["bet_before"], c["bet_after"]
+        changes = ", ".join(f"box {b} {p} {g} {signed(d)}" for b, p, g, d in c["differences"]) or "none"
+        lines.append(f"  correction   #{c['seq']} {c.get('local_time') or c['time']} by {c['role']} {c['who']} "
+                     f"({c['reason']}): box {before[0]} {before[1]} {before[2]} {amount(before[3])} -> box "
+                     f"{after[0]} {after[1]} {after[2]} {amount(after[3])}; differences {changes}; house "
+                     f"{signed(c['house_before'])} -> {signed(c['house_after'])}")
     if round_["in_progress"]:
         lines.append("  (round still on the table)")
     return "\n".join(lines)

@@ -13,14 +13,14 @@ from station.cards import Card
 from station.core import irregularities as irr
 from station.core import outputs as out
 from station.core import states as st
+from station.core.dealer_steps import BURN_WORDS, DealerSteps
 from station.core.irregularities import HeldCard
-from station.core.machine_base import MachineBase
 from station.core.rounds import Round, round_id
 from station.events import CardDrawn, DealerAction, Event
 from station.games.interface import Closing, DecisionNeeded, NotAllowed, Stage
 
 
-class RoundSteps(MachineBase):
+class RoundSteps(DealerSteps):
     """Events that move a round along."""
 
     def _open_round(self) -> None:
@@ -32,6 +32,7 @@ class RoundSteps(MachineBase):
             self._emit(out.PayoutOptionApplied(self.payout_option, rid))
             self.pending_payout = None
         self.round = Round(rid, self.rules.name, self.rules.open_round(), payout_option=self.payout_option)
+        self._give_round_its_dealer(self.round)
         if self.carried:
             self.round.bets = dict(self.carried)
         self.carried = None
@@ -76,7 +77,7 @@ class RoundSteps(MachineBase):
     def _deal_instruction(self) -> str:
         r = self.round
         assert r is not None
-        return r.play.instruction()
+        return BURN_WORDS if self.dealer_burn_pending else r.play.instruction()
 
     def _on_card(self, ev: CardDrawn) -> None:
         card, state = ev.card, self.state
@@ -125,6 +126,8 @@ class RoundSteps(MachineBase):
         assert r is not None
         if not r.dealt:
             self.shoe.round_started()
+            if self._burn_for_new_dealer(card):
+                return
         try:
             placement = r.play.place(card)
         except NotAllowed:  # defensive: a complete round has already left the dealing states
@@ -183,9 +186,6 @@ class RoundSteps(MachineBase):
     def _reveal_upto(self, count: int) -> None:
         r = self.round
         assert r is not None
-        if not self.live:  # replay publishes nothing: only the count matters
-            r.revealed = max(r.revealed, count)
-            return
         seen: dict[str, int] = {}
         for i, (position, card) in enumerate(r.dealt[:count]):
             seen[position] = seen.get(position, 0) + 1
@@ -213,24 +213,23 @@ class RoundSteps(MachineBase):
         game = self.rules
         result = r.play.result()
         r.result = result.record
-        if self.live:
-            self._emit(out.RoundResult(
-                r.round_id, game.name, result.hands, result.totals, result.outcome,
-                result.natural, result.player_pair, result.banker_pair,
-            ))
+        self._emit(out.RoundResult(
+            r.round_id, game.name, result.hands, result.totals, result.outcome,
+            result.natural, result.player_pair, result.banker_pair,
+        ))
         settlement = game.settle(r.play, r.bets, self.table, r.payout_option)
         r.settlement = settlement.bets
         self.house_net += settlement.house_net
-        self.settled_rounds.append(r.round_id)
+        self.rounds_settled += 1
         self.shoe.round_completed()
         if result.bets_stay:  # they may be changed before the next round (5.16)
             self.carried = {k: a for k, a in r.bets.items() if k[2] in game.carry_regions}
         self.shoe_results.append({"round_id": r.round_id, **r.result})
-        if self.live:
-            self._emit(out.RoundSettled(
-                r.round_id, game.name, result.hands, result.totals, result.outcome, result.natural,
-                result.player_pair, result.banker_pair, settlement.bets, settlement.house_net,
-            ))
+        self._emit(out.RoundSettled(
+            r.round_id, game.name, result.hands, result.totals, result.outcome, result.natural,
+            result.player_pair, result.banker_pair, settlement.bets, settlement.house_net, r.dealer,
+        ))
+        self._payouts_due()
         self._trigger("settle")
 
     def _player_choice(self, ev: DealerAction) -> None:
@@ -245,10 +244,14 @@ class RoundSteps(MachineBase):
         if self.state != st.PAYING or r is None:
             self._refuse(ev, self._not_now("next round"))
             return
+        held = self._held_for_payouts()
+        if held:
+            self._refuse(ev, held)
+            return
         if self.options.equipment == "continuous":
             self.shoe.awaiting_return.extend(self._cards_of(r))
-        if self.on_round_closed is not None:
-            self.on_round_closed(r.to_json())
+        self._emit(out.RoundClosed(r.round_id, r.to_json()))
+        self._keep_correctable(r)
         self.round = None
         if self.shoe.ended and self.options.equipment != "continuous":
             self.carried = None  # bets left on after a final Tie go back to their owners

@@ -18,11 +18,38 @@ from station.cards import Card
 from station.games.interface import Play
 from station.games.layout import BetKey, SettledBet
 
-__all__ = ["BetKey", "Round", "round_id"]
+__all__ = ["BetKey", "Round", "RoundId", "round_id"]
 
 
-def round_id(shoe: int, number: int) -> str:
-    return f"{shoe}-{number}"
+class RoundId(str):
+    """A round's id, ``<shoe>-<round>``: text wherever it is written (outputs, the journal's
+    derived records, the floor feed), and its two numbers as typed fields (:attr:`shoe`,
+    :attr:`number`) for whoever needs them, so nobody takes the text apart."""
+
+    shoe: int
+    number: int
+
+    def __new__(cls, shoe: int, number: int) -> RoundId:
+        made = super().__new__(cls, f"{int(shoe)}-{int(number)}")
+        made.shoe = int(shoe)
+        made.number = int(number)
+        return made
+
+    def __getnewargs__(self) -> tuple[int, int]:  # type: ignore[override]  # pickled by its numbers
+        return (self.shoe, self.number)
+
+    @classmethod
+    def parse(cls, text: str) -> RoundId:
+        """The id as the station wrote it (a checkpoint's state, an older record); raises
+        ValueError for anything else."""
+        shoe, sep, number = str(text).partition("-")
+        if not sep or not shoe.isdigit() or not number.isdigit():
+            raise ValueError(f"not a round id: {text!r}")
+        return cls(int(shoe), int(number))
+
+
+def round_id(shoe: int, number: int) -> RoundId:
+    return RoundId(shoe, number)
 
 
 @dataclass
@@ -30,7 +57,7 @@ class Round:
     """One round of any game. ``dealt`` is every card placed, in order, as (position, card);
     ``revealed`` counts how many of them have been turned face up."""
 
-    round_id: str
+    round_id: RoundId
     game: str
     play: Play
     bets: dict[BetKey, int] = field(default_factory=dict)
@@ -45,6 +72,11 @@ class Round:
     voided: bool = False
     void_reason: str = ""
     bets_closed: bool = False
+    #: The dealer's payout confirmations, each {"boxes": [...], "role", "who"} (docs/console.md).
+    confirmations: list[dict[str, Any]] = field(default_factory=list)
+    #: Who deals it (docs/dealers.md), and the card they burned first on taking the table.
+    dealer: str = ""
+    dealer_burned: Card | None = None
 
     @property
     def settled(self) -> bool:
@@ -78,5 +110,8 @@ class Round:
             "voided": self.voided,
             "void_reason": self.void_reason,
             "bets_closed": self.bets_closed,
+            "confirmations": [dict(c) for c in self.confirmations],
+            "dealer": self.dealer,
+            "dealer_burned": self.dealer_burned.code if self.dealer_burned is not None else None,
             **self.play.to_json(),
         }

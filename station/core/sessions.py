@@ -10,6 +10,7 @@ a crash test and a benchmark can compare runs of the very same session.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from station.cards import FULL_DECK, Card
 from station.core.machine import TableMachine
@@ -31,16 +32,26 @@ SUPERVISOR = Actor("supervisor", "sam")
 
 def generate(seed: int, rounds: int, decks: int = 8) -> list[Event]:
     """A deterministic session on a manual shoe, until ``rounds`` rounds are settled or voided."""
-    rng = random.Random(seed)
     machine = TableMachine(CoreOptions(decks=decks))
     events: list[Event] = []
-    shoe: list[Card] = []
-    cut_at = 0
-    cut_done = False
 
     def feed(event: Event) -> None:
         events.append(event)
         machine.apply(event)
+
+    drive(seed, rounds, machine, feed)
+    return events
+
+
+def drive(seed: int, rounds: int, machine: TableMachine, feed: Callable[[Event], None]) -> None:
+    """Play the session of :func:`generate` on ``machine`` (a manual shoe of its decks), handing
+    each input to ``feed``, which applies it to ``machine`` before it returns: a benchmark
+    builds a journal of a million rounds this way without holding its inputs in memory."""
+    rng = random.Random(seed)
+    decks = machine.options.decks
+    shoe: list[Card] = []
+    cut_at = 0
+    cut_done = False
 
     def draw() -> None:
         nonlocal cut_done
@@ -49,7 +60,7 @@ def generate(seed: int, rounds: int, decks: int = 8) -> list[Event]:
             feed(CutCardSeen("shoe"))
         feed(CardDrawn("shoe", shoe.pop()))
 
-    while len(machine.settled_rounds) + len(machine.voided_rounds) < rounds:
+    while machine.rounds_settled + machine.rounds_voided < rounds:
         state = machine.state
         if state == "shuffling":
             shoe = [card for card in FULL_DECK for _ in range(decks)]
@@ -90,4 +101,3 @@ def generate(seed: int, rounds: int, decks: int = 8) -> list[Event]:
             feed(SupervisorDecision(choice, SUPERVISOR))
         else:
             raise AssertionError(f"generator cannot drive state {state}")
-    return events

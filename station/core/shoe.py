@@ -43,7 +43,6 @@ class ShoeTracking:
     # ``station.core.integrity_steps``), the deck check of the set waiting to go into play
     # (``{"status": "pending" | "passed" | "failed", ...}``), and a shoe ended by a supervisor.
     drawn: list[Card] = field(default_factory=list)
-    tracking: bool = False  # ``drawn`` is kept only by a live machine (its outputs need it)
     ready_check: dict[str, Any] | None = None
     closed: bool = False
     # Continuous shuffler: cards counted back before the round they came from was cleared (the
@@ -87,8 +86,7 @@ class ShoeTracking:
         """A card left the shoe (the caller has checked :meth:`can_take`)."""
         assert self.composition is not None
         self.composition.remove(card)
-        if self.tracking:
-            self.drawn.append(card)
+        self.drawn.append(card)
 
     def put_back(self, cards: list[Card], *, returned: bool = False) -> None:
         """Cards that go back into the composition: a continuous shuffler's return

@@ -33,8 +33,8 @@ from station.events import (
     ShufflerState,
     ShufflerStatus,
 )
+from station.games.deck_check import judge_counts
 from station.games.shoe_procedure import ShoePhase
-from station.integrity.deck import judge_counts
 
 #: Shuffler reports that mean the shuffler is not working: treated as a device fault.
 FAULT_STATES = (ShufflerState.JAM, ShufflerState.DOOR_OPEN, ShufflerState.ERROR)

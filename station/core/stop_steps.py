@@ -25,6 +25,10 @@ from station.games.interface import NotAllowed
 SELF_TEST = "selftest"
 
 
+def _by(asked: dict[str, str]) -> str:
+    return f"asked by {asked.get('who') or asked.get('role') or 'a supervisor'}"
+
+
 class StopSteps(MachineBase):
     """Events that stop the table, and the decisions that let it go on."""
 
@@ -35,18 +39,51 @@ class StopSteps(MachineBase):
         self._raise("supervisor_called", f"called by {ev.actor.who or 'the dealer'}")
 
     def _on_pause(self, ev: PauseRequested) -> None:
-        if self.state not in st.PAUSABLE:
-            self._refuse(ev, f"cannot pause with cards in flight: {self.expectation}")
-            return
-        self.paused_by = {"role": ev.actor.role, "who": ev.actor.who, "reason": ev.reason}
+        """Pause now between rounds; asked with cards in flight (or an irregularity open),
+        the pause is accepted and begins when the round ends (:meth:`_begin_pending_pause`)."""
+        asked = {"role": ev.actor.role, "who": ev.actor.who, "reason": ev.reason}
+        if self.state == st.PAUSED or (self.state == st.IRREGULARITY and self._return_state == st.PAUSED):
+            self._refuse(ev, f"the table is already paused ({_by(self.paused_by)})")
+        elif self.pause_pending:
+            self._refuse(ev, f"a pause is already asked for ({_by(self.pause_pending)}): it begins when the "
+                             "round ends")
+        elif self.state in st.PAUSABLE:
+            self._pause(asked)
+        else:
+            self.pause_pending = asked
+            self._emit(out.PausePending(ev.actor.role, ev.actor.who, ev.reason))
+
+    def _pause(self, asked: dict[str, str]) -> None:
+        self.paused_by = asked
         self._pause_return = self.state
+        self._emit(out.TablePaused(asked["role"], asked["who"], asked["reason"]))
         self._trigger("pause")
 
+    def _begin_pending_pause(self) -> None:
+        """After each event: a pause asked mid-round begins once the table may pause (the
+        round is decided, or the irregularity is resolved between rounds). Between events,
+        never inside a step, so no step finds the table paused half-way through."""
+        r = self.round
+        round_over = r is None or r.settled or r.voided or not r.dealt
+        if self.pause_pending and self.state in st.PAUSABLE and round_over:
+            asked, self.pause_pending = self.pause_pending, {}
+            self._pause(asked)
+
+    def _with_pending_pause(self, words: str) -> str:
+        if not self.pause_pending:
+            return words
+        return f"{words} (pause {_by(self.pause_pending)}: it begins when the round ends)"
+
     def _on_resume(self, ev: ResumeRequested) -> None:
+        if self.pause_pending and self.state != st.PAUSED:
+            self.pause_pending = {}  # withdrawn before it began
+            self._emit(out.PauseWithdrawn(ev.actor.role, ev.actor.who))
+            return
         if self.state != st.PAUSED:
             self._refuse(ev, "the table is not paused")
             return
         self.paused_by = {}
+        self._emit(out.TableResumed(ev.actor.role, ev.actor.who))
         self._trigger("resume")
         self._pause_return = ""
 
@@ -151,7 +188,8 @@ class StopSteps(MachineBase):
         if r is not None:
             r.decisions.append(record)
         self.irregularity = None
-        self._emit(out.IrregularityResolved(problem.ident, problem.reason, ev.decision, ev.actor.role, ev.actor.who))
+        self._emit(out.IrregularityResolved(problem.ident, problem.reason, ev.decision, ev.actor.role, ev.actor.who,
+                                            ev.detail))
         held = problem.held
         self._return_state = problem.return_state
         if ev.decision == irr.VOID:
@@ -197,7 +235,8 @@ class StopSteps(MachineBase):
         r.voided = True
         r.void_reason = reason
         returned = r.returned()
-        self.voided_rounds.append(r.round_id)
+        self.rounds_voided += 1
         if r.dealt or r.burned:
             self.shoe.round_completed()
-        self._emit(out.RoundVoided(r.round_id, reason, returned))
+        self._emit(out.RoundVoided(r.round_id, reason, returned, r.dealer))
+        self._payouts_due()

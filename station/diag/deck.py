@@ -20,7 +20,7 @@ SUITS: tuple[str, ...] = tuple(s.value for s in Suit)
 
 def grid(check: DeckCheck) -> dict[str, dict[str, int]]:
     """``{rank: {suit: count}}`` for all 52 cards, zero where the shuffler counted none."""
-    counts = Counter({code: n for code, n in check.counts})
+    counts = Counter(dict(check.counts))
     return {rank: {suit: counts.get(rank + suit, 0) for suit in SUITS} for rank in RANKS}
 
 

@@ -23,7 +23,8 @@ from typing import Any
 from drivers.codec.protocol import CodecError, Message
 from drivers.devices.pedals import PedalDriver
 from drivers.usb.codec import PedalReport, ReportError, SelfTestReply
-from station.events import Event, event_to_dict
+from station.event_codec import event_to_dict
+from station.events import Event
 
 
 @dataclass(frozen=True)

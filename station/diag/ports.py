@@ -3,7 +3,9 @@
 Serial ports come from pyserial's ``list_ports`` (device, USB VID:PID, serial number), joined
 with the stable ``/dev/serial/by-id/`` links that point at them. USB devices are read from
 sysfs rather than through libusb, so the listing works even where libusb is not installed and
-without claiming anything a running service holds.
+without claiming anything a running service holds; so are the input devices that send keys
+(foot switches, keypads, keyboards: :mod:`drivers.input.listing`), each with the ``evdev:``
+URL that names it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from serial.tools import list_ports
+
+from drivers.input.listing import InputDeviceInfo, input_devices
 
 
 @dataclass(frozen=True)
@@ -90,11 +94,14 @@ def usb_devices(sysfs: Path = Path("/sys/bus/usb/devices")) -> list[UsbDeviceInf
     return devices
 
 
-def ports_report(json_output: bool = False) -> dict[str, list[dict[str, object]]] | str:
+def ports_report(json_output: bool = False, inputs: list[InputDeviceInfo] | None = None,
+                 ) -> dict[str, list[dict[str, object]]] | str:
     serial = serial_ports()
     usb = usb_devices()
+    keyboards = input_devices() if inputs is None else inputs
     if json_output:
-        return {"serial": [asdict(p) for p in serial], "usb": [asdict(d) for d in usb]}
+        return {"serial": [asdict(p) for p in serial], "usb": [asdict(d) for d in usb],
+                "input": [{**asdict(i), "url": i.url} for i in keyboards]}
     lines = ["Serial ports:"]
     if not serial:
         lines.append("  (none found)")
@@ -111,4 +118,15 @@ def ports_report(json_output: bool = False) -> dict[str, list[dict[str, object]]
             f"  bus:dev {dev.bus_device}  {dev.vid_pid}  serial {dev.serial_number or '-'}  "
             f"{dev.manufacturer} {dev.product}".rstrip()
         )
+    lines.append("Input devices that send keys (foot switches, keypads, keyboards):")
+    if not keyboards:
+        lines.append("  (none found)")
+    for key_device in keyboards:
+        programmed = ", sends F13-F24" if key_device.f13_f24 else ""
+        lines.append(f"  {key_device.node}  {key_device.vid_pid}  serial {key_device.serial or '-'}  "
+                     f"{key_device.name!r}  ({key_device.keys} keys{programmed})")
+        lines.append(f"      phys: {key_device.phys or '-'}")
+        for link in key_device.links:
+            lines.append(f"      link: {link}")
+        lines.append(f"      url:  {key_device.url}")
     return "\n".join(lines)

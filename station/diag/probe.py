@@ -79,7 +79,8 @@ def format_probe(report: dict[str, Any], where: str) -> str:
             f"bus {identity['bus']} address {identity['address']}"
         )
     elif identity:
-        ident = f"model {identity['model']}, serial {identity['serial']}, firmware {identity['firmware']}"
+        ident = (f"model {identity['model']}, serial {identity['serial']}, firmware {identity['firmware']}, "
+                 f"protocol version {identity.get('protocol_version', 1)}")
     else:
         ident = "-"
     link = {k: v for k, v in (report.get("link") or {}).items() if v not in (0, {}, None)}

@@ -82,7 +82,9 @@ def resolve_target(
             "name a configured device (shoe, shuffler, display, pedals, buttonbox) or give --url and --kind", 2
         )
     if wanted not in KINDS:
-        raise DiagError(f"unknown device {wanted!r}: configured devices are named {', '.join(KINDS)}", 2)
+        names = [n for n, _ in devices.configured()] if devices is not None else []
+        named = f"the configuration names {', '.join(names)}" if names else "the configuration names no device"
+        raise DiagError(f"unknown device {wanted!r}: {named} (or give --url URL --kind {'|'.join(KINDS)})", 2)
     if devices is None:
         raise DiagError("no configuration to find the device in; give --url URL --kind KIND", 2)
     section = getattr(devices, wanted)
@@ -105,19 +107,20 @@ def _same_port(a: str, b: str) -> bool:
     return False
 
 
-def check_free(target: Target, directory: Path | None = None) -> None:
-    """Raise :class:`~station.service.holder.DeviceBusy` if the service holds it or a round is live.
+def check_free(target: Target, directory: Path | None = None, journal: Path | None = None) -> None:
+    """Raise :class:`~station.service.holder.DeviceBusy` if a station holds it, or a round is
+    live on this table (the station writing ``journal``; None: any station counts).
 
     A device given by ``--url`` is matched against the held devices by port (a by-id link
     and the tty it resolves to count as one), so a bench device on another port is not
     refused just because it is of the same kind as one the service uses.
     """
     if target.configured:
-        refuse_if_held(target.name, target.url, directory)
+        refuse_if_held(target.name, target.url, directory, journal)
         return
     held_name = next((n for info in read_holders(directory) for n, u in info.devices.items()
                       if u != SIM and _same_port(u, target.url)), None)
-    refuse_if_held(held_name or target.url, target.url, directory)
+    refuse_if_held(held_name or target.url, target.url, directory, journal)
 
 
 class EventSink:
@@ -205,6 +208,8 @@ def open_session(
             if before_start is not None:
                 before_start(driver)
             driver.start(wait)  # the pedals return once their first connection attempt is over
+            if driver.refused is not None:  # it answered, in a protocol version the station does not speak
+                raise DiagError(f"{target.name} at {device_set.urls[target.kind]}: {driver.refused}")
             if not driver.connected:
                 fault = sink.last_fault()
                 reason = fault.reason if fault is not None else "no answer to the handshake"

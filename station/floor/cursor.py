@@ -49,8 +49,13 @@ def load_cursor(path: Path, journal_id: str, *, set_aside: bool = True) -> FeedP
         body = json.loads(text)
         if body["journal_id"] != journal_id:
             raise LookupError(f"it belongs to journal {body['journal_id']}, this journal is {journal_id}")
+        # A kind the station learned after the cursor was written has no counter in it: its
+        # messages are counted again while the records up to the cursor are skipped.
         position = FeedPosition(int(body["seq"]), {kind: Counter(int(body[kind]["n"]), int(body[kind]["prev"]))
-                                                   for kind in SEQUENCED})
+                                                   if kind in body else Counter() for kind in SEQUENCED},
+                                tuple(kind for kind in SEQUENCED if kind not in body))
+        if len(position.recount) == len(SEQUENCED):
+            raise LookupError("it names no kind of message")
         if position.seq < 0 or any(c.n < 0 or c.prev < 0 or c.prev > position.seq for c in position.counters.values()):
             raise ValueError("negative or inconsistent numbers")
     except (ValueError, LookupError, TypeError) as exc:

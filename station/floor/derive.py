@@ -1,9 +1,10 @@
 """What the floor feed says about each journal record: deterministic, from the journal alone.
 
 The journal holds inputs; a settled round, an irregularity or a refusal is what replaying
-those inputs under the table's rules gives (docs/journal.md). So the feed replays the journal
-into a machine of its own, exactly as recall and crash recovery do, and turns the outputs of
-each record into messages stamped with that record's ``seq``, ``time`` and ``hash``. Replaying
+those inputs under the table's rules gives (docs/journal.md). So the feed reads the journal
+through the projection (:mod:`station.core.projection`), as the core loop and recall do, and
+turns the outputs of each record into messages stamped with that record's ``seq``, ``time``
+and ``hash``. Replaying
 the same journal always gives the same messages, so after a crash the publisher derives again
 exactly what it had sent, and a consumer recognises a repeat by its numbers.
 
@@ -28,26 +29,17 @@ from typing import Any
 from station.core import outputs as out
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
-from station.core.replay import CoreReplayError, Decoder, apply_safely
-from station.events import (
-    AccessDenied,
-    Actor,
-    Event,
-    EventError,
-    LateBetOverride,
-    PauseRequested,
-    ResumeRequested,
-    event_types,
-    to_plain,
-)
+from station.core.projection import UNJOURNALABLE_INPUT, Projection
+from station.event_codec import to_plain
 from station.journal import JournalRecord
+from station.significant.derive import SignificantDeriver, feed_body
 
 #: The version of the payloads (``v`` in every message); docs/floor.md says what changes it.
 PAYLOAD_VERSION = 1
 #: Journal records that are not input events but belong on the feed (station/service/setup.py
 #: and station/core/loop.py write them).
-CONFIGURATION, SOFTWARE, UNJOURNALABLE = "Configuration", "Software", "UnjournalableInput"
-SEQUENCED = ("round", "event")
+CONFIGURATION, SOFTWARE = "Configuration", "Software"
+SEQUENCED = ("round", "event", "significant")
 
 
 @dataclass
@@ -78,19 +70,15 @@ class FeedPosition:
 
     seq: int = 0
     counters: dict[str, Counter] = field(default_factory=lambda: {kind: Counter() for kind in SEQUENCED})
+    #: Kinds a stored cursor had no counter for (it was written before they existed): counted
+    #: again while the records up to it are skipped (:meth:`FeedDeriver.skip`).
+    recount: tuple[str, ...] = ()
 
     def copy(self) -> FeedPosition:
-        return FeedPosition(self.seq, {k: Counter(c.n, c.prev) for k, c in self.counters.items()})
+        return FeedPosition(self.seq, {k: Counter(c.n, c.prev) for k, c in self.counters.items()}, self.recount)
 
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, **{kind: c.to_json() for kind, c in self.counters.items()}}
-
-
-def _actor(event: Event | None) -> dict[str, str]:
-    actor = getattr(event, "actor", None)
-    if isinstance(actor, Actor):
-        return {"role": actor.role, "who": actor.who}
-    return {"role": "", "who": ""}
 
 
 def _bets(bets: Iterable[Any]) -> list[dict[str, Any]]:
@@ -99,67 +87,76 @@ def _bets(bets: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 class FeedDeriver:
-    """Replays a journal's records into its own machine and derives the feed's messages.
+    """Takes a journal's records through the projection and derives the feed's messages.
 
-    Records up to a cursor are *skipped* (applied without messages, as fast as crash
-    recovery replays); from then on each record is *derived*. ``position`` says how far it has
-    come and how many messages of each kind there have been."""
+    Records up to a cursor are *skipped* (taken without messages, as crash recovery replays);
+    from then on each record is *derived*. ``position`` says how far it has come and how many
+    messages of each kind there have been."""
 
     def __init__(self, options: CoreOptions | None, *, table: str, journal_id: str, currency: str | None = None,
-                 devices: Iterable[str] = (), position: FeedPosition | None = None) -> None:
-        self.machine = TableMachine(options)
-        self.machine.refusal_log = []
+                 devices: Iterable[str] = (), position: FeedPosition | None = None,
+                 projection: Projection | None = None) -> None:
+        """``projection``: where to start (restored from a checkpoint; by default the start of
+        the journal). The records after it up to ``position`` are then skipped."""
+        self.projection = projection if projection is not None else Projection(options)
+        self.started_after = self.projection.seq  # the record it started after (a checkpoint's, or 0)
         self.table = table
         self.journal_id = journal_id
         self.currency = currency
         self.devices = tuple(devices)
         self.position = position.copy() if position is not None else FeedPosition()
         self.last_time = ""
-        self._decode = Decoder()
-        self._known = event_types()
-        self._opened: tuple[str, str] = ("", "")  # (round id, journal time it opened)
-        self._live = False
+        self._significant: SignificantDeriver | None = None  # from the first record derived
+        self.timezone = "UTC"  # the table's, as its configuration record names it
+
+    @property
+    def machine(self) -> TableMachine:
+        return self.projection.machine
 
     # --- feeding -----------------------------------------------------------------------
 
     def skip(self, record: JournalRecord) -> None:
-        """Apply a record that was published before (at or below the cursor): no message."""
-        self._learn_currency(record)
-        event = self._event(record)
-        if event is not None:
-            apply_safely(self.machine, event, record.seq)
-            self.machine.refusal_log = []
-            self._note_round(record.time)
+        """Take a record that was published before (at or below the cursor): no message."""
+        recount = self.position.recount
+        if recount:  # derived to count the kinds the cursor lacks, the others left as stored
+            kept = {k: Counter(c.n, c.prev) for k, c in self.position.counters.items() if k not in recount}
+            self.derive(record)
+            self.position.counters.update(kept)
+            self.position.recount = recount
+            return
+        self.learn_currency(record)
+        self.projection.take(record)
         self.position.seq = record.seq
         self.last_time = record.time
 
     def derive(self, record: JournalRecord) -> list[FeedMessage]:
-        """Apply a record and return the messages it gives, in order (most give none)."""
-        if not self._live:
-            self.machine.go_live()
-            self._live = True
-        machine = self.machine
-        self._learn_currency(record)
-        event = self._event(record)
+        """Take a record and return the messages it gives, in order (most give none): what its
+        outputs say, then the inputs it refused, then who took a decision the outputs name."""
+        if self._significant is None:  # the devices down as the table stands before this record
+            self._significant = SignificantDeriver.resumed(self.machine)
+        self.position.recount = ()
+        self.learn_currency(record)
+        before = self.machine.round
+        step = self.projection.take(record)
         bodies: list[tuple[str, dict[str, Any]]] = []
-        if event is None:
+        if step.event is None:
             bodies.extend(self._record_note(record))
         else:
-            before = machine.round
-            apply_safely(machine, event, record.seq)
-            outputs = machine.take_outputs()
-            refusals = machine.refusal_log or []
-            machine.refusal_log = []
-            self._note_round(record.time)
-            for output in outputs:
-                body = self._from_output(output, event, before)
-                if body is not None:
-                    bodies.append(body)
-            for refusal in refusals:
-                bodies.append(("event", {"type": "refusal", "input": refusal["input"], "reason": refusal["reason"],
-                                         "role": refusal["role"], "who": refusal["who"]}))
-            if not refusals:
-                bodies.extend(self._from_input(event))
+            refusals: list[tuple[str, dict[str, Any]]] = []
+            decisions: list[tuple[str, dict[str, Any]]] = []
+            for output in step.outputs:
+                if isinstance(output, out.Refused):
+                    refusals.append(("event", {"type": "refusal", "input": output.what, "reason": output.reason,
+                                               "role": output.role, "who": output.who}))
+                elif isinstance(output, _DECISIONS):
+                    decisions.append(("event", _decision(output)))
+                else:
+                    body = self._from_output(output, before)
+                    if body is not None:
+                        bodies.append(body)
+            bodies += refusals + decisions
+        bodies += [("significant", feed_body(e, self.timezone))
+                   for e in self._significant.take(record, step.event, step.outputs)]
         self.position.seq = record.seq
         self.last_time = record.time
         return [self._stamp(kind, body, record) for kind, body in bodies]
@@ -186,22 +183,10 @@ class FeedDeriver:
             "devices": {name: ("faulted" if name in faulted else "ok") for name in self.devices},
             "last_result": None if last is None else to_plain(last),
             "currency": self.currency,
+            "dealer": m.dealer or None,
         }
 
     # --- internals ---------------------------------------------------------------------
-
-    def _event(self, record: JournalRecord) -> Event | None:
-        try:
-            return self._decode(record.payload)
-        except EventError as exc:
-            if record.kind not in self._known:
-                return None
-            raise CoreReplayError(f"journal record {record.seq} ({record.kind}): {exc}") from None
-
-    def _note_round(self, time: str) -> None:
-        current = self.machine.round
-        if current is not None and current.round_id != self._opened[0]:
-            self._opened = (current.round_id, time)
 
     def _context(self) -> dict[str, Any]:
         current = self.machine.round
@@ -213,14 +198,20 @@ class FeedDeriver:
         payload = {"v": PAYLOAD_VERSION, "kind": kind, "table": self.table, "journal_id": self.journal_id,
                    "seq": record.seq, "n": counter.n, "prev": counter.prev, "time": record.time, "hash": record.hash}
         counter.prev = record.seq
-        if kind == "event":
+        if kind != "round":
             payload.update(self._context())
         payload.update(body)
         return FeedMessage(kind, record.seq, counter.n, payload)
 
-    def _learn_currency(self, record: JournalRecord) -> None:
-        """Without a currency given (a journal derived offline), the one its configuration
-        record names (``[table] currency``; journals written before that key have none)."""
+    def learn_currency(self, record: JournalRecord) -> None:
+        """What the journal's configuration record says of how people read the table: its time
+        zone (the significant messages' local time), and without a currency given (a journal
+        derived offline) its currency (``[table] currency``; journals written before that key
+        have none)."""
+        if record.kind == CONFIGURATION:
+            table = record.payload.get("table")
+            zone = table.get("timezone") if isinstance(table, dict) else None
+            self.timezone = zone if isinstance(zone, str) and zone else self.timezone
         if self.currency is None and record.kind == CONFIGURATION:
             table = record.payload.get("table")
             currency = table.get("currency") if isinstance(table, dict) else None
@@ -233,7 +224,7 @@ class FeedDeriver:
             return [("event", {"type": "configuration", "configuration": payload})]
         if record.kind == SOFTWARE:
             return [("event", {"type": "software", "software": payload})]
-        if record.kind == UNJOURNALABLE:
+        if record.kind == UNJOURNALABLE_INPUT:
             return [("event", {"type": "refusal", "input": str(payload.get("kind", "")),
                                "reason": str(payload.get("reason", "")), "role": "", "who": ""})]
         return []
@@ -242,21 +233,22 @@ class FeedDeriver:
         current = self.machine.round
         if current is None or current.round_id != output.round_id:
             current = before if before is not None and before.round_id == output.round_id else None
-        shoe, _, number = output.round_id.partition("-")
         body: dict[str, Any] = {
-            "round_id": output.round_id, "shoe": int(shoe), "round": int(number),
-            "opened_at": self._opened[1] if self._opened[0] == output.round_id else None,
+            "round_id": output.round_id, "shoe": output.round_id.shoe, "round": output.round_id.number,
+            "opened_at": self.projection.opened_at(output.round_id),
             "burned": [c.code for c in current.burned] if current else [],
             "dummy": [c.code for c in current.dummy] if current else [],
             "decisions": to_plain(current.decisions) if current else [],
             "payout_option": current.payout_option if current else "",
             "currency": self.currency,
+            "dealer": output.dealer,
+            "dealer_burned": current.dealer_burned.code if current and current.dealer_burned else None,
         }
         if isinstance(output, out.RoundSettled):
             body.update({
                 "status": "settled", "game": output.game,
                 "hands": [{"position": position, "cards": [c.code for c in cards]} for position, cards in output.hands],
-                "totals": {position: total for position, total in output.totals},
+                "totals": dict(output.totals),
                 "outcome": output.outcome, "natural": output.natural, "player_pair": output.player_pair,
                 "banker_pair": output.banker_pair, "bets": _bets(output.bets), "house_net": output.house_net,
                 "void_reason": "",
@@ -270,7 +262,7 @@ class FeedDeriver:
             })
         return body
 
-    def _from_output(self, output: out.Output, event: Event, before: Any) -> tuple[str, dict[str, Any]] | None:
+    def _from_output(self, output: out.Output, before: Any) -> tuple[str, dict[str, Any]] | None:
         if isinstance(output, (out.RoundSettled, out.RoundVoided)):
             return "round", self._round(output, before)
         if isinstance(output, out.ShoeStarted):
@@ -286,7 +278,7 @@ class FeedDeriver:
         if isinstance(output, out.IrregularityResolved):
             return "event", {"type": "decision", "ident": output.ident, "reason": output.reason,
                              "decision": output.decision, "role": output.role, "who": output.who,
-                             "detail": str(getattr(event, "detail", ""))}
+                             "detail": output.note}
         if isinstance(output, out.DeviceFaulted):
             return "event", {"type": "device_fault", "device": output.device, "reason": output.reason,
                              "code": output.code}
@@ -294,7 +286,7 @@ class FeedDeriver:
             return "event", {"type": "device_recovered", "device": output.device}
         if isinstance(output, out.PayoutOptionScheduled):
             return "event", {"type": "payout_option", "option": output.option, "applies": output.applies_from,
-                             **_actor(event)}
+                             "role": output.role, "who": output.who}
         if isinstance(output, out.PayoutOptionApplied):
             return "event", {"type": "payout_option_applied", "option": output.option,
                              "from_round": output.from_round}
@@ -305,23 +297,40 @@ class FeedDeriver:
         if isinstance(output, out.AlertCleared):
             return "event", {"type": "alert_acknowledged", "ident": output.ident, "code": output.code,
                              "role": output.role, "who": output.who, "note": output.note}
+        if isinstance(output, out.RoundCorrected):
+            return "event", {"type": "correction", "corrected_round": output.round_id, "currency": self.currency,
+                             "bet_before": _layout_bet(output.bet_before), "bet_after": _layout_bet(output.bet_after),
+                             "before": _bets(output.before), "after": _bets(output.after),
+                             "differences": [{"box": b, "player": p, "region": r, "change": change}
+                                             for b, p, r, change in output.differences],
+                             "house_before": output.house_before, "house_after": output.house_after,
+                             "reason": output.reason, "role": output.role, "who": output.who}
         if isinstance(output, out.BetsReduced):
             return "event", {"type": "bets_reduced", "reduced_round": output.round_id, "currency": self.currency,
                              "reductions": [{"box": box, "player": player, "region": region, "from": old, "to": new}
                                             for box, player, region, old, new in output.reductions]}
         return None
 
-    def _from_input(self, event: Event) -> list[tuple[str, dict[str, Any]]]:
-        """Decisions whose outputs do not say who took them (applied, not refused)."""
-        if isinstance(event, PauseRequested):
-            return [("event", {"type": "pause", "reason": event.reason, **_actor(event)})]
-        if isinstance(event, ResumeRequested):
-            return [("event", {"type": "resume", **_actor(event)})]
-        if isinstance(event, LateBetOverride):
-            return [("event", {"type": "late_bets", "reason": event.reason, **_actor(event)})]
-        if isinstance(event, AccessDenied):
-            return [("event", {"type": "access_denied", "command": event.command, **_actor(event)})]
-        return []
+
+
+#: Outputs of a decision whose messages follow the record's refusals (see ``FeedDeriver.derive``).
+_DECISIONS = (out.TablePaused, out.TableResumed, out.LateBetsAllowed, out.AccessRefused)
+
+
+def _decision(output: out.Output) -> dict[str, Any]:
+    """Decisions whose other outputs do not say who took them."""
+    if isinstance(output, out.TablePaused):
+        return {"type": "pause", "reason": output.reason, "role": output.role, "who": output.who}
+    if isinstance(output, out.TableResumed):
+        return {"type": "resume", "role": output.role, "who": output.who}
+    if isinstance(output, out.LateBetsAllowed):
+        return {"type": "late_bets", "reason": output.reason, "role": output.role, "who": output.who}
+    assert isinstance(output, out.AccessRefused)
+    return {"type": "access_denied", "command": output.command, "role": output.role, "who": output.who}
+
+
+def _layout_bet(bet: tuple[str, str, str, int]) -> dict[str, Any]:
+    return {"box": bet[0], "player": bet[1], "region": bet[2], "amount": bet[3]}
 
 
 def _hands(dealt: Iterable[tuple[str, Any]]) -> list[dict[str, Any]]:

@@ -5,8 +5,10 @@ it) the publisher:
 
 1. opens the journal read-only, learns its id (record 1's hash) and reads the cursor beside
    it (:mod:`station.floor.cursor`);
-2. replays the records up to the cursor into its own machine without a message
-   (:class:`~station.floor.derive.FeedDeriver`), as crash recovery does;
+2. takes the records up to the cursor through the projection without a message
+   (:class:`~station.floor.derive.FeedDeriver`), as crash recovery does: from the newest
+   checkpoint at or before the cursor (:mod:`station.core.checkpoints`), so only the records
+   after that checkpoint are read (:func:`station.floor.resume.resume_deriver`);
 3. from then on derives each record's messages and publishes them in journal order with QoS 1
    through paho-mqtt; the cursor moves past a record only once the broker has acknowledged
    every message of it and every one before, and is stored durably;
@@ -40,8 +42,9 @@ import structlog
 
 from station.core.options import CoreOptions
 from station.floor.cursor import cursor_path, load_cursor, store_cursor
-from station.floor.derive import PAYLOAD_VERSION, Counter, FeedDeriver, FeedMessage, FeedPosition
+from station.floor.derive import PAYLOAD_VERSION, SEQUENCED, Counter, FeedDeriver, FeedMessage, FeedPosition
 from station.floor.mqtt import BrokerOptions, make_client
+from station.floor.resume import resume_deriver
 from station.floor.settings import FloorSection
 from station.journal import JournalReader
 from station.journal.anchors import journal_id
@@ -140,7 +143,7 @@ class FloorPublisher:
         self.tip = 0
         self.connected = False
         self.connections = 0
-        self.published: dict[str, int] = {"round": 0, "event": 0, "state": 0, "anchor": 0}
+        self.published: dict[str, int] = {**dict.fromkeys(SEQUENCED, 0), "state": 0, "anchor": 0}
         self.error: str | None = None
         self.last_disconnect = ""
         self._unreachable_logged = -UNREACHABLE_LOG_S
@@ -230,7 +233,7 @@ class FloorPublisher:
         while True:
             try:
                 self._reader = JournalReader(self.journal)
-                first = self._reader.get(1)
+                first = self._reader.first_hash()
             except Exception as exc:
                 self._close_reader()
                 log.warning("floor_journal_not_readable", journal=str(self.journal), error=str(exc))
@@ -240,31 +243,30 @@ class FloorPublisher:
             if self._stopping.wait(1.0):
                 raise RuntimeError("stopped before the journal had a record")
         assert self._reader is not None
-        self.journal_id = journal_id(first.hash)
+        self.journal_id = journal_id(first)
         last = self._reader.last()
         self.tip = max(self.tip, last.seq if last is not None else 0)
         stored = load_cursor(cursor_path(self.journal), self.journal_id)
         if stored.seq > self.tip:
             log.warning("floor_cursor_ahead_of_journal", cursor=stored.seq, journal_ends=self.tip)
             stored = FeedPosition()
-        deriver = FeedDeriver(self.options, table=self.table, journal_id=self.journal_id, currency=self.currency,
-                              devices=self.devices, position=stored)
         started = time.perf_counter()
-        for record in self._reader.records(0):
-            if record.seq > stored.seq:
-                break
-            deriver.skip(record)
+        deriver = resume_deriver(self._reader, self.options, stored, table=self.table, journal_id=self.journal_id,
+                                 currency=self.currency, devices=self.devices)
         self._deriver = deriver
-        self._stored = stored.copy()
+        self._stored = deriver.position.copy()  # the cursor's, with any kind it lacked counted again
         log.info("floor_feed_starting", broker=self.settings.broker, topics=self.topics.of("#"),
                  journal_id=self.journal_id, cursor=stored.seq, journal_ends=self.tip,
+                 from_checkpoint=deriver.started_after or None,
                  replay_s=round(time.perf_counter() - started, 3))
         self._connect()
 
     def _status_payload(self, status: str, reason: str) -> bytes:
         return encode({"v": PAYLOAD_VERSION, "kind": "status", "table": self.table, "journal_id": self.journal_id,
                        "status": status, "reason": reason, "software": self.software,
-                       "time": datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")})
+                       "time": datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z"),
+                       # Where the table stands ([floor] pit and number): the pit page's order.
+                       "pit": self.settings.pit, "number": self.settings.number})
 
     def _connect(self) -> None:
         will = (self.topics.of("status"), self._status_payload("offline", "connection lost"))

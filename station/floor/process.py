@@ -4,7 +4,7 @@ Deriving the feed means replaying every record into a second machine: as much wo
 the core loop's own applying. In the station's process that work would take the interpreter
 from the core loop (one Python thread runs at a time), and the table would deal slower for
 having a feed. In a process of its own it runs on another CPU when there is one, stepping
-back from the table (:func:`station.floor.outbox_main.step_back`), and a fault in it cannot
+back from the table (:data:`station.child_process.OUTBOX`), and a fault in it cannot
 reach the table: the station restarts it.
 
 The outbox is **forked** at the very start of the station (:func:`fork_outbox`, before the
@@ -49,7 +49,7 @@ from typing import IO, Any, NoReturn, Protocol
 
 import structlog
 
-from station.floor.outbox_main import step_back
+from station.child_process import OUTBOX, step_back
 from station.floor.settings import FloorSection
 
 log = structlog.get_logger("station.floor")
@@ -384,31 +384,39 @@ def _forked_outbox(control_fd: int, status_fd: int) -> NoReturn:
     code = 1
     try:
         # Nothing of the station's runs here: its stop signals are the station's business
-        # (the station stops the outbox itself, after its drain), and its stdin and stdout
-        # are not the outbox's. (The fork hook has already closed the station's ends of the
-        # pipes in this child, as in every child forked after them.)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        # (the station stops the outbox itself, after its drain: _ignore_stop_signals), and
+        # its stdin and stdout are not the outbox's. (The fork hook has already closed the
+        # station's ends of the pipes in this child, as in every child forked after them.)
+        _ignore_stop_signals()
         with contextlib.suppress(ValueError):
             signal.set_wakeup_fd(-1)
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
         os.dup2(null, 1)
         os.close(null)
-        step_back()
+        step_back(OUTBOX)
         code = serve_outbox(os.fdopen(control_fd, "rb"), status_fd)
-    except BaseException:  # noqa: BLE001 - the child must reach os._exit whatever happens
+    except BaseException:
         with contextlib.suppress(Exception):
             traceback.print_exc()
     finally:
         os._exit(code)
 
 
+def _ignore_stop_signals() -> None:
+    """A stop signal sent to the station's whole process group (Ctrl-C or a closed terminal,
+    ``timeout``, ``kill -TERM -PGID``, a supervisor that signals every process) reaches the
+    outbox too. Had it died of it, the last records and the station's stop anchor would wait
+    for the next start. The station stops the outbox itself, after its drain, however the
+    signal reached the station; and a station that dies without a stop closes the pipe, at
+    whose end-of-file the outbox leaves. So the outbox ignores them (SIGKILL still ends it)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The fresh interpreter's entry (``python -m station.floor.outbox_main STATUS_FD``)."""
-    # Ctrl-C in a terminal reaches the whole process group: the station stops the outbox
-    # itself (after its drain), so the outbox does not die of it first.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _ignore_stop_signals()
     args = sys.argv[1:] if argv is None else argv
     return serve_outbox(sys.stdin.buffer, int(args[0]))
 

@@ -63,8 +63,8 @@ class FloorFeatures:
         self.floor = config.floor
         self.table = table_id(config.floor, config.station.name)
         journal = self.loop.journal
-        first, last = journal.get(1), journal.last()
-        self.journal_id = journal_id(first.hash) if first is not None else ""
+        first, last = journal.first_hash(), journal.last()
+        self.journal_id = journal_id(first) if first is not None else ""
         self.currency: str | None = getattr(config.table, "currency", None) or None
         from station.service.setup import software_record
 
@@ -109,11 +109,29 @@ class FloorFeatures:
             from station.metrics.exporter import COUNTED
 
             loop.subscribe(features.metrics.on_output, COUNTED)
+            features._count_significant_events(station)
         if features.publisher is not None:
             prepared, station.outbox = station.outbox, None
             features.publisher.start(prepared)
         features.anchors.start()
         return features
+
+    def _count_significant_events(self, station: StationParts) -> None:
+        """The metrics count every significant event this run journals (docs/events.md): those
+        written before the loop ran (this start, a new journal's configuration) read back now,
+        the rest as the loop applies each input."""
+        from station.significant.derive import SignificantDeriver
+        from station.significant.log import projected
+
+        metrics, loop = self.metrics, self.loop
+        assert metrics is not None
+        deriver = SignificantDeriver.resumed(loop.machine)
+        began = getattr(station, "run_began_after", self.tip)
+        # Only the station's own records are there (nothing of them depends on the table's rules).
+        for record, event, outputs in projected(loop.journal.records(began), None):
+            metrics.count_significant(e.code for e in deriver.take(record, event, outputs))
+        loop.on_applied = lambda record, event, outputs: metrics.count_significant(
+            e.code for e in deriver.take(record, event, outputs))
 
     # --- hooks (the core loop's thread) --------------------------------------------------
 
@@ -158,7 +176,7 @@ class FloorFeatures:
         try:
             self.metrics_server = MetricsServer(metrics, settings.host, settings.port)
         except OSError as exc:
-            from station.service.app import ResourceBusy
+            from station.service.errors import ResourceBusy
 
             raise ResourceBusy(f"metrics: cannot listen on {settings.host}:{settings.port}: "
                                f"{exc.strerror or exc}") from None

@@ -29,6 +29,35 @@ def _problem(message: str) -> PydanticCustomError:
     return PydanticCustomError("floor_setting", message)
 
 
+def check_broker_url(value: str) -> str:
+    """A broker's URL: ``mqtt://host[:port]`` or ``mqtts://host[:port]``, nothing else in it.
+    Shared by ``[floor] broker`` and the pit page's ``[broker] url``."""
+    parts = urlsplit(value)
+    if parts.scheme not in DEFAULT_PORTS:
+        raise _problem("use mqtt://host[:port] or mqtts://host[:port]")
+    try:
+        parts.port  # noqa: B018  (raises for a port that is not a number in range)
+    except ValueError:
+        raise _problem("the port must be a number from 1 to 65535") from None
+    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username or parts.password:
+        raise _problem("give only scheme, host and port (credentials go in username and password_file)")
+    return value
+
+
+def check_prefix(value: str) -> str:
+    """A topic prefix: levels a topic can carry, no wildcards."""
+    if not PREFIX.match(value):
+        raise _problem("topic levels of letters, digits, '-', '_' and '.', separated by '/' (no wildcards)")
+    return value
+
+
+def check_key_with_cert(key_file: str, info: ValidationInfo) -> str:
+    """A client certificate and its key go together (``key_file``'s validator, after ``cert_file``)."""
+    if bool(key_file) != bool(info.data.get("cert_file")):
+        raise _problem("cert_file and key_file go together (a client certificate and its key)")
+    return key_file
+
+
 class FloorSection(StrictSection):
     """The floor feed: an MQTT publisher driven by the journal, and the journal's anchors."""
 
@@ -40,6 +69,11 @@ class FloorSection(StrictSection):
     """The table's id on the floor (topic level, e.g. ``BAC-01``); empty: made from station.name."""
     topic_prefix: str = "dealing-station"
     """Topics are ``<topic_prefix>/<table>/round|event|state|status|anchor``."""
+    pit: str = Field(default="", max_length=32)
+    """The pit the table stands in (e.g. ``A`` or ``Pit 3``), carried in the status message:
+    the pit page groups and sorts tables by it; empty: no pit."""
+    number: int = Field(default=0, ge=0, le=9999)
+    """The table's number in its pit (the pit page's order within a pit); 0: none."""
     client_id: str = Field(default="", max_length=64)
     """MQTT client id; empty: ``dealing-station-<table>``."""
     ca_file: str = ""
@@ -70,16 +104,7 @@ class FloorSection(StrictSection):
             if info.data.get("enabled"):
                 raise _problem("the broker's URL is needed when floor.enabled is true (mqtt://host or mqtts://host)")
             return value
-        parts = urlsplit(value)
-        if parts.scheme not in DEFAULT_PORTS:
-            raise _problem("use mqtt://host[:port] or mqtts://host[:port]")
-        try:
-            parts.port  # noqa: B018  (raises for a port that is not a number in range)
-        except ValueError:
-            raise _problem("the port must be a number from 1 to 65535") from None
-        if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username or parts.password:
-            raise _problem("give only scheme, host and port (credentials go in username and password_file)")
-        return value
+        return check_broker_url(value)
 
     @field_validator("table")
     @classmethod
@@ -91,16 +116,19 @@ class FloorSection(StrictSection):
     @field_validator("topic_prefix")
     @classmethod
     def _prefix(cls, value: str) -> str:
-        if not PREFIX.match(value):
-            raise _problem("topic levels of letters, digits, '-', '_' and '.', separated by '/' (no wildcards)")
+        return check_prefix(value)
+
+    @field_validator("pit")
+    @classmethod
+    def _pit(cls, value: str) -> str:
+        if value != value.strip() or any(not ch.isprintable() for ch in value):
+            raise _problem("printable text without leading or trailing spaces (e.g. 'A' or 'Pit 3')")
         return value
 
     @field_validator("key_file")
     @classmethod
     def _key_with_cert(cls, value: str, info: ValidationInfo) -> str:
-        if bool(value) != bool(info.data.get("cert_file")):
-            raise _problem("cert_file and key_file go together (a client certificate and its key)")
-        return value
+        return check_key_with_cert(value, info)
 
     @property
     def tls(self) -> bool:

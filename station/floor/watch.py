@@ -93,6 +93,10 @@ class FloorView:
             return None
         if not isinstance(message, dict):
             return None
+        return self.take(table, kind, message)
+
+    def take(self, table: str, kind: str, message: dict[str, Any]) -> WatchedTable | None:
+        """Take one message already parsed (the pit page parses each message once)."""
         view = self.tables.setdefault(table, WatchedTable(table))
         before = view.line()
         if message.get("journal_id") and message["journal_id"] != view.journal_id:

@@ -29,8 +29,10 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from station.cards import Card
+from station.games.board import ResultsBoard
 from station.games.layout import Acceptance, BetKey, SettledBet
 from station.games.table import Chips
+from station.money import Money
 
 
 class NotAllowed(ValueError):
@@ -159,6 +161,11 @@ class TableOptions(Protocol):
 
     @property
     def smallest_chip(self) -> int: ...
+
+    @property
+    def money(self) -> Money:
+        """How amounts are written in the reasons a person reads."""
+        ...
 
 
 @runtime_checkable
@@ -321,4 +328,31 @@ class Game(Protocol[TableT, PlayT]):
         self, play: PlayT, bets: Mapping[BetKey, int], table: TableT, payout_option: str
     ) -> Settlement:
         """Every bet of the complete round, settled under ``payout_option``."""
+        ...
+
+    def resettle(
+        self, play: PlayT, bets: Mapping[BetKey, int], table: TableT, payout_option: str
+    ) -> Settlement:
+        """A settled round settled again for corrected ``bets`` (a supervisor's correction of a
+        bet recorded wrongly), under the round's own cards, decisions and ``payout_option``.
+        Raises :class:`NotAllowed` when the round's cards cannot stand for those bets (Casino
+        War: a box that was dealt no card, a decision taken by someone else)."""
+        ...
+
+    # --- what players are shown ------------------------------------------------------------
+
+    def board(self) -> ResultsBoard:
+        """A fresh results board of this game (:mod:`station.games.board`): what the display
+        board and the web scoreboard show of the shoe's rounds."""
+        ...
+
+    # --- the round's whole state, for checkpoints of the table's ----------------------------
+
+    def play_state(self, play: PlayT) -> dict[str, Any]:
+        """Everything ``play`` holds, as JSON (cards as codes): a checkpoint of the table's
+        state keeps it, and :meth:`restore_play` gives back an equal play."""
+        ...
+
+    def restore_play(self, state: Mapping[str, Any]) -> PlayT:
+        """The play :meth:`play_state` wrote."""
         ...

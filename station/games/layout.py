@@ -57,7 +57,7 @@ class Acceptance:
 class SettledBet:
     """One bet after settlement, in the layout's words. ``net`` is what the player gains (+)
     or loses (-); ``valid`` + ``void`` is the stake (only a baccarat Banker bet under
-    commission can have a void part, rule 5.13)."""
+    commission can have a void part, rule 5.13). A win pays ``net`` = winnings - ``commission``."""
 
     box: str
     player: str
@@ -67,3 +67,4 @@ class SettledBet:
     void: int
     outcome: str  # win / lose / push / void / surrender
     net: int
+    commission: int = 0  # taken from the winnings (baccarat's Banker under commission, 5.10)

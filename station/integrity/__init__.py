@@ -1,8 +1,8 @@
 """Game integrity: the shuffler guarding the game, the composition of every shoe, unshuffled or
 repeated shoes, the live exact edges of the cards still in the shoe, and result statistics.
 
-The analyses here are pure (no I/O, no clock, no threads): :mod:`~station.integrity.deck`
-judges a shuffler's count of a set, :mod:`~station.integrity.order` and
+The analyses here are pure (no I/O, no clock, no threads): a shuffler's count of a set is
+judged with the shoe procedure (:mod:`station.games.deck_check`), :mod:`~station.integrity.order` and
 :mod:`~station.integrity.repeat` test the first cards of a shoe, :mod:`~station.integrity.edges`
 computes the exact edges of a composition, :mod:`~station.integrity.stats` tests the results,
 and :mod:`~station.integrity.monitor` puts them together over the core's outputs. The station

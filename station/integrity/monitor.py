@@ -67,14 +67,20 @@ class IntegrityFinding:
 
 @dataclass
 class ShoeRecord:
-    """What the monitor knows of one shoe (the offline report prints these)."""
+    """What the monitor knows of one shoe (the offline report prints these).
+
+    A station's monitor keeps what its tests still need and no more: under a continuous
+    shuffler (whose session never ends) no cards, and the results of the last block only;
+    the report's monitor (``keep_shoes``) keeps everything."""
 
     shoe: int
     decks: int
     set_colour: str = ""
     cards: list[Card] = field(default_factory=list)
+    cards_read: int = 0
     start_probabilities: dict[str, float] | None = None
     results: list[str] = field(default_factory=list)  # per settled round, "" for a void
+    results_count: int = 0
     edges: list[dict[str, Any]] = field(default_factory=list)  # per account: round, cards left, edges
     order: dict[str, Any] | None = None
     repeat: dict[str, Any] | None = None
@@ -91,7 +97,7 @@ class ShoeRecord:
         for card in self.cards:
             seen[card.code] = seen.get(card.code, 0) + 1
         beyond = {code: n for code, n in seen.items() if n > self.decks}
-        return {"expected": 52 * self.decks, "read": len(self.cards), "left_unread": self.left_at_end,
+        return {"expected": 52 * self.decks, "read": self.cards_read, "left_unread": self.left_at_end,
                 "emptied": self.emptied, "beyond_decks": beyond}
 
     def to_json(self) -> dict[str, Any]:
@@ -128,15 +134,9 @@ class IntegrityMonitor:
         self.keep_shoes = keep_shoes
         self.shoes: list[ShoeRecord] = []  # finished shoes, when keep_shoes
         self._results: dict[str, str] = {}  # round id -> result, until its account arrives
-        self._carried: list[Card] = []  # cards of the open round read before a restart
         self.last_edges: dict[str, Any] = {}
 
     # --- input ---------------------------------------------------------------------------------
-
-    def carry(self, cards: Sequence[Card]) -> None:
-        """Cards of the round in play read before the station restarted: they belong to its
-        account, which the restarted core publishes without them."""
-        self._carried = list(cards)
 
     def feed(self, output: out.Output) -> list[IntegrityFinding]:
         if isinstance(output, out.CardsAccounted):
@@ -167,23 +167,27 @@ class IntegrityMonitor:
             if record is not None and not record.ended:
                 findings += self._end_of_shoe(record, None)
             record = self.shoe = ShoeRecord(o.shoe, o.decks, o.set_colour)
-        if self._carried:
-            record.cards.extend(self._carried)
-            self._carried = []
-        record.cards.extend(o.cards)
+        bounded = self.continuous and not self.keep_shoes
+        if not bounded:  # a continuous session's cards are tested by no test (and never end)
+            record.cards.extend(o.cards)
+        record.cards_read += len(o.cards)
         comp = composition_of(o.left, o.decks) if o.left else None
         if o.stage == "start" and comp is not None:
             record.start_probabilities = outcome_probabilities(self.game, comp)
         if o.stage == "round":
             result = self._results.pop(o.round_id, "")
             record.results.append(result)
+            record.results_count += 1
             if result and record.start_probabilities is not None:
                 self.window.append((result, record.start_probabilities))
                 self.window_rounds += 1
-            if self.continuous and record.results and len(record.results) % self.settings.block_rounds == 0:
-                findings += self._result_tests(record, record.results[-self.settings.block_rounds:],
-                                               f"rounds {len(record.results) - self.settings.block_rounds + 1}"
-                                               f"-{len(record.results)}", o.round_id)
+            block = self.settings.block_rounds
+            if bounded and len(record.results) > block:
+                del record.results[:-block]
+            if self.continuous and record.results_count % block == 0:
+                findings += self._result_tests(record, record.results[-block:],
+                                               f"rounds {record.results_count - block + 1}-{record.results_count}",
+                                               o.round_id)
         if not self.continuous and record.order is None and len(record.cards) >= order_tests.FIRST_CARDS:
             findings += self._first_cards(record, o.round_id)
         if comp is not None and o.stage in ("start", "round"):
@@ -192,7 +196,8 @@ class IntegrityMonitor:
             record.emptied = o.emptied
             record.left_at_end = sum(o.left) if o.left else 0
             findings += self._end_of_shoe(record, o.round_id)
-        record.findings.extend(f.key for f in findings)
+        if self.keep_shoes:
+            record.findings.extend(f.key for f in findings)
         return findings
 
     def _edges(self, record: ShoeRecord, o: out.CardsAccounted, comp: Any) -> list[IntegrityFinding]:
@@ -201,7 +206,8 @@ class IntegrityMonitor:
             return []
         point = {"round_id": o.round_id, "cards_left": len(comp),
                  "house_edge_percent": {key: _percent(edge) for key, edge in edges.items()}}
-        record.edges.append(point)
+        if self.keep_shoes:
+            record.edges.append(point)
         self.last_edges = {"shoe": record.shoe, **point}
         if o.shoe_over:
             return []
@@ -306,8 +312,9 @@ class IntegrityMonitor:
         ]
         findings = []
         for test in tests:
-            record.tests.append({**test.to_json(), "observed": dict(zip(cats, observed, strict=True)),
-                                 "expected": {k: round(expected[k], 3) for k in cats}})
+            if self.keep_shoes:
+                record.tests.append({**test.to_json(), "observed": dict(zip(cats, observed, strict=True)),
+                                     "expected": {k: round(expected[k], 3) for k in cats}})
             if test.p_value is not None and test.p_value < self.settings.significance:
                 findings.append(IntegrityFinding(
                     f"{key}:{test.name.split(' (')[0]}", "results_unlikely", "alert",
@@ -324,7 +331,7 @@ class IntegrityMonitor:
         record = self.shoe
         if record is None:
             return {"shoe": None}
-        return {"shoe": record.shoe, "cards_read": len(record.cards), "results": len(record.results),
+        return {"shoe": record.shoe, "cards_read": record.cards_read, "results": record.results_count,
                 "first_cards_tested": record.order is not None, "edges": self.last_edges,
                 "advantage": dict(record.advantage)}
 

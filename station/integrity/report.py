@@ -1,8 +1,8 @@
 """The integrity report of a journal: per shoe, the composition account, the edge curve, the
 tests with their p-values, the deck checks and the alerts (``station integrity report``).
 
-The journal is replayed read-only into a machine that publishes its outputs, and the very
-monitor the station runs (:class:`~station.integrity.monitor.IntegrityMonitor`) is fed them:
+The journal is read through its projection (:mod:`station.core.projection`), read-only, and
+the very monitor the station runs (:class:`~station.integrity.monitor.IntegrityMonitor`) is fed them:
 the figures are the ones the station computed live, and the alerts are the journal's own (the
 register replay rebuilds), with who acknowledged them.
 """
@@ -10,35 +10,32 @@ register replay rebuilds), with who acknowledged them.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from station.core import outputs as out
-from station.core.machine import TableMachine
 from station.core.options import CoreOptions
-from station.core.replay import replay
+from station.core.projection import Projection
 from station.integrity.monitor import IntegrityMonitor, IntegritySettings, ShoeRecord
-from station.journal import JournalReader
+from station.journal.seams import chain_records
 
 
 def integrity_report(path: str | os.PathLike[str], options: CoreOptions,
                      settings: IntegritySettings | None = None) -> dict[str, Any]:
     """Every shoe of the journal at ``path`` (see :meth:`ShoeRecord.to_json`), with its deck
     checks and alerts, and the alerts of no shoe (``"other_alerts"``)."""
-    machine = TableMachine(options)
-    machine.go_live()
+    projection = Projection(options)
+    machine = projection.machine
     monitor = IntegrityMonitor(options, settings, keep_shoes=True)
     checks: list[dict[str, Any]] = []
-
-    def after(_record: Any) -> None:
-        for output in machine.take_outputs():
+    for entry in chain_records(Path(path)):  # the archives of its first records too
+        for output in projection.take(entry).outputs:
             if isinstance(output, IntegrityMonitor.KINDS):
                 monitor.feed(output)
             elif isinstance(output, out.DeckChecked):
-                checks.append({"shoe_after": machine.shoe.number, "set": output.set_colour, "passed": output.passed,
-                               "detail": output.detail, "counted": output.counted, "expected": output.expected})
-
-    with JournalReader(path) as reader:
-        replay(machine, reader.records(), after_apply=after)
+                checks.append({"shoe_after": machine.shoe.number, "set": output.set_colour,
+                               "passed": output.passed, "detail": output.detail, "counted": output.counted,
+                               "expected": output.expected})
     shoes: list[ShoeRecord] = list(monitor.shoes)
     if monitor.shoe is not None and not monitor.shoe.ended:
         shoes.append(monitor.shoe)

@@ -8,14 +8,23 @@ queues them, the loop never waits). A thread of its own feeds them to the
 other (an alarm with ``stop`` stops the round there). It also logs every alert the core
 raises (its own and the monitor's) at warning.
 
+**Checkpoints.** After each checkpoint of the projection (the core loop writes one at every
+shoe end and every few hundred records; the monitor hears its
+:class:`~station.core.outputs.Checkpointed` in order with the outputs before it) the service
+journals the monitor's state as of the same record: an ``IntegrityCheckpoint``
+(:mod:`station.integrity.monitor_state`), with the settings it was taken under, through the core
+loop (:meth:`~station.core.loop.CoreLoop.note`), after any alert it posted before.
+
 **After a restart** the monitor's state comes from the journal. Before it reads any live
-output, the thread replays the journal up to the record the core loop had replayed when the
-station started (``head_seq``) into a shadow machine of its own that publishes its outputs, and
-feeds those to the monitor: the same history in the same order, so the monitor stands where it
-stood. The alerts already in the journal are in the shadow's register; a finding of that
-history whose key is there is not raised again. One of the shoe in play whose key is not there
-(the station stopped between finding it and journaling it) is raised now. The cards of the round
-in play read before the restart are carried into its account.
+output, the thread restores the monitor from the newest integrity checkpoint and the projection
+from the checkpoint it was taken at, reads the journal through the projection
+(:mod:`station.core.projection`) from there up to the record the core loop had replayed when
+the station started (``head_seq``), and feeds the outputs to the monitor: the same history in
+the same order, so the monitor stands where it stood, having read only the last stretch of the
+journal (a journal without integrity checkpoints is read from its first record, once). The
+alerts already in the journal are in the projection's register; a finding of that history
+whose key is there is not raised again. One of the shoe in play whose key is not there (the
+station stopped between finding it and journaling it) is raised now.
 """
 
 from __future__ import annotations
@@ -29,16 +38,23 @@ from typing import Any
 import structlog
 
 from station.core import outputs as out
-from station.core.machine import TableMachine
+from station.core.checkpoints import CHECKPOINT, restore_projection
 from station.core.options import CoreOptions
-from station.core.replay import Decoder, apply_safely
-from station.events import Event, EventError, IntegrityAlert, event_types
+from station.core.projection import Projection
+from station.events import Event, IntegrityAlert
 from station.integrity.edges import warm_up
 from station.integrity.monitor import IntegrityFinding, IntegrityMonitor, IntegritySettings
+from station.integrity.monitor_state import MONITOR_FORMAT, monitor_state, restore_monitor, settings_json
 from station.integrity.worker import OutputWorker
 from station.journal import JournalReader
 
 log = structlog.get_logger("station.integrity")
+
+#: The kind of the journal record holding the monitor's state (derived data, like a checkpoint).
+INTEGRITY_CHECKPOINT = "IntegrityCheckpoint"
+#: Integrity checkpoints tried, newest first, before the catch-up reads from the first record.
+TRIES = 3
+Note = Callable[[str, dict[str, Any]], None]
 
 
 class IntegrityService(OutputWorker):
@@ -46,14 +62,20 @@ class IntegrityService(OutputWorker):
 
     THREAD_NAME = "integrity-monitor"
     FAILED_EVENT = "integrity_monitor_failed"  # a defect in an analysis must not end the monitor
-    KINDS: tuple[type[out.Output], ...] = (*IntegrityMonitor.KINDS, out.AlertRaised, out.AlertCleared)
+    KINDS: tuple[type[out.Output], ...] = (*IntegrityMonitor.KINDS, out.AlertRaised, out.AlertCleared,
+                                           out.Checkpointed)
 
     def __init__(self, post: Callable[[Event], None], options: CoreOptions, settings: IntegritySettings,
-                 journal: str | os.PathLike[str] | None = None, head_seq: int = 0) -> None:
+                 journal: str | os.PathLike[str] | None = None, head_seq: int = 0, note: Note | None = None) -> None:
+        """``note`` journals a record of the station's own (:meth:`CoreLoop.note`): the
+        monitor's checkpoints; without it none are written."""
         super().__init__()
         self._post = post
+        self._note = note
         self.options = options
+        self.settings = settings
         self.monitor = IntegrityMonitor(options, settings)
+        self.resumed_from = 0  # the integrity checkpoint the catch-up started from (0: the first record)
         self._journal = Path(journal) if journal is not None else None
         self._head_seq = head_seq
         self._raised: set[str] = set()  # keys of alerts in the journal or posted
@@ -88,7 +110,18 @@ class IntegrityService(OutputWorker):
         self.caught_up.set()
 
     def _handle(self, output: out.Output) -> None:
-        self._feed(output)
+        if isinstance(output, out.Checkpointed):
+            self._checkpoint(output)
+        else:
+            self._feed(output)
+
+    def _checkpoint(self, output: out.Checkpointed) -> None:
+        """The projection was checkpointed after record ``at``, and every output before it has
+        been fed: journal the monitor's state as of the same record."""
+        if self._note is not None:
+            self._note(INTEGRITY_CHECKPOINT, {"format": MONITOR_FORMAT, "at": output.at, "checkpoint": output.seq,
+                                              "settings": settings_json(self.settings),
+                                              "monitor": monitor_state(self.monitor)})
 
     def _feed(self, output: out.Output) -> None:
         if isinstance(output, out.AlertRaised):
@@ -111,32 +144,56 @@ class IntegrityService(OutputWorker):
     def _catch_up(self) -> None:
         if self._journal is None or self._head_seq <= 0 or not self._journal.exists():
             return
-        shadow = TableMachine(self.options)
-        shadow.go_live()
-        known = event_types()
-        decode = Decoder()
         history: list[IntegrityFinding] = []
         with JournalReader(self._journal) as reader:
-            for record in reader.records():
+            projection = self._resume(reader)
+            for record in reader.records(projection.seq):
                 if record.seq > self._head_seq:
                     break
-                try:
-                    event = decode(record.payload)
-                except EventError:
-                    if record.kind in known:
-                        raise
-                    continue
-                apply_safely(shadow, event, record.seq)
-                for output in shadow.take_outputs():
+                for output in projection.take(record).outputs:
                     if isinstance(output, IntegrityMonitor.KINDS):
                         history.extend(self.monitor.feed(output))
-        self._raised = {a.key for a in shadow.alerts}
-        self.monitor.carry(shadow.shoe.drawn)
-        current = shadow.shoe.number
-        missed = [f for f in history if f.key not in self._raised and f.shoe == current and not shadow.shoe.ended]
+        machine = projection.machine
+        self._raised = {a.key for a in machine.alerts}
+        current = machine.shoe.number
+        missed = [f for f in history if f.key not in self._raised and f.shoe == current and not machine.shoe.ended]
         self._raised.update(f.key for f in history)
         for finding in missed:
             self._raised.discard(finding.key)
             self._raise(finding)
         self.summary = self.monitor.summary()
-        log.info("integrity_caught_up", records=self._head_seq, alerts=len(shadow.alerts), raised_now=len(missed))
+        log.info("integrity_caught_up", records=self._head_seq, from_checkpoint=self.resumed_from or None,
+                 alerts=len(machine.alerts), raised_now=len(missed))
+
+    def _resume(self, reader: JournalReader) -> Projection:
+        """The monitor from the newest usable integrity checkpoint at or before ``head_seq``, and
+        the projection from the checkpoint it was taken at; the start of the journal without."""
+        tries = 0
+        for record in reader.of_kind(INTEGRITY_CHECKPOINT, before=self._head_seq + 1):
+            payload = record.payload
+            if payload.get("format") != MONITOR_FORMAT:
+                continue
+            try:
+                core = reader.get(int(payload["checkpoint"]))
+                if core is None or core.kind != CHECKPOINT:
+                    raise ValueError(f"record {payload['checkpoint']} is not a checkpoint")
+                projection = restore_projection(self.options, core.payload)
+                if projection.seq != payload["at"]:
+                    raise ValueError(f"it stands after record {payload['at']}, its checkpoint after {projection.seq}")
+                monitor = restore_monitor(self.options, self.settings, payload["monitor"])
+            except Exception as exc:  # whatever a damaged state raises: an older one, or the start
+                log.warning("integrity_checkpoint_unusable", seq=record.seq, error=f"{type(exc).__name__}: {exc}")
+                tries += 1
+                if tries >= TRIES:
+                    break
+                continue
+            self.monitor, self.resumed_from = monitor, record.seq
+            return projection
+        if reader.seam() is not None:
+            # The history before the seam is archived and no monitor checkpoint is usable: the
+            # monitor starts afresh from the live journal's first checkpoint (docs/integrity.md).
+            first = reader.first_of_kind(CHECKPOINT)
+            if first is not None:
+                log.warning("integrity_history_archived", from_record=first.seq)
+                return restore_projection(self.options, first.payload)
+        return Projection(self.options)

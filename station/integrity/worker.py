@@ -1,20 +1,24 @@
-"""A thread of its own fed with the core's outputs through a queue.
+"""A thread of its own fed with the core's outputs (or records) through a queue.
 
 The core loop hands its outputs to subscribers on its own thread, which must never wait:
 the integrity monitor and the shuffler agent each queue what they hear and do the work (an
-analysis, a request to the shuffler) on their own thread, one output at a time.
+analysis, a request to the shuffler) on their own thread, one output at a time. The meters
+do the same with the records the projection takes (:class:`QueueWorker` of any item).
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+from typing import Any, Generic, TypeVar
 
 import structlog
 
 from station.core import outputs as out
 
 log = structlog.get_logger(__name__)
+
+Item = TypeVar("Item")
 
 
 class _Marker:
@@ -24,21 +28,21 @@ class _Marker:
         self.done = threading.Event()
 
 
-class OutputWorker:
-    """Queue on the loop's thread (:meth:`on_output`), handle each output on this one
-    (:meth:`_handle`, which subclasses write). A defect in handling one output is logged
-    (``FAILED_EVENT``) and the worker goes on with the next."""
+class QueueWorker(Generic[Item]):
+    """Queue on the loop's thread (:meth:`put`), handle each item on this one (:meth:`_handle`,
+    which subclasses write). A defect in handling one item is logged (``FAILED_EVENT``) and the
+    worker goes on with the next."""
 
-    THREAD_NAME = "output-worker"
-    FAILED_EVENT = "output_worker_failed"
+    THREAD_NAME = "queue-worker"
+    FAILED_EVENT = "queue_worker_failed"
 
     def __init__(self) -> None:
-        self._inbox: queue.Queue[out.Output | _Marker | None] = queue.Queue()  # see station.core.queues
+        self._inbox: queue.Queue[Item | _Marker | None] = queue.Queue()  # see station.core.queues
         self._thread: threading.Thread | None = None
 
-    def on_output(self, output: out.Output) -> None:
+    def put(self, item: Item) -> None:
         """Called on the core loop's thread: queue, never block."""
-        self._inbox.put(output)
+        self._inbox.put(item)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name=self.THREAD_NAME, daemon=True)
@@ -51,7 +55,7 @@ class OutputWorker:
             self._thread = None
 
     def wait_idle(self, timeout: float) -> bool:
-        """Every output queued so far has been handled (for tests and benches)."""
+        """Every item queued so far has been handled (for tests and benches)."""
         marker = _Marker()
         self._inbox.put(marker)
         return marker.done.wait(timeout)
@@ -64,15 +68,33 @@ class OutputWorker:
                 continue
             try:
                 self._handle(item)
-            except Exception:  # a defect in handling one output must not end the worker
-                log.exception(self.FAILED_EVENT, output=item.kind)
+            except Exception:  # a defect in handling one item must not end the worker
+                log.exception(self.FAILED_EVENT, **self._described(item))
             self._handled(item)
 
     def _before(self) -> None:
-        """Work on this thread before the first output (nothing by default)."""
+        """Work on this thread before the first item (nothing by default)."""
 
-    def _handle(self, output: out.Output) -> None:
+    def _handle(self, item: Item) -> None:
         raise NotImplementedError
 
-    def _handled(self, output: out.Output) -> None:
-        """After each output, handled or failed (nothing by default)."""
+    def _handled(self, item: Item) -> None:
+        """After each item, handled or failed (nothing by default)."""
+
+    def _described(self, item: Item) -> dict[str, Any]:
+        """What the log says of an item that failed."""
+        return {}
+
+
+class OutputWorker(QueueWorker[out.Output]):
+    """A :class:`QueueWorker` of the core's outputs (:meth:`on_output`)."""
+
+    THREAD_NAME = "output-worker"
+    FAILED_EVENT = "output_worker_failed"
+
+    def on_output(self, output: out.Output) -> None:
+        """Called on the core loop's thread: queue, never block."""
+        self.put(output)
+
+    def _described(self, item: out.Output) -> dict[str, Any]:
+        return {"output": item.kind}

@@ -54,8 +54,8 @@ def journal_id(first_hash: str) -> str:
 
 def journal_id_of(reader: JournalReader) -> str | None:
     """The id of an open journal, or None while it has no record."""
-    first = reader.get(1)
-    return None if first is None else journal_id(first.hash)
+    first = reader.first_hash()  # record 1's, also once it is archived
+    return None if first is None else journal_id(first)
 
 
 def read_key(path: str | os.PathLike[str]) -> bytes:
@@ -125,6 +125,8 @@ def read_anchors(path: str | os.PathLike[str]) -> list[AnchorLine]:
     try:
         with open(path, encoding="utf-8") as stream:
             return _parse_lines(stream)
+    except AnchorFileError as exc:  # a line that is not an anchor: say which file it is in
+        raise AnchorFileError(f"{os.fspath(path)}: {exc}") from None
     except OSError as exc:
         raise AnchorFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

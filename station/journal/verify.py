@@ -14,6 +14,11 @@ last record: records missing from the end, or added behind the station's back, s
 Optionally an *anchor* (a sequence number and hash written down earlier, e.g. from a previous
 verification's verdict) must still match, which exposes even a journal rewritten from that
 point on with freshly computed hashes. See docs/journal.md for what is and is not detectable.
+
+A journal whose first records were archived (:mod:`station.journal.archive`) is checked with
+its archives, end to end: each file from the record its seam names, and each seam against the
+last record of the archive before it. An archive that is not beside the journal is named in the
+verdict as not checked.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from station.journal.chain import GENESIS_HASH, canonical_json, record_hash
-from station.journal.store import JournalReader
+from station.journal.reader import JournalReader
+from station.journal.seams import chain
 
 
 @dataclass(frozen=True)
@@ -45,15 +52,18 @@ class VerifyReport:
     """Sequence number of the last record that checked out (the whole journal when ok)."""
     last_hash: str = GENESIS_HASH
     """Hash of that record: write it down to use as an anchor for a later verification."""
+    note: str = ""
+    """What the verdict adds: the archives checked with the journal, or the one not found."""
 
     def verdict(self, path: str | os.PathLike[str] | None = None) -> str:
         """One line for a person: the count and head when intact, the first bad record if not."""
         where = f"journal {path}: " if path is not None else ""
+        note = f" ({self.note})" if self.note else ""
         if self.ok:
             if self.records == 0:
-                return f"{where}intact, 0 records"
-            return f"{where}intact, {self.records} records, last {self.last_seq} hash {self.last_hash}"
-        return f"{where}BAD: {self.problem} ({self.records} records in the file)"
+                return f"{where}intact, 0 records{note}"
+            return f"{where}intact, {self.records} records, last {self.last_seq} hash {self.last_hash}{note}"
+        return f"{where}BAD: {self.problem} ({self.records} records in the file{note})"
 
 
 def _bad(records: int, seq: int | None, problem: str, last_seq: int, last_hash: str) -> VerifyReport:
@@ -100,16 +110,19 @@ def _check_row(row: tuple[Any, ...], expected: int, prev_hash: str) -> tuple[int
 
 
 def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None = None,
-                anchors: Mapping[int, str] | None = None) -> VerifyReport:
+                anchors: Mapping[int, str] | None = None, *, start: tuple[int, str] = (0, GENESIS_HASH),
+                last_file: bool = True) -> VerifyReport:
     """Verify raw rows as yielded by :meth:`JournalReader.snapshot_rows` (head row first).
 
     ``anchors`` maps sequence numbers to hashes (or prefixes of 16 hex digits or more) taken
     off the PC earlier (the floor feed's anchors, :mod:`station.journal.anchors`); each
-    named record must still be there with that hash. ``anchor`` is one such pair."""
+    named record must still be there with that hash. ``anchor`` is one such pair. ``start``
+    is the record before the first (a file after an archive seam), ``last_file`` false for an
+    archive: anchors beyond its records are for the files after it."""
     iterator = iter(rows)
     _, head_seq, head_hash = next(iterator)
     count = 0
-    expected, prev_hash = 1, GENESIS_HASH
+    expected, prev_hash = start[0] + 1, start[1]
     wanted = {int(seq): digest.lower() for seq, digest in (anchors or {}).items()}
     if anchor is not None:
         wanted[anchor[0]] = anchor[1].lower()
@@ -153,15 +166,16 @@ def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None 
             count, last_seq, f"record {last_seq}: hash differs from the head checkpoint (altered)", last_seq, prev_hash
         )
     beyond = sorted(seq for seq in wanted if seq > last_seq)
-    if beyond:
+    if beyond and last_file:
         problem = f"record {beyond[0]} missing (the anchor names it; records end at {last_seq})"
         return _bad(count, min(beyond[0], last_seq + 1), problem, last_seq, prev_hash)
     return VerifyReport(True, count, None, "", last_seq, prev_hash)
 
 
 def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = None, deep: bool = False,
-           anchors: Mapping[int, str] | None = None) -> VerifyReport:
-    """Verify the journal at ``path`` without changing it.
+           anchors: Mapping[int, str] | None = None, standalone: bool = False) -> VerifyReport:
+    """Verify the journal at ``path`` without changing it, with the archives of its first
+    records that are beside it (``standalone``: this file only).
 
     ``anchor`` is ``(seq, hash or hash prefix)`` recorded earlier, ``anchors`` many of them
     (``{seq: hash}``); ``deep`` also runs SQLite's
@@ -170,6 +184,31 @@ def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = Non
     :class:`~station.journal.store.NotAJournalError` or
     :class:`~station.journal.store.JournalError` when there is nothing verifiable to read.
     """
+    files = [Path(path)] if standalone else [f.path for f in chain(Path(path))]
+    missing = "" if standalone or Path(files[0]).exists() else files.pop(0).name
+    report: VerifyReport | None = None
+    total = 0
+    for index, file in enumerate(files):
+        previous = report
+        report = _verify_file(file, anchor, anchors, deep, last_file=index == len(files) - 1,
+                              follows=previous if index else None)
+        total += report.records
+        label = "" if file == Path(path) else f"archive {file.name}: "
+        if not report.ok:
+            return replace(report, records=total, problem=label + report.problem)
+    assert report is not None
+    archived = len(files) - 1
+    notes = []
+    if archived:
+        notes.append(f"with {archived} archive{'s' if archived > 1 else ''} of its first records")
+    if missing:
+        notes.append(f"the records before record {report.last_seq - report.records + 1} are in the archive "
+                     f"{missing}, not found beside it: not checked")
+    return replace(report, records=total, note="; ".join(notes))
+
+
+def _verify_file(path: Path, anchor: tuple[int, str] | None, anchors: Mapping[int, str] | None, deep: bool, *,
+                 last_file: bool, follows: VerifyReport | None) -> VerifyReport:
     with JournalReader(path) as reader:
         try:
             if deep:
@@ -178,7 +217,12 @@ def verify(path: str | os.PathLike[str], *, anchor: tuple[int, str] | None = Non
                     return _bad(
                         _count_or_zero(reader), None, f"database structure damaged: {damage[0]}", 0, GENESIS_HASH
                     )
-            return verify_rows(reader.snapshot_rows(), anchor, anchors)
+            start = reader.start()
+            if follows is not None and start != (follows.last_seq, follows.last_hash):
+                problem = (f"record {start[0] + 1}: the journal's seam does not continue its archive, which ends "
+                           f"with record {follows.last_seq} (rewritten)")
+                return _bad(0, start[0] + 1, problem, follows.last_seq, follows.last_hash)
+            return verify_rows(reader.snapshot_rows(), anchor, anchors, start=start, last_file=last_file)
         except sqlite3.DatabaseError as exc:
             return _bad(_count_or_zero(reader), None, f"database damaged: {exc}", 0, GENESIS_HASH)
 

@@ -9,7 +9,7 @@ metric is listed, with its meaning, in docs/metrics.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,7 @@ COMMIT_BUCKETS = (0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 #: The outputs the metrics count.
 COUNTED = (out.RoundSettled, out.RoundVoided, out.Refused, out.IrregularityRaised, out.DeviceFaulted,
-           out.AlertRaised, out.AlertCleared)
+           out.AlertRaised, out.AlertCleared, out.RoundCorrected)
 
 
 @dataclass
@@ -143,6 +143,8 @@ class StationMetrics:
                              registry=r)
         self.house_lost = Counter("station_house_lost_minor_units", "What the house paid out net on rounds it "
                                   "lost, minor units", registry=r)
+        self.corrections = Counter("station_round_corrections", "Settled rounds a supervisor corrected (their "
+                                   "difference is counted in the house's result)", registry=r)
         self.refusals = Counter("station_refusals", "Inputs refused, by the kind of input", ["input"], registry=r)
         self.irregularities = Counter("station_irregularities", "Irregularities raised, by reason", ["reason"],
                                       registry=r)
@@ -152,6 +154,8 @@ class StationMetrics:
                                     "acknowledged, by code", ["code"], registry=r)
         self.device_faults = Counter("station_device_faults", "Device faults the table heard of, by device",
                                      ["device"], registry=r)
+        self.significant = Counter("station_significant_events", "Significant events journaled, by code "
+                                   "(docs/events.md)", ["code"], registry=r)
         self.commit_seconds = Histogram("station_journal_commit_seconds", "Time of each journal commit "
                                         "(append and fsync)", buckets=COMMIT_BUCKETS, registry=r)
         self.commit_records = Histogram("station_journal_commit_records", "Records in each journal commit "
@@ -161,6 +165,10 @@ class StationMetrics:
     def on_commit(self, seconds: float, count: int, _seq: int, _digest: str) -> None:
         self.commit_seconds.observe(seconds)
         self.commit_records.observe(count)
+
+    def count_significant(self, codes: Iterable[str]) -> None:
+        for code in codes:
+            self.significant.labels(code).inc()
 
     def on_output(self, output: out.Output) -> None:
         if isinstance(output, out.RoundSettled):
@@ -173,6 +181,13 @@ class StationMetrics:
                 self.house.inc(output.house_net)
             else:
                 self.house_lost.inc(-output.house_net)
+        elif isinstance(output, out.RoundCorrected):
+            self.corrections.inc()
+            difference = output.house_after - output.house_before
+            if difference >= 0:
+                self.house.inc(difference)
+            else:
+                self.house_lost.inc(-difference)
         elif isinstance(output, out.RoundVoided):
             self.voided.inc()
         elif isinstance(output, out.Refused):

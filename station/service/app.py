@@ -22,16 +22,16 @@ import errno
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
+from station.console.launch import start_console
 from station.core import outputs as out
 from station.core import states as st
 from station.core.loop import CoreLoop
-from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.events import (
     AccessDenied,
@@ -43,30 +43,26 @@ from station.floor.service import FloorFeatures
 from station.integrity.monitor import IntegritySettings
 from station.integrity.service import IntegrityService
 from station.integrity.shuffler import ShufflerAgent
-from station.journal import Journal
 from station.journal.location import journal_path
-from station.service.board import limits_sign, round_number, web_limits
+from station.meters.service import MetersService, attach_meters
+from station.service.board import limits_sign, web_limits
 from station.service.config import ConfigError, LoadedConfig
 from station.service.control import Authenticator, ControlServer, Credential
 from station.service.control_commands import control_commands
+from station.service.dealer_doors import DEALING_ROLES, RefusalRecorder, device_sink
 from station.service.devices import DeviceSet, build_devices
 from station.service.disk import DiskWatch
-from station.service.extension import StationExtension, Subscriber
+from station.service.errors import ResourceBusy
+from station.service.extension import StationExtension
 from station.service.holder import ServiceHolder
+from station.service.hooks import Hooks
+from station.service.lifecycle import Lifecycle, start_record
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path, socket_path_problem
 from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView
-from station.service.setup import (
-    CONFIGURATION_RECORD,
-    SOFTWARE_KEY,
-    SOFTWARE_RECORD,
-    changed_keys,
-    configuration_record,
-    core_options,
-    new_journal_record,
-    recorded_rules,
-    software_record,
-)
+from station.service.setup import CONFIGURATION_RECORD, core_options, new_journal_record
+from station.service.station_journal import open_journal, record_software
+from station.service.status import station_status
 from station.service.systemd_notify import Notifier
 
 if TYPE_CHECKING:
@@ -81,11 +77,6 @@ STATION_OUTPUTS = (out.StateChanged, out.ExpectationChanged, out.RoundSettled, o
 ROUND_LIVE = st.MID_ROUND | {st.PAYING, st.IRREGULARITY}
 
 
-class ResourceBusy(Exception):
-    """Something the station needs is held by another program (the web scoreboard's port):
-    starting again once it is free can succeed."""
-
-
 @dataclass
 class RunOptions:
     """How this run differs from a plain ``station run`` of its configuration."""
@@ -96,41 +87,6 @@ class RunOptions:
     web_port: int | None = None
     extensions: Sequence[StationExtension] = ()
     """Plug-ins (see :mod:`station.service.extension`): the simulation, a demo's report."""
-
-
-class _Hooks:
-    """What the station offers its extensions (:class:`~station.service.extension.StationHooks`)."""
-
-    def __init__(self, station: Station) -> None:
-        self._station = station
-
-    def _loop(self) -> CoreLoop:
-        assert self._station.loop is not None, "extensions attach after the journal is replayed"
-        return self._station.loop
-
-    def post(self, event: Event) -> None:
-        self._loop().post(event)
-
-    def subscribe(self, callback: Subscriber, kinds: tuple[type[out.Output], ...] | None = None) -> None:
-        self._loop().subscribe(callback, kinds)
-
-    def view(self) -> tuple[str, str]:
-        loop = self._loop()
-        return loop.state, loop.expectation
-
-    @property
-    def machine(self) -> TableMachine:
-        return self._loop().machine
-
-    def observe_deliveries(self, device: str, callback: Callable[[int], None]) -> bool:
-        driver = self._station.devices.get(device) if self._station.devices is not None else None
-        if driver is None:
-            return False
-        driver.observe_deliveries(callback)
-        return True
-
-    def request_stop(self, reason: str) -> None:
-        self._station.request_stop(reason)
 
 
 class Station:
@@ -145,13 +101,17 @@ class Station:
         self.notifier = Notifier()
         self.holder = ServiceHolder(journal=self.journal_path) if self.run_options.hold_devices else None
         self.disk = DiskWatch(self.journal_path.parent, self.config.station.disk_warning_mb)
+        self.lifecycle = Lifecycle(self.disk)  # the station's own records (docs/events.md)
+        self.refusals = RefusalRecorder(self._post)  # refusals at the doors, journaled
         self.loop: CoreLoop | None = None
         self.devices: DeviceSet | None = None
         self.publisher: Publisher | None = None
         self.control: ControlServer | None = None
         self.web: Any = None
+        self.console: Any = None  # the dealer's console's process (station/console/feed.py)
         self.integrity: IntegrityService | None = None
         self.shuffler_agent: ShufflerAgent | None = None
+        self.meters: MetersService | None = None  # docs/meters.md
         self.floor: FloorFeatures | None = None  # anchors, floor feed, metrics (docs/floor.md)
         self.outbox: PreparedOutbox | None = None  # the floor feed's process, until the feed starts
         self.start_seconds = 0.0
@@ -179,17 +139,22 @@ class Station:
         if self.holder is not None:
             urls = {name: section.url for name, section in self.config.devices.configured()}
             self.holder.acquire(urls)
-        journal = self._open_journal()
+        journal, self._record_configuration = open_journal(self.journal_path, self.config, self.loaded.path)
         self.loop = CoreLoop(journal, self.options, heartbeat=self._heartbeat)
         loop = self.loop
+        self.run_began_after = journal.head()[0]  # what this run journals comes after this record
+        started_record = start_record(journal, self.loaded.path)  # before this run writes anything
         if self._record_configuration:
             journal.append(CONFIGURATION_RECORD, new_journal_record(self.config))
-        self._record_software(journal)
+        record_software(journal, self.journal_path)
+        self.lifecycle.started(loop, started_record)
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
         self.floor = FloorFeatures.start(self)  # anchors, floor feed, metrics: before any device opens
-        self._start_integrity(journal.head()[0])  # the monitor catches up to what the core replayed
-        self.devices = build_devices(self.config.devices, loop.post, endpoints=endpoints)
+        self._start_integrity(journal.head()[0])  # the monitor will catch up to what the core replayed
+        self.meters = attach_meters(loop, self.options, self.config.table, self.journal_path)
+        self.devices = build_devices(self.config.devices, device_sink(self.config, loop.post, self.refusals),
+                                     endpoints=endpoints)
         self.devices.start()
         self._start_shuffler_agent()
         for outcome in self.devices.self_tests():
@@ -211,14 +176,18 @@ class Station:
         loop.subscribe(self._on_output, STATION_OUTPUTS)
         self._published = (loop.state, loop.expectation)
         self.publisher.start()
-        hooks = _Hooks(self)
+        hooks = Hooks(self)
         for extension in self.run_options.extensions:
             extension.attach(hooks)
         loop.announce()
         if self.run_options.control_socket:
             self._start_control()
+        self.console = start_console(self)  # the dealer's console, when configured (station/console/)
         self.start_seconds = time.perf_counter() - started
         self.notifier.ready(self._status_text())
+        if self.integrity is not None:  # its catch-up (checkpoint, tables, the last records) is not the table's start
+            self.integrity.start()
+        self.meters.start()  # likewise
         log.info("station_ready", seconds=round(self.start_seconds, 3), table=self.config.station.name,
                  simulated=[n for n, s in self.config.devices.configured() if s.url.startswith("sim:")])
 
@@ -230,9 +199,9 @@ class Station:
         section = self.config.integrity
         settings = IntegritySettings(repeat_depth=section.repeat_depth, advantage_percent=section.advantage_percent,
                                      significance=section.significance, window_rounds=section.window_rounds)
-        self.integrity = IntegrityService(loop.post, self.options, settings, self.journal_path, head_seq)
-        loop.subscribe(self.integrity.on_output, IntegrityService.KINDS)
-        self.integrity.start()
+        self.integrity = IntegrityService(loop.post, self.options, settings, self.journal_path, head_seq,
+                                          note=loop.note)
+        loop.subscribe(self.integrity.on_output, IntegrityService.KINDS)  # queued until it starts (after READY)
 
     def _start_shuffler_agent(self) -> None:
         loop, devices = self.loop, self.devices
@@ -242,37 +211,6 @@ class Station:
             loop.subscribe(self.shuffler_agent.on_output, ShufflerAgent.KINDS)
             self.shuffler_agent.start()
             self.shuffler_agent.ask_state("shuffler")
-
-    def _open_journal(self) -> Journal:
-        """Open the journal, refusing one written under a different table configuration: its
-        rounds would replay under rules they were not dealt under."""
-        journal = Journal(self.journal_path)
-        recorded = journal.last_of_kind(CONFIGURATION_RECORD)
-        current = configuration_record(self.config)
-        self._record_configuration = recorded is None
-        if recorded is not None and changed_keys(recorded_rules(recorded.payload, current), current):
-            changed = changed_keys(recorded_rules(recorded.payload, current), current)
-            journal.close()
-            raise ConfigError(self.loaded.path, [(key, (
-                f"differs from the configuration {self.journal_path} was written with; "
-                "a journal is replayed under its own configuration, so finish with the old one, or "
-                "move the journal aside (it stays verifiable and recallable) and start a new one"
-            )) for key in changed])
-        return journal
-
-    def _record_software(self, journal: Journal) -> None:
-        """Journal which software writes from here on, when it is not the one that last did
-        (an upgrade): an auditor can then tell which software dealt each round."""
-        last_software = journal.last_of_kind(SOFTWARE_RECORD)
-        last_configuration = journal.last_of_kind(CONFIGURATION_RECORD)
-        last = max((r for r in (last_software, last_configuration) if r is not None), key=lambda r: r.seq,
-                   default=None)
-        recorded = None if last is None else (last.payload if last.kind == SOFTWARE_RECORD
-                                              else last.payload.get(SOFTWARE_KEY))
-        current = software_record()
-        if recorded != current:
-            journal.append(SOFTWARE_RECORD, current)
-            log.info("software_recorded", journal=str(self.journal_path), **current)
 
     def _table_info(self) -> Any:
         from station.web.snapshot import TableInfo
@@ -294,7 +232,7 @@ class Station:
         shoe = machine.shoe
         current = machine.round
         composition = shoe.composition
-        return TableView(shoe.number, round_number(current.round_id) if current is not None else shoe.rounds,
+        return TableView(shoe.number, current.round_id.number if current is not None else shoe.rounds,
                          len(composition) if composition is not None else None)
 
     def _start_web(self) -> None:
@@ -317,14 +255,16 @@ class Station:
 
     def _start_control(self) -> None:
         assert self.loop is not None
-        credentials = [Credential(u.name, u.role, u.token_sha256) for u in self.config.control.users]
-        commands = control_commands(self.loop.post, self.status)
+        credentials = [Credential(u.name, u.role, u.token_sha256) for u in self.config.control.users if u.token_sha256]
+        dealers = {u.name: u.role for u in self.config.control.users if u.role in DEALING_ROLES}
+        commands = control_commands(self.loop.post, self.status, dealers=dealers)
         path = control_socket_path(self.config.control.socket or None, self.journal_path)
         problem = socket_path_problem(path)
         if problem:
             raise ConfigError(self.loaded.path, [("control.socket", problem)])
         self.control = ControlServer(path, Authenticator(credentials), commands, mode=self.config.control.socket_mode,
-                                     on_denied=lambda actor, command: self._post(AccessDenied(actor, command)))
+                                     on_denied=lambda actor, command: self._post(AccessDenied(actor, command)),
+                                     on_unknown=lambda reason: self.refusals.refused("control", reason))
         self.control.start()
 
     def _post(self, event: Event) -> None:
@@ -332,48 +272,13 @@ class Station:
         self.loop.post(event)
 
     def status(self) -> dict[str, Any]:
-        """What ``station ctl status`` prints; reads only values the loop publishes."""
-        loop = self.loop
-        assert loop is not None
-        machine = loop.machine
-        # Read each attribute once: the loop thread may replace it between two reads.
-        irregularity = machine.irregularity
-        current_round = machine.round
-        return {
-            "table": self.config.station.name,
-            "state": self._published[0],
-            "expecting": self._published[1],
-            "round": current_round.round_id if current_round is not None else None,
-            "shoe": machine.shoe.number,
-            "irregularity": None if irregularity is None else {
-                "reason": irregularity.reason, "detail": irregularity.detail,
-                "decisions": list(irregularity.decisions),
-            },
-            "devices": {name: ("connected" if d.connected else "not connected")
-                        for name, d in (self.devices or DeviceSet())},
-            "faulted": dict(machine.faulted),
-            "journal": str(self.journal_path),
-            "control": self.control.stats.as_dict() if self.control is not None else None,
-            "inputs": {"failed_to_apply": loop.failures, "not_journalable": loop.unjournalable},
-            "journal_writable": loop.journal_error is None,
-            "journal_error": loop.journal_error,
-            "disk": self.disk.reading.as_dict() if self.disk.reading is not None else None,
-            "integrity": self._integrity_status(machine),
-            **(self.floor.status() if self.floor is not None else {}),
-        }
+        """What ``station ctl status`` prints (:mod:`station.service.status`)."""
+        return station_status(self)
 
-    def _integrity_status(self, machine: TableMachine) -> dict[str, Any]:
-        """Alerts not yet acknowledged (the newest 20), how many of each were raised, and the
-        monitor's view of the shoe in play (the edges after the last round: supervisors only
-        ever see them here and in the logs, never on the players' board)."""
-        open_alerts = machine.open_alerts()
-        return {
-            "alerts_open": len(open_alerts),
-            "alerts": [{"ident": a.ident, "code": a.code, "severity": a.severity, "detail": a.detail,
-                        "shoe": a.shoe, "round": a.round_id} for a in open_alerts[-20:]],
-            "raised": dict(machine.alert_counts),
-            "monitor": self.integrity.summary if self.integrity is not None else None,
-        }
+    @property
+    def published(self) -> tuple[str, str]:
+        """The state and expectation as the loop last published them (one tuple, read whole)."""
+        return self._published
 
     # --- running -----------------------------------------------------------------------------
 
@@ -429,6 +334,7 @@ class Station:
         elif isinstance(output, out.Refused):
             log.info("input_refused", input=output.what, reason=output.reason)
         elif isinstance(output, out.JournalUnwritable):
+            self.disk.check_now()  # is it the disk? the next timed look may be 30 s away
             self.notifier.status(f"journal cannot be written: {output.reason}; waiting for space")
         elif isinstance(output, out.JournalWritable):
             self.notifier.status(self._status_text())
@@ -460,6 +366,10 @@ class Station:
 
         signal.signal(signal.SIGTERM, handler)
         signal.signal(signal.SIGINT, handler)
+        # A closed terminal stops the station in order too (its floor outbox drains), unless
+        # it was started to outlive its terminal (``nohup`` sets SIGHUP to be ignored).
+        if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+            signal.signal(signal.SIGHUP, handler)
 
     def close(self) -> None:
         """Orderly shutdown: dealer, control, display, devices, then the journal."""
@@ -484,8 +394,13 @@ class Station:
             extension.close()  # the simulators, now that no driver talks to them
         if self.web is not None:
             self.web.stop()
+        if self.console is not None:
+            self.console.stop()
         if self.integrity is not None:
             self.integrity.stop()
+        if self.meters is not None:
+            self.meters.stop()
+        self.lifecycle.stopped(self.stop_reason)  # the run's last record, before the feed drains
         if self.floor is not None:
             self.floor.close()  # the last anchor, then what the broker takes within [floor] drain_s
         if self.outbox is not None:  # forked, but the station stopped before the feed started

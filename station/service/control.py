@@ -235,6 +235,7 @@ class ControlServer:
         max_connections: int = MAX_CONNECTIONS,
         read_timeout_s: float = READ_TIMEOUT_S,
         on_denied: Callable[[Actor, str], None] | None = None,
+        on_unknown: Callable[[str], None] | None = None,
     ) -> None:
         self.path = Path(path)
         self._authenticate = authenticate
@@ -243,6 +244,7 @@ class ControlServer:
         self.max_connections = max_connections
         self.read_timeout_s = read_timeout_s
         self._on_denied = on_denied
+        self._on_unknown = on_unknown  # told why a request's token was refused (the journal hears it)
         self.stats = ControlStats()
         self._pool: dict[int, _Connection] = {}
         self._pool_lock = threading.Lock()
@@ -301,21 +303,38 @@ class ControlServer:
             if held is not None:
                 log.warning("control_authentication_failed", command=request.command[:MAX_LOGGED], reason=str(exc),
                             similar_since_last=held)
+            if self._on_unknown is not None:
+                self._on_unknown(str(exc))
             return {"ok": False, "error": str(exc)}  # nothing about the commands to a stranger
-        command = self._commands.get(request.command)
-        if command is None:
-            allowed = sorted(name for name, c in self._commands.items() if actor.role in c.roles)
-            return {"ok": False, "error": f"unknown command {request.command!r}; {actor.who} may use: "
-                                          f"{', '.join(allowed)}"}
-        if actor.role not in command.roles:
-            return self._deny(actor, request.command, command)
+        return self.serve(actor, request.command, request.args)
+
+    def serve_line(self, actor: Actor, line: bytes) -> dict[str, Any]:
+        """The reply to a request line from someone already signed in elsewhere (the dealer's
+        console, whose own process checked the PIN): the same checks of the line, of the
+        role and of the arguments as a request on the socket, without the token."""
         try:
-            args = command.check(request.args)
+            request = decode_request(line)
+        except RequestError as exc:
+            self.stats.add("bad_requests")
+            return {"ok": False, "error": str(exc)}
+        return self.serve(actor, request.command, request.args)
+
+    def serve(self, actor: Actor, name: str, raw_args: dict[str, Any]) -> dict[str, Any]:
+        """Run command ``name`` for ``actor``: the one place that decides whether a role may
+        use a command and whether its arguments are right (never raises for either)."""
+        command = self._commands.get(name)
+        if command is None:
+            allowed = sorted(n for n, c in self._commands.items() if actor.role in c.roles)
+            return {"ok": False, "error": f"unknown command {name!r}; {actor.who} may use: {', '.join(allowed)}"}
+        if actor.role not in command.roles:
+            return self._deny(actor, name, command)
+        try:
+            args = command.check(raw_args)
             result = command.run(actor, args)
         except ControlError as exc:
             return {"ok": False, "error": str(exc)}
         self.stats.add("served")
-        log.info("control_command", command=request.command, role=actor.role, who=actor.who)
+        log.info("control_command", command=name, role=actor.role, who=actor.who)
         return {"ok": True, "result": result}
 
     def _deny(self, actor: Actor, name: str, command: Command) -> dict[str, Any]:

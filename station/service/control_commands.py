@@ -8,8 +8,10 @@ whole minor units (a JSON integer, never a float or a string).
 
 from __future__ import annotations
 
+import json
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -18,17 +20,22 @@ from station.core.loop import Verdict
 from station.events import (
     Actor,
     AlertAcknowledged,
+    BetCorrected,
     BetPlaced,
+    BetWithdrawn,
     DealerAction,
+    DealerSignedIn,
     Event,
     LateBetOverride,
     PauseRequested,
     PayoutOptionChanged,
+    PayoutsConfirmed,
     ResumeRequested,
     SupervisorDecision,
 )
 from station.service.config import DealerActionName
 from station.service.control import Command, ControlError
+from station.service.dealer_doors import dealer_problem
 
 ANY_ROLE = frozenset({"dealer", "supervisor", "technician"})
 SUPERVISOR = frozenset({"supervisor"})
@@ -61,6 +68,31 @@ class BetArguments(_Arguments):
     amount: int = Field(gt=0, le=MAX_AMOUNT, description="whole minor units, e.g. 2500 for 25.00")
 
 
+class WithdrawArguments(_Arguments):
+    box: Name = Field(description="the betting box, e.g. 1")
+    player: Name = Field(description="whose bet, e.g. P1")
+    region: Name = Field(description="banker, player or tie; in Casino War war or tie")
+
+
+class ConfirmPayoutsArguments(_Arguments):
+    round_id: Annotated[str, StringConstraints(max_length=32)] = Field(
+        "", description="the round being paid, e.g. 1-12 (empty: whichever is being paid)")
+    box: Annotated[str, StringConstraints(max_length=32)] = Field("", description="one box (empty: every box left)")
+
+
+class CorrectArguments(_Arguments):
+    round_id: Name = Field(description="the settled round, e.g. 1-12")
+    box: Name = Field(description="the box the bet was recorded on")
+    player: Name = Field(description="the player it was recorded for")
+    region: Name = Field(description="the region it was recorded on")
+    new_box: Name = Field(description="the box it was really on")
+    new_player: Name = Field(description="whose it really was")
+    new_region: Name = Field(description="the region it was really on")
+    new_amount: int = Field(ge=0, le=MAX_AMOUNT, description="what was really bet, whole minor units (0: no bet)")
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)] = Field(
+        description="why, for the journal")
+
+
 class ActionArguments(_Arguments):
     action: DealerActionName = Field(description="a dealer's action: " + ", ".join(get_args(DealerActionName)))
     box: Annotated[str, StringConstraints(max_length=32)] = Field("", description="the box it is for, when it is")
@@ -72,9 +104,53 @@ class PayoutOptionArguments(_Arguments):
         description="commission or no_commission")
 
 
+class DealerArguments(_Arguments):
+    name: Name = Field(description="the dealer who takes the table, as [[control.users]] names them")
+
+
 class AckArguments(_Arguments):
     ident: int = Field(ge=1, le=10**9, description="the alert's number, as `status` lists it")
     note: Reason = Field("", description="what was done about it, for the journal")
+
+
+#: Each command's arguments, by the command's name (commands without arguments are absent).
+ARGUMENTS: dict[str, type[_Arguments]] = {
+    "pause": PauseArguments, "decide": DecideArguments, "bet": BetArguments, "action": ActionArguments,
+    "payout-option": PayoutOptionArguments, "ack": AckArguments, "withdraw": WithdrawArguments,
+    "confirm-payouts": ConfirmPayoutsArguments, "correct": CorrectArguments, "dealer": DealerArguments,
+}
+
+
+def typed_arguments(command: str, texts: dict[str, str]) -> dict[str, Any]:
+    """Arguments typed on a command line (``--set box=1 --set amount=500``) as the command's
+    own schema takes them: text where it takes text (``box`` ``"1"``), a whole number where it
+    takes one (``amount`` ``500``). A value a whole-number argument cannot take, an argument
+    the command does not have, and every argument of an unknown command go as they are typed
+    (text, or JSON when it is JSON), for the station to accept or refuse with its reason: the
+    station is the one place that decides. A text argument written as a JSON string
+    (``box='"1"'``, the old way round) is that string."""
+    model = ARGUMENTS.get(command)
+    typed: dict[str, Any] = {}
+    for name, text in texts.items():
+        field = model.model_fields.get(name) if model is not None else None
+        if field is None:
+            typed[name] = _as_written(text)
+        elif field.annotation is int:
+            typed[name] = int(text) if _WHOLE_NUMBER.fullmatch(text.strip()) else text
+        else:
+            decoded = _as_written(text)
+            typed[name] = decoded if isinstance(decoded, str) and text.lstrip().startswith('"') else text
+    return typed
+
+
+_WHOLE_NUMBER = re.compile(r"[+-]?\d+")
+
+
+def _as_written(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 #: How long a command waits for the table to apply or refuse its event before answering.
@@ -85,10 +161,10 @@ Post = Callable[[Event, Callable[[Verdict], None]], None]
 
 
 def control_commands(post: Post, status: Callable[[], dict[str, Any]],
-                     wait_s: float = REPLY_WAIT_S) -> dict[str, Command]:
+                     wait_s: float = REPLY_WAIT_S, dealers: Mapping[str, str] | None = None) -> dict[str, Command]:
     """The command table: each turns a checked request into an event posted for the table
     (journaled with the role and name of who asked) and answers what became of it, except
-    ``status``, which reads."""
+    ``status``, which reads. ``dealers``: the users who may deal, by name, with their role."""
 
     def posting(make: Callable[[Actor, dict[str, Any]], Event]) -> Callable[[Actor, dict[str, Any]], str]:
         def run(actor: Actor, args: dict[str, Any]) -> str:
@@ -109,22 +185,41 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
             return f"applied: {event.kind} (journaled with {actor.role} {actor.who})"
         return run
 
+    post_dealer = posting(lambda a, args: DealerSignedIn(args["name"], a, "control"))
+
+    def sign_in_dealer(actor: Actor, args: dict[str, Any]) -> str:
+        problem = dealer_problem(actor, args["name"], dealers or {})
+        if problem:
+            raise ControlError(f"refused: {problem}")
+        return post_dealer(actor, args)
+
     return {
         "status": Command(ANY_ROLE, lambda actor, args: status(), "table state"),
         "pause": Command(SUPERVISOR, posting(lambda a, args: PauseRequested(a, args["reason"])),
-                         "pause the table after the current round", PauseArguments),
+                         "pause the table after the current round", ARGUMENTS["pause"]),
         "resume": Command(SUPERVISOR, posting(lambda a, args: ResumeRequested(a)), "resume a paused table"),
         "decide": Command(SUPERVISOR, posting(lambda a, args: SupervisorDecision(args["decision"], a, args["detail"])),
-                          "decide an irregularity", DecideArguments),
+                          "decide an irregularity", ARGUMENTS["decide"]),
         "late-bets": Command(SUPERVISOR, posting(lambda a, args: LateBetOverride(a)),
                              "allow bets after no more bets while no card is revealed"),
         # The dealer's terminal: bets as placed on the layout, and screen actions.
         "bet": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: BetPlaced(
-            args["box"], args["player"], args["region"], args["amount"], a)), "place a bet", BetArguments),
+            args["box"], args["player"], args["region"], args["amount"], a)), "place a bet", ARGUMENTS["bet"]),
         "action": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: DealerAction(
-            args["action"], args["box"], args["player"], a)), "a dealer's screen action", ActionArguments),
+            args["action"], args["box"], args["player"], a)), "a dealer's screen action", ARGUMENTS["action"]),
+        "withdraw": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: BetWithdrawn(
+            args["box"], args["player"], args["region"], a)), "take a bet off the layout", ARGUMENTS["withdraw"]),
+        "confirm-payouts": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: PayoutsConfirmed(
+            args["round_id"], (args["box"],) if args["box"] else (), a)),
+            "the payouts of a box, or of every box, are paid and collected", ARGUMENTS["confirm-payouts"]),
+        "correct": Command(SUPERVISOR, posting(lambda a, args: BetCorrected(
+            args["round_id"], args["box"], args["player"], args["region"], args["new_box"], args["new_player"],
+            args["new_region"], args["new_amount"], args["reason"], a)),
+            "correct a bet recorded wrongly in a settled round", ARGUMENTS["correct"]),
         "payout-option": Command(SUPERVISOR, posting(lambda a, args: PayoutOptionChanged(args["option"], a)),
-                                 "switch the Banker payout (rule 5.11)", PayoutOptionArguments),
+                                 "switch the Banker payout (rule 5.11)", ARGUMENTS["payout-option"]),
         "ack": Command(SUPERVISOR, posting(lambda a, args: AlertAcknowledged(args["ident"], a, args["note"])),
-                       "acknowledge an integrity alert (docs/integrity.md)", AckArguments),
+                       "acknowledge an integrity alert (docs/integrity.md)", ARGUMENTS["ack"]),
+        "dealer": Command(DEALER_OR_SUPERVISOR, sign_in_dealer, "a dealer takes the table, relieving the one "
+                          "before (docs/dealers.md)", ARGUMENTS["dealer"]),
     }

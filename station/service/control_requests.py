@@ -2,9 +2,11 @@
 
 Whatever arrives on the control socket is bytes from a program the station did not write.
 A request is applied only once it is known to be a small, shallow JSON object of valid
-Unicode text, bounded integers, and the three known keys with their types; each command then
-checks its own arguments (:mod:`station.service.control_commands`). Anything else is refused
-with ``<field>: <what is wrong>``, never turned into an exception that could reach the table.
+Unicode text, bounded integers, and the three known keys with their types, no key given twice
+in any object (JSON parsers keep the last of two, so ``"command": "status", "command":
+"resume"`` would run ``resume`` behind a reader who saw ``status``); each command then checks
+its own arguments (:mod:`station.service.control_commands`). Anything else is refused with
+``<field>: <what is wrong>``, never turned into an exception that could reach the table.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def decode_request(line: bytes) -> Request:
         raise RequestError("request: not valid UTF-8 text") from None
     _check_depth(text)
     try:
-        value = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
+        value = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant, object_pairs_hook=_no_repeats)
     except RequestError:
         raise
     except (ValueError, RecursionError):
@@ -95,6 +97,17 @@ def _bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
         raise RequestError(f"request: an integer of {len(digits.lstrip('-'))} digits (at most {MAX_INTEGER_DIGITS})")
     return int(digits)
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object with each key once; a repeated key is refused (which one is meant?)."""
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            _check_string(key, "request")  # a key that is not text at all is said as that first
+            raise RequestError(f"{key[:MAX_COMMAND_CHARS]}: given twice (a request names each field and argument once)")
+        value[key] = item
+    return value
 
 
 def _no_constant(name: str) -> Any:

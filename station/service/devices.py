@@ -34,6 +34,16 @@ class DeviceSetupError(ValueError):
     """A configured device that cannot be set up; the message names it (``devices.shoe: ...``)."""
 
 
+def device_state(device: Device) -> str:
+    """A device's state as ``station ctl status`` shows it: ``connected``, ``not connected``, or
+    ``refused: <why>`` for a device that answers but is not used (a protocol version the
+    station does not speak), the line naming both versions."""
+    refused = device.refused
+    if refused is not None:
+        return f"refused: {refused}"
+    return "connected" if device.connected else "not connected"
+
+
 @dataclass
 class SelfTestOutcome:
     device: str
@@ -101,7 +111,8 @@ def build_devices(
     built = DeviceSet()
     for name, section in devices.configured():
         endpoint = _endpoint(name, section, endpoints or {})
-        built.drivers[name] = configured_driver(name, name, endpoint, emit, baudrate=section.baudrate)
+        built.drivers[name] = configured_driver(name, name, endpoint, emit, baudrate=section.baudrate,
+                                                keys=section.keys or None)
         built.urls[name] = str(endpoint)
     return built
 

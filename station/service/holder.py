@@ -9,8 +9,10 @@ crashed service is not held, so it is ignored.
 
 The file is named after the station's journal (``station-<hash of the journal path>.lock``):
 two stations with different journals run side by side without refusing each other (the
-journal's own writer lock keeps two stations off one journal), and a diagnostic looks at every
-holder in the directory.
+journal's own writer lock keeps two stations off one journal). A diagnostic looks at every
+holder in the directory: any station that holds the device refuses it, and a live round
+refuses everything only on its own table, the one whose journal the diagnostic's
+configuration names (one user may run the stations of several tables).
 """
 
 from __future__ import annotations
@@ -142,11 +144,21 @@ def _read(path: Path) -> HolderInfo | None:
         os.close(fd)
 
 
-def refuse_if_held(device: str, url: str, directory: Path | None = None) -> None:
-    """Raise :class:`DeviceBusy` with a message a technician can act on: a round is live on a
-    station of this machine, or a station holds the device."""
+def _same_journal(holder: str, journal: Path | None) -> bool:
+    """Whether a holder guards ``journal`` (a holder that does not say, or a caller that does
+    not know, counts as the same table: refusing is the safe side)."""
+    if journal is None or not holder:
+        return True
+    return Path(holder).resolve() == journal.resolve()
+
+
+def refuse_if_held(device: str, url: str, directory: Path | None = None, journal: Path | None = None) -> None:
+    """Raise :class:`DeviceBusy` with a message a technician can act on: a round is live on
+    the station of this table (the one writing ``journal``), or any station of this machine
+    holds the device. A live round of another table's station (another journal, under the
+    same user) refuses only its own devices."""
     for info in read_holders(directory):
-        if info.round_live:
+        if info.round_live and _same_journal(info.journal, journal):
             raise DeviceBusy(
                 f"refused: a round is live on this table (service pid {info.pid}, state '{info.state}'); "
                 "wait for the round to end and close the table, or stop the service"

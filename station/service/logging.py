@@ -19,6 +19,7 @@ import logging
 import os
 import sys
 from collections.abc import MutableMapping
+from dataclasses import dataclass
 from typing import Any, Literal, TextIO, cast
 
 import structlog
@@ -63,10 +64,37 @@ class _PriorityPrefixed:
         return f"<{priority}>{line}"
 
 
+@dataclass(frozen=True)
+class LogSettings:
+    """How the process logs, in a form another process can be started with.
+
+    A child started by spawning (a fresh interpreter) inherits nothing of its parent's
+    logging; without these its lines would go through structlog's default, to stdout, which
+    for ``station demo --json`` is the stream of JSON records."""
+
+    fmt: LogFormat = "auto"
+    level: str = "info"
+    to_stderr: bool = False
+
+    def apply(self) -> None:
+        """Configure this process as the one that took these settings was configured."""
+        configure_logging(self.fmt, self.level, stream=sys.stderr if self.to_stderr else sys.stdout)
+
+
+_settings = LogSettings()
+
+
+def current_settings() -> LogSettings:
+    """The settings of the last :func:`configure_logging` of this process (defaults before)."""
+    return _settings
+
+
 def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: TextIO | None = None) -> None:
     """Configure structlog, and route the standard ``logging`` module through it, once for
     the process."""
+    global _settings  # noqa: PLW0603 - the one record of how this process was configured
     out = stream or sys.stdout
+    _settings = LogSettings(fmt, level, to_stderr=out is sys.stderr)
     numeric = logging.getLevelName(level.upper())
     shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,

@@ -17,6 +17,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from station.journal.location import journal_location
 from station.journal.lock import lock_path
 from station.journal.store import JournalError, JournalMissingError, JournalReader
 from station.service.config import LoadedConfig
@@ -38,6 +39,19 @@ def preflight(loaded: LoadedConfig, journal: Path, web_port: int | None = None) 
     findings = [*_journal(loaded, journal), *_control(loaded, journal), *_web(loaded, web_port), *_devices(loaded),
                 *_floor(loaded, journal)]
     return sorted(findings, key=lambda f: not f.error)
+
+
+def journal_folder_problems(loaded: LoadedConfig, explicit: str | None) -> list[tuple[str, str]]:
+    """A journal whose folder the configuration names must find it there: a typo in
+    ``station.journal`` would otherwise start a new, empty journal in a new folder, and the
+    rounds would seem gone. (The default places, ``$STATE_DIRECTORY`` and the user's state
+    folder, are made by systemd or by the station; ``--journal`` is the person's own.)"""
+    path, chosen_by = journal_location(explicit, loaded.config.station.journal or None)
+    if chosen_by != "configuration file" or path.parent.is_dir():
+        return []
+    return [("station.journal", f"the folder {path.parent} does not exist: create it (install -d -o dealing-station "
+                                f"{path.parent}) or correct the path; the station does not make a configured "
+                                "journal's folder")]
 
 
 def _control(loaded: LoadedConfig, journal: Path) -> list[Finding]:

@@ -14,10 +14,10 @@ The display board's picture is state (:mod:`station.service.board`): the publish
 whole and sends what the board lacks; when the board's link comes back or the board reboots,
 the board is cleared and painted again in full. Banners are raised and taken down by events.
 
-What a result shows depends on the game: baccarat's roads and last hands
-(:class:`RoadsBoard`), or Casino War's rounds and results per box (:class:`BoxesBoard`). The
-publisher picks one by the configured game (:data:`BOARDS`) and asks it; it never asks which
-game it is.
+What a result shows depends on the game: baccarat's roads and last hands, or Casino War's
+rounds and results per box. The publisher asks the configured game for its board
+(:meth:`station.games.interface.Game.board`, :mod:`station.games.board`) and tells it of each
+settled round; it never asks which game it is, and imports none of a game's rules.
 """
 
 from __future__ import annotations
@@ -25,44 +25,24 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from types import MappingProxyType
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import structlog
 
+from drivers.codec import Message
 from drivers.codec import display as wire
-from drivers.codec.display import BeadCell as WireBead
-from drivers.codec.display import BigRoadCell as WireBigRoad
-from drivers.codec.display import Mark, WireOutcome
-from drivers.codec.display import Prediction as WirePrediction
 from drivers.devices import DeviceError, DisplayDriver
-from station.cards import Card, parse_card
 from station.core import outputs as out
 from station.core import states as st
 from station.core.queues import take_waiting
-from station.games.baccarat.rules import BaccaratResult, RoundStateError, result_of
-from station.roads.cells import Roads
-from station.roads.results import ResultRecord
-from station.roads.scoreboard import Scoreboard
-from station.roads.war_board import WarBoard
-from station.service.board import (
-    ANNOUNCED_DEVICES,
-    BLANK,
-    Banners,
-    BoardPicture,
-    WarRoundView,
-    round_number,
-    war_view_of_record,
-    war_view_of_settled,
-)
+from station.games.board import BoardRound
+from station.games.registry import game_named
+from station.service.board import ANNOUNCED_DEVICES, BLANK, Banners, BoardPicture
 
 log = structlog.get_logger(__name__)
 
-_WIRE_OUTCOME = {"B": WireOutcome.BANKER, "P": WireOutcome.PLAYER, "T": WireOutcome.TIE}
-_WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
 _STOP = object()
 #: Least time between two whole-roads updates of the board and of the web page.
 ROADS_INTERVAL_S = 0.05
@@ -79,12 +59,10 @@ EXPECTED_INTERVAL_S = 0.05
 
 #: The outputs that change what the board or the web page shows (see ``Publisher._handle``).
 SHOWN_OUTPUTS = (
-    out.ShoeStarted, out.RoundResult, out.RoundSettled, out.RoundVoided, out.ExpectationChanged,
+    out.ShoeStarted, out.RoundSettled, out.RoundVoided, out.ExpectationChanged,
     out.StateChanged, out.IrregularityRaised, out.IrregularityResolved, out.DeviceFaulted, out.DeviceBack,
     out.ShoeEnded,
 )
-#: The board's commands that show a round's result.
-ResultCommand = wire.ShowResult | wire.ShowWarResult
 #: After a display command failed while the link stayed up, the next try waits this long.
 RETRY_S = 1.0
 
@@ -98,181 +76,11 @@ class TableView:
     cards_left: int | None = None
 
 
-def record_of(result: Mapping[str, Any]) -> ResultRecord:
-    """A scoreboard record from a round result as the core keeps it (``shoe_results``)."""
-    letter = {"banker": "B", "player": "P", "tie": "T"}[result["outcome"]]
-    return ResultRecord(
-        letter, bool(result.get("player_pair")), bool(result.get("banker_pair")), bool(result.get("natural")),
-        result.get("player_total"), result.get("banker_total"),
-    )
-
-
-def war_round_of(result: Mapping[str, Any]) -> dict[int, str]:
-    """A War board round from a round result as the core keeps it (``shoe_results``)."""
-    view = war_view_of_record(result)
-    if view is not None:
-        return view.outcomes()
-    return {int(box): outcome for box, outcome in dict(result.get("boxes", {})).items()}
-
-
-def wire_roads(roads: Roads) -> dict[str, Any]:
-    """The roads in the display board's wire types (docs/protocols/display.md)."""
-    bead = [WireBead(_WIRE_OUTCOME[c.result], c.player_pair, c.banker_pair, c.natural) for c in roads.bead_plate]
-    big = [WireBigRoad(c.col, c.row, _WIRE_OUTCOME[c.result], min(c.ties, 255)) for c in roads.big_road]
-
-    def marks(name: str) -> list[Mark]:
-        return [_WIRE_MARK[c.colour] for c in roads.derived(name)]
-
-    def prediction(side: str) -> WirePrediction:
-        p = roads.predictions[side]
-        return WirePrediction(_WIRE_MARK[p.big_eye_boy], _WIRE_MARK[p.small_road], _WIRE_MARK[p.cockroach_pig])
-
-    return {
-        "bead_plate": bead, "big_road": big, "big_eye_boy": marks("big_eye_boy"),
-        "small_road": marks("small_road"), "cockroach_pig": marks("cockroach_pig"),
-        "if_banker": prediction("B"), "if_player": prediction("P"),
-    }
-
-
-def show_roads(roads: Roads) -> wire.ShowRoads:
-    parts = wire_roads(roads)
-    return wire.ShowRoads(
-        tuple(parts["bead_plate"]), tuple(parts["big_road"]), tuple(parts["big_eye_boy"]),
-        tuple(parts["small_road"]), tuple(parts["cockroach_pig"]), parts["if_banker"], parts["if_player"],
-    )
-
-
-def show_result(result: BaccaratResult, round_no: int) -> wire.ShowResult:
-    return wire.ShowResult(
-        round_no, _WIRE_OUTCOME[result.outcome.letter], result.player_total, result.banker_total,
-        tuple(result.player), tuple(result.banker), result.natural, result.player_pair, result.banker_pair,
-    )
-
-
-class ResultsBoard(Protocol):
-    """What the players are shown of the shoe's results, for one game."""
-
-    #: The output that carries a round's result for this game.
-    result_output: type[out.Output]
-
-    def reset(self) -> None:
-        """A new shoe: nothing to show."""
-        ...
-
-    def add_record(self, result: Mapping[str, Any]) -> None:
-        """A round as the core keeps it (``shoe_results``): rebuilding after a restart."""
-        ...
-
-    def add_output(self, output: Any) -> ResultCommand | None:
-        """A round as the core publishes it (``result_output``); returns the board's command
-        that shows it (ShowResult, ShowWarResult), if any."""
-        ...
-
-    def last_shown(self) -> ResultCommand | None:
-        """The command that shows the shoe's last round (for a board painted anew)."""
-        ...
-
-    def display_roads(self) -> wire.ShowRoads | None:
-        """The roads for the display board, or None when the game has none."""
-        ...
-
-    def snapshot_parts(self) -> dict[str, Any]:
-        """The web snapshot's game-specific fields (``roads``, ``last_result``, ``war``)."""
-        ...
-
-
-class RoadsBoard:
-    """Baccarat: the roads of the shoe and the last round's hands."""
-
-    result_output: type[out.Output] = out.RoundResult
-
-    def __init__(self) -> None:
-        self.scoreboard = Scoreboard()
-        self.last_result: BaccaratResult | None = None
-        self.last_round_no = 0
-
-    def reset(self) -> None:
-        self.scoreboard.reset()
-        self.last_result = None
-        self.last_round_no = 0
-
-    def _add(self, result: Mapping[str, Any], player: Iterable[Card], banker: Iterable[Card], round_no: int) -> None:
-        self.scoreboard.add(record_of(result))
-        try:
-            self.last_result = result_of(list(player), list(banker))
-        except RoundStateError:
-            self.last_result = None
-        self.last_round_no = round_no
-
-    def add_record(self, result: Mapping[str, Any]) -> None:
-        player = [parse_card(c) for c in result.get("player", ())]
-        banker = [parse_card(c) for c in result.get("banker", ())]
-        self._add(result, player, banker, round_number(str(result.get("round_id", ""))))
-
-    def add_output(self, output: Any) -> ResultCommand | None:
-        hands = dict(output.hands)
-        totals = dict(output.totals)
-        self._add({
-            "outcome": output.outcome, "player_total": totals.get("player"), "banker_total": totals.get("banker"),
-            "natural": output.natural, "player_pair": output.player_pair, "banker_pair": output.banker_pair,
-        }, hands.get("player", ()), hands.get("banker", ()), round_number(output.round_id))
-        return self.last_shown()
-
-    def last_shown(self) -> ResultCommand | None:
-        return show_result(self.last_result, self.last_round_no) if self.last_result is not None else None
-
-    def display_roads(self) -> wire.ShowRoads | None:
-        return show_roads(self.scoreboard.roads())
-
-    def snapshot_parts(self) -> dict[str, Any]:
-        return {"roads": self.scoreboard.roads(), "last_result": self.last_result,
-                "last_round_no": self.last_round_no}
-
-
-#: Casino War rounds kept for the web page's history strip (a shoe has about 50).
-WAR_STRIP = 60
-
-
-class BoxesBoard:
-    """Casino War: each box's latest results, and the shoe's rounds for the history strip."""
-
-    result_output: type[out.Output] = out.RoundSettled  # it names the wagers that surrendered
-
-    def __init__(self) -> None:
-        self.war_board = WarBoard()
-        self.history: deque[WarRoundView] = deque(maxlen=WAR_STRIP)
-
-    def reset(self) -> None:
-        self.war_board.reset()
-        self.history.clear()
-
-    def _add(self, view: WarRoundView | None) -> ResultCommand | None:
-        if view is None:
-            return None
-        self.war_board.add(view.outcomes())
-        self.history.append(view)
-        return view.to_wire()
-
-    def add_record(self, result: Mapping[str, Any]) -> None:
-        self._add(war_view_of_record(result))
-
-    def add_output(self, output: Any) -> ResultCommand | None:
-        return self._add(war_view_of_settled(output))
-
-    def last_shown(self) -> ResultCommand | None:
-        return self.history[-1].to_wire() if self.history else None
-
-    def display_roads(self) -> wire.ShowRoads | None:
-        return None
-
-    def snapshot_parts(self) -> dict[str, Any]:
-        war = self.war_board.to_dict()
-        war["history"] = [view.to_dict() for view in self.history]
-        return {"war": war, "last_round_no": self.history[-1].round_no if self.history else 0}
-
-
-#: The board each game shows, by the game's configured name.
-BOARDS: Mapping[str, Callable[[], ResultsBoard]] = MappingProxyType({"baccarat": RoadsBoard, "war": BoxesBoard})
+def board_round(output: out.RoundSettled) -> BoardRound:
+    """What a game's board is told of a settled round (its number in the shoe, as typed)."""
+    surrendered = tuple(dict.fromkeys(b.box for b in output.bets if b.outcome == "surrender"))
+    return BoardRound(output.round_id.number, output.hands, output.totals, output.outcome, output.natural,
+                      output.player_pair, output.banker_pair, surrendered)
 
 
 class Publisher:
@@ -298,13 +106,14 @@ class Publisher:
         self.table_info = table_info
         if isinstance(limits, tuple):
             limits = wire.ShowLimits(*limits)
-        self.board = BOARDS[game]()
-        for result in initial_results:
-            self.board.add_record(result)
+        self.board = game_named(game).board()
+        for result in initial_results:  # the shoe's results as the table's state keeps them
+            self.board.add_record(result["round_id"].number, result)
         self._view = view
         self.table = view() if view is not None else TableView()
         self.state = "shuffling"
-        self.last_round = False
+        self.last_round = False  # bets are being taken for the shoe's last round
+        self.shoe_over = False  # the shoe ended and the table has not moved on yet
         self.banners = Banners()
         self.display_failures = 0
         self.repaints = 0
@@ -321,11 +130,6 @@ class Publisher:
         self._board_failing = False
         self._queue: queue.Queue[object] = queue.Queue()  # not SimpleQueue: see station.core.queues
         self._thread = threading.Thread(target=self._work, name="publisher", daemon=True)
-
-    @property
-    def fault(self) -> str:
-        """The banner up now, if it holds the round (older callers read this)."""
-        return self.banners.text() if self.banners.urgent else ""
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -420,7 +224,7 @@ class Publisher:
         return (self._repaint
                 or (picture.result is not None and picture.result != shown.result)
                 or picture.message != shown.message
-                or bool(picture.expected) and picture.expected != shown.expected
+                or (bool(picture.expected) and picture.expected != shown.expected)
                 or (picture.limits is not None and picture.limits != shown.limits)
                 or (picture.roads is not None and picture.roads is not shown.roads))
 
@@ -492,7 +296,7 @@ class Publisher:
             self._last_roads = time.monotonic()
             self.shown = replace(shown, roads=picture.roads)
 
-    def _send(self, message: wire.Message) -> bool:
+    def _send(self, message: Message) -> bool:
         assert self.display is not None
         try:
             self.display.send(message)
@@ -516,18 +320,20 @@ class Publisher:
             self.picture = replace(self.picture, result=None)
             self._repaint = True  # a new shoe starts on a clean board
             self._roads_dirty = True
-        elif isinstance(output, self.board.result_output):
-            shown = self.board.add_output(output)
+        elif isinstance(output, out.RoundSettled):
+            shown = self.board.add_round(board_round(output))
             if shown is not None:
                 self.picture = replace(self.picture, result=shown)
             self._roads_dirty = True
         elif isinstance(output, out.ExpectationChanged):
-            self.last_round = "last round" in output.text
+            self.last_round = output.last_round
             self.picture = replace(self.picture, expected=output.text)
         elif isinstance(output, out.StateChanged):
             self.state = output.state
+            self.shoe_over = False
             if output.state != st.IRREGULARITY:
                 banners.paused = False
+            banners.table_paused = output.state == st.PAUSED  # a supervisor's pause, until resumed
             if output.state in (st.BETTING, st.SHUFFLING):
                 banners.voided = False  # the next round (or shoe) ends the void round's notice
         elif isinstance(output, out.IrregularityRaised):
@@ -544,7 +350,7 @@ class Publisher:
         elif isinstance(output, out.DeviceBack):
             banners.offline.discard(output.device)
         elif isinstance(output, out.ShoeEnded):
-            self.state = "shoe end"
+            self.shoe_over = True
         else:
             return
         self.picture = replace(self.picture, message=banners.text())
@@ -558,10 +364,12 @@ class Publisher:
     # --- web ---------------------------------------------------------------------------------
 
     def web_state(self) -> str:
+        if self.state == st.PAUSED:
+            return "paused"
+        if self.shoe_over:
+            return "shoe end"
         if self.state in (st.SHUFFLING, st.CUTTING, st.BURNING):
             return "shuffling"
-        if self.state == "shoe end":
-            return "shoe end"
         if self.last_round:
             return "last round"
         if self.state == st.BETTING:

@@ -78,9 +78,10 @@ def with_defaults(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "table": table}
 
 
-#: ``[table]`` keys that only say how amounts are written for people: a journal written before
-#: they existed is read under whatever the configuration says now.
-PRESENTATION_KEYS = ("currency", "minor_digits")
+#: ``[table]`` keys that only say how amounts and times are written for people (and which local
+#: day a figure is counted in): a journal written before they existed is read under whatever
+#: the configuration says now.
+PRESENTATION_KEYS = ("currency", "minor_digits", "timezone", "gaming_day_start")
 
 
 def upgraded_record(recorded: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
@@ -146,6 +147,7 @@ def _options(t: TableSection, buttons: dict[str, str], round_devices: list[str],
             game=t.game, equipment=t.equipment, dealing_style=t.dealing_style, decks=t.decks,
             rounds_after_cut=t.rounds_after_cut, set_colours=(t.set_colours[0], t.set_colours[1]),
             table=table, round_devices=frozenset(round_devices), buttons=buttons, cut_cards=t.cut_cards,
+            burn_on_dealer_change=t.burn_on_dealer_change,
         )
     except CoreOptionError as exc:
         raise ConfigError(path, [("table", str(exc))]) from None

@@ -45,6 +45,11 @@ class Resume:
     table has already seen)."""
     last_outcome: str = ""
     """How the last settled round of the shoe ended (after a Tie, the bets stay on the layout)."""
+    confirm_payouts: bool = False
+    """The table wants each round's payouts confirmed before the next round opens."""
+    payouts_due: str = ""
+    """The round, settled before the restart, whose payouts still wait for the dealer's
+    confirmation (the station said so before it stopped; it does not say it again)."""
 
 
 # --- station to table ------------------------------------------------------------------------

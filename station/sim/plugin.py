@@ -29,8 +29,8 @@ from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.service.config import StationConfig
 from station.service.extension import StationHooks
-from station.sim.dealer import DealerScript
 from station.sim.messages import Resume, View
+from station.sim.script import DealerScript
 from station.sim.spec import TableSpec
 from station.sim.table import TABLE_OUTPUTS, SimulatedTable
 
@@ -51,6 +51,9 @@ class DealerOverrides:
     bets: Mapping[str, int] | None = None
     rounds: int = 0
     """The dealer never starts a round beyond this many (0: no limit)."""
+    gives_up: bool = False
+    """The dealer stops when a person is needed or the station stands still (``station
+    demo``, which has nobody to decide); otherwise it waits for them (``station run``)."""
 
 
 def is_simulated(config: StationConfig) -> bool:
@@ -87,7 +90,9 @@ class Simulation:
         pedals = self.config.devices.pedals
         if pedals is not None and pedals.url.startswith(SIM):
             # In this process, behind a simulated pyusb backend: the real pyusb path runs.
-            self._pedals = start_simulator("pedals", simulator_options("pedals", pedals.options, pedals.url, {}))
+            keys = {"keys": dict(pedals.keys)} if pedals.keys else {}  # a foot switch sends the configured keys
+            self._pedals = start_simulator("pedals", simulator_options("pedals", {**pedals.options, **keys},
+                                                                       pedals.url, {}))
             endpoints["pedals"] = self._pedals.endpoint
         return endpoints
 
@@ -147,7 +152,7 @@ class Simulation:
             pace_s=o.pace_s if o.pace_s is not None else configured.pace_ms / 1000,
             stacked_shoe=o.stacked_shoe,
             bets=o.bets if o.bets is not None else dict(configured.bets),
-            rounds=o.rounds,
+            rounds=o.rounds, patience_s=configured.patience_ms / 1000, gives_up=o.gives_up,
         )
         pedals = self.config.devices.pedals
         simulated_pedals = pedals is not None and pedals.url.startswith(SIM)
@@ -185,4 +190,6 @@ def resume_point(machine: TableMachine, state: str, expectation: str, options: C
         shoe_in_progress=bool(shoe.number), out_cards=out_cards if continuous else (),
         round_cards=round_cards, shoes_dealt=shoe.number,
         last_outcome=str(results[-1].get("outcome", "")) if results else "",
+        confirm_payouts=machine.confirm_payouts,
+        payouts_due=machine.round.round_id if machine.round is not None and machine.payouts_hold() else "",
     )

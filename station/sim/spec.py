@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.core.options import CoreOptions
-from station.sim.dealer import DealerScript
+from station.service.logging import LogSettings, current_settings
+from station.sim.script import DealerScript
 
 
 @dataclass(frozen=True)
@@ -21,3 +22,5 @@ class TableSpec:
     """Buttons of the (in-station) simulated pedals; the dealer presses them through the pipe."""
     cpu: int | None = None
     """The CPU the table keeps to (see :mod:`station.sim.cpus`); None: any."""
+    log: LogSettings = field(default_factory=current_settings)
+    """How the station logs; a table started in a fresh interpreter logs the same way."""

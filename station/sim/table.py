@@ -68,8 +68,9 @@ from station.sim.table_process import table_main
 
 log = structlog.get_logger(__name__)
 
-#: What the dealer acts on besides the state and the expectation (see ``SimulatedDealer._take``).
-DEALER_OUTPUTS = (out.RoundSettled, out.RoundVoided, out.WarDecisionNeeded, out.IrregularityRaised)
+#: What the dealer acts on besides the state and the expectation (see ``StationWatch._take``).
+DEALER_OUTPUTS = (out.RoundSettled, out.RoundVoided, out.WarDecisionNeeded, out.IrregularityRaised, out.PayoutsDue,
+                  out.DealerChanged)
 #: Every output :meth:`SimulatedTable.on_output` relays (the rest it has no use for).
 TABLE_OUTPUTS = (out.StateChanged, out.ExpectationChanged, *DEALER_OUTPUTS)
 START_TIMEOUT_S = 15.0

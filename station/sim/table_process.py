@@ -10,7 +10,6 @@ stop or its pipe closes. The station's half is :mod:`station.sim.table`.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import threading
@@ -24,6 +23,7 @@ import setproctitle
 import structlog
 
 from drivers.simulators import start_simulator
+from station.child_process import die_with
 from station.events import Event
 from station.sim.cpus import pin_process
 from station.sim.dealer import SimulatedDealer
@@ -45,10 +45,10 @@ from station.sim.messages import (
     View,
 )
 from station.sim.spec import TableSpec
+from station.sim.table_folder import TableFolder, remove_dead_tables
 
 log = structlog.get_logger(__name__)
 
-PR_SET_PDEATHSIG = 1
 #: After asking the station to stop, how long the table waits to be stopped in order.
 STOP_GRACE_S = 20.0
 
@@ -63,8 +63,14 @@ class _Outbox:
         self.lock = threading.RLock()
 
     def send(self, message: FromTable) -> None:
+        """Send ``message``; when the station is gone (killed: its end of the pipe closed) the
+        table ends at once and quietly, from whichever thread found out: there is nobody left
+        to deal for, and its folder is removed by the next table that starts."""
         with self.lock:
-            self._conn.send(message)
+            try:
+                self._conn.send(message)
+            except (BrokenPipeError, ConnectionResetError):
+                os._exit(0)
 
 
 class DealerScreen:
@@ -119,17 +125,22 @@ def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None
     does, however the station ends."""
     if station_end is not None:
         os.close(station_end)
+    else:  # spawned: a fresh interpreter, whose logging is not the station's until set
+        spec.log.apply()
     outbox = _Outbox(conn)
     _become_the_tables_own_process(outbox)
     if spec.cpu is not None:
         pin_process({spec.cpu})
+    remove_dead_tables()
+    folder = TableFolder()  # the devices' links, removed at the end (or by the next table)
     running: dict[str, Any] = {}
     try:
         for name, (kind, options) in spec.devices.items():
-            running[name] = start_simulator(kind, **options)
+            running[name] = start_simulator(kind, **{"directory": str(folder.path), **options})
     except Exception as exc:  # any failure to start is reported to the station, whatever it is
         for sim in running.values():
             sim.stop()
+        folder.remove()
         outbox.send(StartFailed(f"{type(exc).__name__}: {exc}"))
         return
     outbox.send(Ready({name: sim.url for name, sim in running.items()}))
@@ -165,6 +176,7 @@ def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None
             dealer.stop()
         for sim in running.values():
             sim.stop()
+        folder.remove()
         conn.close()
         os._exit(0)  # nothing of the station's state (inherited by fork) is torn down here
 
@@ -181,7 +193,7 @@ def _become_the_tables_own_process(outbox: _Outbox) -> None:
     setproctitle.setproctitle(f"station-sim-table (simulated devices and dealer of station {station})")
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
-    _die_with(station)
+    die_with(station)  # its SIGTERM is handled below, as an orderly stop
 
     def stop_requested(signum: int, _frame: object) -> None:
         # Only start a thread here: the handler may run while this thread holds the pipe.
@@ -199,17 +211,6 @@ def _ask_station_to_stop(outbox: _Outbox, signal_name: str) -> None:
         os._exit(0)  # the station is gone: nothing to stop in order
     time.sleep(STOP_GRACE_S)
     os._exit(0)  # the station did not stop the table in time
-
-
-def _die_with(parent: int) -> None:
-    """Linux: SIGTERM when the station's process ends (handled as an orderly stop)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        return  # not Linux: the closed pipe still ends the table
-    if os.getppid() != parent:  # the station died before the signal was set
-        os._exit(0)
 
 
 def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, screen: DealerScreen,
@@ -240,6 +241,7 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
             outbox.send(DealerEnded(dealer.error))
 
     dealer.resume_round(list(resume.round_cards), resume.last_outcome, resume.shoes_dealt)
+    dealer.resume_payouts(resume.confirm_payouts, resume.payouts_due)
     dealer.start(resume.state, resume.expectation, resume.remaining, resume.cut_card_out)
     threading.Thread(target=report, name="sim-dealer-watch", daemon=True).start()
     return dealer

@@ -10,9 +10,10 @@ says ``quit`` or the socket closes; it never outlives the station:
   which stops it in order;
 * the parent-death signal ends it if the station dies without closing the socket, and the
   closed socket ends it otherwise;
-* it runs in Linux's idle scheduling class (SCHED_IDLE; elsewhere nice 19): it gets only
-  the CPU time the table does not want, and a waking thread of the station never waits
-  behind it.
+* it steps back from the table (:data:`station.child_process.SCOREBOARD`: Linux's batch
+  class at nice 10): a waking thread of the station is not kept waiting behind it, and it
+  still gets a small share of a CPU when another program holds every one, so the pit's
+  screens never freeze.
 
 Frames on the feed, station to scoreboard: one byte (``S`` a snapshot's JSON, ``Q`` quit), a
 4-byte big-endian length, the payload. Scoreboard to station: one JSON line,
@@ -23,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import ctypes
 import json
 import os
 import signal
@@ -32,35 +31,12 @@ import socket
 import struct
 import sys
 
-PR_SET_PDEATHSIG = 1
+from station.child_process import SCOREBOARD, die_with, ignore_signals_from_here, step_back
+
 HEADER = struct.Struct(">cI")
 SNAPSHOT, QUIT = b"S", b"Q"
 #: Largest snapshot the feed takes (a whole shoe's roads are about 15 KB).
 MAX_FRAME = 8 * 1024 * 1024
-
-
-def _die_with(parent: int) -> None:
-    """Linux: SIGTERM when the station's process ends."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if parent and os.getppid() != parent:  # the station died before the signal was set
-        os._exit(0)
-
-
-def _yield_to_the_table() -> None:
-    """Run only on CPU time the table does not want.
-
-    Linux's SCHED_IDLE: a thread of the station that wakes (a card on the shoe's line) takes
-    the CPU from this process at once, rather than after the scheduler's wake-up granularity
-    as from a merely niced process; the table's work is a chain of such wake-ups. Where that
-    class is missing, nice 19. Nothing else is asked of the machine: lowering one's own
-    priority needs no privilege."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        with contextlib.suppress(OSError):
-            os.nice(19)
 
 
 def _tell(feed: socket.socket, message: dict[str, object]) -> None:
@@ -104,6 +80,7 @@ async def serve(feed: socket.socket, host: str, port: int, max_connections: int)
     for task in (feeding, stopping):
         task.cancel()
     app.close_now()  # every connection closes at once; the pages reconnect to the next scoreboard
+    ignore_signals_from_here(loop, (signal.SIGTERM, signal.SIGINT))
     return 0
 
 
@@ -115,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-connections", type=int, default=512)
     parser.add_argument("--station", type=int, default=0, help="the station's PID: end with it")
     args = parser.parse_args(argv)
-    _die_with(args.station)
-    _yield_to_the_table()
+    die_with(args.station)
+    step_back(SCOREBOARD)
     feed = socket.socket(fileno=args.feed_fd)
     try:
         code = asyncio.run(serve(feed, args.host, args.port, args.max_connections))

@@ -33,6 +33,7 @@ import contextlib
 import json
 import logging
 import socket
+import ssl
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -80,9 +81,9 @@ class Limits:
     stream_sndbuf: int = 64 * 1024
 
 
-def _load_static() -> dict[str, bytes]:
-    folder = resources.files("station.web") / "static"
-    return {name: (folder / name).read_bytes() for name, _ in set(STATIC_FILES.values())}
+def _load_static(package: str, files: Mapping[str, tuple[str, str]]) -> dict[str, bytes]:
+    folder = resources.files(package) / "static"
+    return {name: (folder / name).read_bytes() for name, _ in set(files.values())}
 
 
 class Hub:
@@ -132,7 +133,7 @@ class _Guard(asyncio.Protocol):
     """Wraps aiohttp's protocol for one connection: refuses it past the cap, and closes it if
     its request has not arrived in time (aiohttp itself waits as long as bytes trickle in)."""
 
-    def __init__(self, inner: asyncio.Protocol, app: ScoreboardApp) -> None:
+    def __init__(self, inner: asyncio.Protocol, app: Any) -> None:
         self.inner = inner
         self.app = app
         self.transport: asyncio.Transport | None = None
@@ -191,17 +192,49 @@ class _Guard(asyncio.Protocol):
         self.inner.connection_lost(exc)
 
 
+async def serve_guarded(app: web.Application, guarded: Any, host: str, port: int,
+                        tls: ssl.SSLContext | None = None) -> tuple[web.AppRunner, asyncio.Server, tuple[str, int]]:
+    """Serve ``app`` on ``host:port`` with every connection behind a :class:`_Guard` (the cap on
+    connections and the deadline for a request's headers, read from ``guarded``: its
+    ``limits``, ``counters``, ``guards`` and ``hub``), over TLS when ``tls`` is given. Returns
+    the runner, the server and the address bound; raises ``OSError`` when it cannot bind."""
+    limits = guarded.limits
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=0.2,
+                           keepalive_timeout=limits.header_timeout)
+    await runner.setup()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        await runner.cleanup()
+        raise
+    factory = runner.server
+    assert factory is not None
+    server = await asyncio.get_running_loop().create_server(
+        lambda: _Guard(factory(), guarded), sock=sock, backlog=limits.backlog, ssl=tls,
+    )
+    return runner, server, sock.getsockname()[:2]
+
+
 class ScoreboardApp:
     """The server on the running asyncio loop: ``await start()``, ``publish(json)``, ``await stop()``."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, limits: Limits | None = None) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, limits: Limits | None = None, *,
+                 files: Mapping[str, tuple[str, str]] = STATIC_FILES, package: str = "station.web") -> None:
+        """``files`` maps each route to a file of ``<package>/static`` and its type: the
+        scoreboard's by default; the pit page (:mod:`station.pit`) serves its own page on the
+        same server."""
         self.host = host
         self.port = port
         self.limits = limits or Limits()
         self.hub = Hub()
         self.counters = _Counters()
         self.guards: dict[asyncio.Transport, _Guard] = {}
-        self._static = _load_static()
+        self._files = dict(files)
+        self._static = _load_static(package, self._files)
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self.address: tuple[str, int] = (host, port)
@@ -216,27 +249,9 @@ class ScoreboardApp:
         app.router.add_get("/events", self._events)
         app.router.add_get("/snapshot", self._snapshot)
         app.router.add_get("/healthz", self._health)
-        for path in STATIC_FILES:
+        for path in self._files:
             app.router.add_get(path, self._file)
-        runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=0.2,
-                               keepalive_timeout=self.limits.header_timeout)
-        await runner.setup()
-        self._runner = runner
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host, self.port))
-        except OSError:
-            sock.close()
-            await runner.cleanup()
-            raise
-        factory = runner.server
-        assert factory is not None
-        self._server = await asyncio.get_running_loop().create_server(
-            lambda: _Guard(factory(), self), sock=sock, backlog=self.limits.backlog,
-        )
-        self.address = sock.getsockname()[:2]
+        self._runner, self._server, self.address = await serve_guarded(app, self, self.host, self.port)
 
     def publish(self, data: bytes) -> int:
         return self.hub.publish(data)
@@ -280,7 +295,7 @@ class ScoreboardApp:
         return response
 
     async def _file(self, request: web.Request) -> web.Response:
-        name, content_type = STATIC_FILES[request.path]
+        name, content_type = self._files[request.path]
         return web.Response(body=self._static[name], headers={**SAFE_HEADERS, "Content-Type": content_type})
 
     async def _snapshot(self, request: web.Request) -> web.Response:

@@ -24,7 +24,7 @@ from station.games.registry import GAMES as GAME_RULES
 from station.roads.cells import Roads
 from station.roads.war_board import WarBoard
 
-TABLE_STATES = ("betting", "dealing", "shuffling", "last round", "shoe end")
+TABLE_STATES = ("betting", "dealing", "shuffling", "last round", "shoe end", "paused")
 """States the page knows; a fault is ``"fault: <reason>"``."""
 
 #: The games a page can show, in its words (``"casino war"``).

@@ -35,7 +35,8 @@ EDGES_8 = {
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     status = main(["analyze", *args, "--json"])
     assert status == 0
-    return json.loads(capsys.readouterr().out)
+    figures: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return figures
 
 
 def test_eight_decks_reproduce_the_published_counts_and_edges(capsys: pytest.CaptureFixture[str]) -> None:
@@ -80,6 +81,7 @@ def test_pairs_at_eleven_to_one(capsys: pytest.CaptureFixture[str]) -> None:
     assert Fraction(doc["house_edges"]["player_pair_11_to_1"]["house_edge"]) == 1 - 12 * pair
 
 
+@pytest.mark.e2e
 def test_cli_as_a_subprocess() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "station", "analyze", "--decks", "8", "--json"],

@@ -193,7 +193,7 @@ def test_card_by_card_on_a_shoe_with_every_round_length() -> None:
 
 def test_pairs_count_by_rank_not_value() -> None:
     # Ten and King both count 0 but never pair.
-    tens_and_kings = {rank: 0 for rank in Rank}
+    tens_and_kings = dict.fromkeys(Rank, 0)
     tens_and_kings[Rank.TEN] = tens_and_kings[Rank.KING] = 1
     tens_and_kings[Rank.TWO] = 4
     assert count_pairs(tens_and_kings) == 4 * 3 * falling(4, 4)

@@ -24,10 +24,11 @@ from typing import Any
 
 from station.core.loop import CoreLoop
 from station.core.sessions import generate
-from station.events import Event, event_from_dict, event_to_dict
+from station.event_codec import event_from_dict, event_to_dict
+from station.events import Event
 from station.journal import Journal
 
-__all__ = ["generate", "write_inputs", "main"]
+__all__ = ["generate", "main", "play_the_rest", "write_inputs"]
 
 
 def write_inputs(path: Path, events: list[Event]) -> None:
@@ -53,10 +54,17 @@ def main(argv: list[str]) -> int:
     events = [event_from_dict(d) for d in json.loads(inputs_path.read_text())]
     _CrashingJournal.crash_after = int(os.environ.get("CORE_CRASH_AFTER_APPEND", "0"))
     rng = random.Random(os.environ.get("CORE_CRASH_BATCH_SEED", "1"))
-    loop = CoreLoop(_CrashingJournal(journal_path))
-    position = loop.replayed  # every journaled record is one of our inputs, in order
+    play_the_rest(CoreLoop(_CrashingJournal(journal_path)), events, rng, 6, out_path)
+    return 0
+
+
+def play_the_rest(loop: CoreLoop, events: list[Event], rng: random.Random, most: int, out_path: Path) -> None:
+    """Feed the inputs the journal does not hold yet (every input record is one of ``events``,
+    in order) in groups of 1 to ``most``, then write the machine's snapshot to ``out_path``
+    (whole or not at all: the parent may kill the child at any moment)."""
+    position = loop.machine.events_applied
     while position < len(events):
-        size = rng.randint(1, 6)
+        size = rng.randint(1, most)
         for event in events[position : position + size]:
             loop.post(event)
         position += loop.run_pending()
@@ -65,7 +73,6 @@ def main(argv: list[str]) -> int:
     tmp = out_path.with_suffix(".tmp")
     tmp.write_text(json.dumps(snapshot, sort_keys=True))
     os.replace(tmp, out_path)
-    return 0
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as s
 
 from station.cards import FULL_DECK
+from station.event_codec import event_from_dict, event_to_dict
 from station.events import (
     Actor,
     BetChanged,
@@ -23,8 +24,6 @@ from station.events import (
     PayoutOptionChanged,
     ResumeRequested,
     SupervisorDecision,
-    event_from_dict,
-    event_to_dict,
 )
 
 text = s.text(max_size=12)
@@ -64,6 +63,6 @@ def test_defaults_are_a_dealer_with_no_name() -> None:
         {"type": "DealerAction", "action": "reveal", "colour": "red"},
     ],
 )
-def test_malformed_table_events_are_refused(data: dict) -> None:
+def test_malformed_table_events_are_refused(data: dict[str, object]) -> None:
     with pytest.raises(EventError):
         event_from_dict(data)

@@ -284,6 +284,7 @@ print("stopped")
 """
 
 
+@pytest.mark.e2e
 def test_a_signal_during_the_loops_wait_does_not_hang_it() -> None:
     """CPython 3.11's ``SimpleQueue.get(timeout)`` waits forever when a signal handler runs past
     its deadline (it turns the negative time left into "no timeout"); a station then never

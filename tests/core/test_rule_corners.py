@@ -29,7 +29,7 @@ CHIPS = Chips((100, 500, 1000, 2500))  # smallest chip 1.00: Banker bets under c
 
 
 def baccarat(**changes: Any) -> BaccaratTable:
-    options: dict[str, Any] = dict(variant=Variant.MINI, boxes=7, min_bet=1000, max_bet=100_000, chips=CHIPS)
+    options: dict[str, Any] = {"variant": Variant.MINI, "boxes": 7, "min_bet": 1000, "max_bet": 100_000, "chips": CHIPS}
     options.update(changes)
     return BaccaratTable(**options)
 
@@ -63,7 +63,7 @@ def test_switched_to_commission_a_banker_bet_is_refused_not_split_valid_and_void
     table.act("no_more_bets").cards("9H 2H KD 3D").act("next_round")
     table.clear()
     table.bet("1", "ann", "banker", 3000)
-    assert refusal(table) == "Banker bet of 3000 cannot be paid exactly in chips of 100: largest acceptable is 2000"
+    assert refusal(table) == "Banker bet of 30.00 cannot be paid exactly in chips of 1.00: largest acceptable is 20.00"
     assert table.machine.round.bets == {}
     table.bet("1", "ann", "banker", 4000).act("no_more_bets").cards("2H 9H 3D KD")
     (bet,) = table.last(out.RoundSettled).bets
@@ -76,7 +76,7 @@ def test_bets_changed_after_a_tie_are_checked_under_the_pending_payout_option(ma
     table.act("no_more_bets").cards("9H 9D KD KS")  # 9 against 9: a Tie, the Banker bet stays on
     table.post(PayoutOptionChanged("commission", SUP))  # from the next round
     table.post(BetChanged("1", "ann", "banker", 5000))
-    assert refusal(table).startswith("Banker bet of 5000 cannot be paid exactly")
+    assert refusal(table).startswith("Banker bet of 50.00 cannot be paid exactly")
     table.post(BetChanged("1", "ann", "banker", 6000))
     assert table.last(out.BetAccepted).amount == 6000
     table.act("next_round")
@@ -91,8 +91,8 @@ def test_a_banker_bet_left_on_into_a_commission_round_must_be_changed_before_dea
     assert table.machine.round.bets == {("1", "ann", "banker"): 3000}  # accepted under no commission
     table.act("no_more_bets")
     assert table.state == "betting"
-    assert refusal(table) == ("ann's Banker bet of 3000 on box 1 cannot be paid exactly in chips of 100 under "
-                              "commission (5.12): change it to 2000 or 4000")
+    assert refusal(table) == ("ann's Banker bet of 30.00 on box 1 cannot be paid exactly in chips of 1.00 under "
+                              "commission (5.12): change it to 20.00 or 40.00")
     table.post(BetChanged("1", "ann", "banker", 2000)).act("no_more_bets")
     assert table.state == "dealing"
 
@@ -205,7 +205,7 @@ def test_a_differential_no_reduction_can_meet_waits_for_a_supervisor_who_may_acc
     assert table.state == "irregularity"
     raised = table.last(out.IrregularityRaised)
     assert (raised.reason, raised.decisions) == ("closing_decision", ("accept", "resume"))
-    assert "it cannot be met by reducing Banker bets in chips of 100" in raised.detail
+    assert "it cannot be met by reducing Banker bets in chips of 1.00" in raised.detail
     assert table.expectation == "waiting for supervisor: no more bets needs a supervisor's decision"
     table.post(SupervisorDecision("accept", DEALER))
     assert refusal(table) == "only a supervisor may decide an irregularity"
@@ -226,7 +226,7 @@ def test_with_supervisor_reduction_the_station_proposes_and_the_supervisor_reduc
     table.start_shoe().bet("1", "ann", "player", 10000).bet("2", "bo", "banker", 2000).act("no_more_bets")
     raised = table.last(out.IrregularityRaised)
     assert raised.decisions == ("reduce", "accept", "resume")
-    assert "reduce: reduce pro rata (ann's Player bet on box 1 10000 -> 7000)" in raised.detail
+    assert "reduce: reduce pro rata (ann's Player bet on box 1 100.00 -> 70.00)" in raised.detail
     assert not table.of(out.BetsReduced)
     table.post(SupervisorDecision("reduce", SUP))
     assert table.state == "dealing"

@@ -3,9 +3,10 @@
 A :class:`Profile` says, for one device, what makes it send an event (on its simulator, or
 what to ask a person at real hardware), what event that is, and how its simulator is broken
 on purpose. A :class:`Rig` is one device reached one way: over its simulator in this process
-(``sim``: serial over a pty, the pedals behind the simulated pyusb backend), over its
-simulator served on a socket (``remote``), or real hardware named in the environment
-(``hardware``). The tests themselves only use the device contract.
+(``sim``: serial over a pty, the pedals behind the simulated pyusb backend), the same built to
+version 1 of its protocol (``sim-v1``: the whole contract holds for a device that predates
+protocol versions), over its simulator served on a socket (``remote``), or real hardware
+named in the environment (``hardware``). The tests themselves only use the device contract.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _serial(
         hang=lambda sim: sim.mute(True), unhang=lambda sim: sim.mute(False),
         damage_next=lambda sim: sim.corrupt_next_frames(1), wait_idle=lambda sim, t: bool(sim.wait_idle(t)),
         sim_options={"ack_timeout": 0.05}, **more,
-    )  # fmt: skip
+    )
 
 
 def _draw_ace(sim: Any) -> None:
@@ -110,7 +111,7 @@ PROFILES: dict[str, Profile] = {
         long_instruction="Hold the RIGHT pedal down for two seconds, then let go.",
         expected_long=lambda e: isinstance(e, ev.ButtonPressed) and (e.button, e.long_press) == ("right", True),
         sim_options={"timed_long_press": False},  # long presses are scripted, so a slow machine makes none
-    ),  # fmt: skip
+    ),
 }
 
 
@@ -162,7 +163,7 @@ class Rig:
 
 # The serial link's socket:// path is the same code as its pty path past the port (tests/drivers
 # covers it); the pedals' forwarding backend is a path of its own, so the pedals also run remote.
-WAYS = {"serial": ("sim", "hardware"), "usb": ("sim", "remote", "hardware")}
+WAYS = {"serial": ("sim", "sim-v1", "hardware"), "usb": ("sim", "sim-v1", "remote", "hardware")}
 RIGS = [(device, where) for device, profile in PROFILES.items() for where in WAYS[profile.transport]]
 
 
@@ -179,7 +180,8 @@ def started_rig(device: str, where: str) -> Iterator[Rig]:
             pytest.skip(f"no real {device} named in STATION_CONTRACT_{device.upper()}_URL")
         yield Rig(profile, where, endpoint)
         return
-    transport = {"sim": {}, "remote": {"transport": "socket"}}[where]
+    ways: dict[str, dict[str, Any]] = {"sim": {}, "sim-v1": {"protocol_version": 1}, "remote": {"transport": "socket"}}
+    transport = ways[where]
     running = start_simulator(device, profile.sim_options, **transport)
     try:
         yield Rig(profile, where, running.endpoint, running)

@@ -32,6 +32,9 @@ def test_identifies_itself_and_answers_the_contract(rig: Rig, device: Device) ->
     identity = device.identify()
     assert isinstance(identity, Identity)
     assert identity.model and identity.serial and identity.firmware
+    if rig.simulator is not None:  # the version it was built to, as the handshake told it
+        assert identity.protocol_version == rig.simulator.protocol_version
+    assert device.refused is None
     assert isinstance(device.stats, DeviceStats) and device.stats.connect_attempts >= 1
     assert device.status() is not None
     assert device.wait_connected(0.0)

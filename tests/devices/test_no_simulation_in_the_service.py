@@ -15,6 +15,8 @@ import pytest
 from station.service.config import DeviceSection, DevicesSection
 from station.service.devices import DeviceSetupError, build_devices
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 FRESH = textwrap.dedent(
     """
     import sys

@@ -33,6 +33,7 @@ def rig(request: pytest.FixtureRequest) -> Iterator[Rig]:
 
 
 def _locator(rig: Rig) -> PedalLocator:
+    assert isinstance(rig.endpoint, (str, PedalLocator))
     return rig.endpoint if isinstance(rig.endpoint, PedalLocator) else parse_locator(rig.endpoint)
 
 

@@ -19,7 +19,7 @@ HOLDER_CHILD = textwrap.dedent(
     import json, sys
     from pathlib import Path
     from station.service.holder import ServiceHolder
-    holder = ServiceHolder(Path(sys.argv[1]))
+    holder = ServiceHolder(Path(sys.argv[1]), journal=Path(sys.argv[4]) if len(sys.argv) > 4 else None)
     holder.acquire(json.loads(sys.argv[2]))
     if sys.argv[3] == "live":
         holder.update(round_live=True, state="dealing")
@@ -57,11 +57,13 @@ def sim() -> Iterator[Callable[..., RunningSimulator]]:
 class Holder:
     """A real ServiceHolder acquired in a child process, as the running service holds it."""
 
-    def __init__(self, directory: Path, devices: dict[str, str], mode: str = "idle") -> None:
+    def __init__(self, directory: Path, devices: dict[str, str], mode: str = "idle",
+                 journal: Path | None = None) -> None:
         import json
 
         self.child = subprocess.Popen(
-            [sys.executable, "-c", HOLDER_CHILD, str(directory), json.dumps(devices), mode],
+            [sys.executable, "-c", HOLDER_CHILD, str(directory), json.dumps(devices), mode,
+             *([str(journal)] if journal is not None else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         assert self.child.stdout is not None and self.child.stdout.readline().strip() == "held"
@@ -74,8 +76,8 @@ class Holder:
 def hold(runtime_dir: Path) -> Iterator[Callable[..., Holder]]:
     holders: list[Holder] = []
 
-    def start(devices: dict[str, str], mode: str = "idle") -> Holder:
-        holder = Holder(runtime_dir, devices, mode)
+    def start(devices: dict[str, str], mode: str = "idle", journal: Path | None = None) -> Holder:
+        holder = Holder(runtime_dir, devices, mode, journal)
         holders.append(holder)
         return holder
 

@@ -8,10 +8,11 @@ from pathlib import Path
 def write_config(path: Path, devices: dict[str, str], extra: str = "") -> Path:
     """A minimal valid station configuration naming ``devices`` (name -> url).
 
-    The configuration always has a shoe (``sim:`` when not named here), as the service's does.
+    The configuration always has a shoe, as a station's must: ``sim:`` when not named here (a
+    simulated shoe is asked for by name beside real devices).
     """
     lines = ["[table]", 'equipment = "manual"', "min_bet = 1000", "max_bet = 200000", ""]
-    for name, url in devices.items():
+    for name, url in {"shoe": "sim:", **devices}.items():
         lines += [f"[devices.{name}]", f'url = "{url}"', ""]
     text = "\n".join(lines) + extra
     path.write_text(text)

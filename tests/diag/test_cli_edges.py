@@ -10,14 +10,18 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from drivers.codec.protocol import Identify
 from station.cli.main import main
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 
 def test_ports_json_lists_serial_and_usb(capsys) -> None:
     assert main(["diag", "ports", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"serial", "usb"}
+    assert set(report) == {"serial", "usb", "input"}
     for port in report["serial"]:
         assert {"device", "by_id", "vid_pid", "serial_number", "description"} <= set(port)
 

@@ -12,6 +12,8 @@ import pytest
 
 from station.service.holder import DeviceBusy, ServiceHolder, read_holder, read_holders, refuse_if_held
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 CHILD = textwrap.dedent(
     """
     import sys

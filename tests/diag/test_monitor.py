@@ -9,10 +9,14 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from drivers.codec.protocol import Identify
 from drivers.simulators.base import SimulatedDevice
 from station.cards import parse_cards
 from station.cli.main import main
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 
 def _monitor(url: str, *extra: str) -> subprocess.Popen[str]:

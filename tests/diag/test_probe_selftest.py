@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from station.cli.main import main
 
 from .helpers import write_config
@@ -26,7 +28,8 @@ def test_probe_by_configured_name_as_json(sim, tmp_path: Path, capsys) -> None:
     config = write_config(tmp_path / "station.toml", {"shuffler": shuffler.url})
     assert main(["diag", "-c", str(config), "probe", "shuffler", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["identity"] == {"model": "SIM-SHUFFLER-1", "serial": "SHUF-9", "firmware": "1.0.0"}
+    assert report["identity"] == {"model": "SIM-SHUFFLER-1", "serial": "SHUF-9", "firmware": "1.0.0",
+                                  "protocol_version": 2}
     assert report["status"]["state"] == "idle" and report["status"]["cards_held"] == 8 * 52
     assert report["url"] == shuffler.url and report["simulated"] is False
     assert report["link"]["frames_in"] >= 2 and report["errors"] == []
@@ -100,6 +103,7 @@ def test_probe_of_an_unknown_port_identifies_whatever_answers(sim, capsys) -> No
     assert report["frames"][0]["dir"] == "tx"
 
 
+@pytest.mark.e2e
 def test_probing_an_unknown_port_is_refused_when_the_service_holds_it(sim, hold, capsys) -> None:
     shoe = sim("shoe")
     holder = hold({"shoe": shoe.url})

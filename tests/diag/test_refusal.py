@@ -13,6 +13,8 @@ from station.cli.main import main
 
 from .helpers import write_config
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 
 @pytest.fixture
 def devices(sim, tmp_path: Path) -> dict[str, object]:
@@ -92,3 +94,20 @@ def test_a_leftover_lock_of_a_stopped_service_refuses_nothing(devices, hold, cap
     holder.child.wait(timeout=10)
     assert main(["diag", "-c", devices["config"], "probe", "shoe"]) == 0
     capsys.readouterr()
+
+
+def test_a_live_round_on_another_table_refuses_only_that_tables_devices(devices, hold, tmp_path: Path,
+                                                                         capsys) -> None:
+    """One user may run the stations of several tables (issue 24): a round live on another
+    table's station (another journal) does not refuse this table's diagnostics, while the
+    devices that station holds stay refused; a round live on this table's station refuses all."""
+    ours, theirs = tmp_path / "ours" / "journal.sqlite3", tmp_path / "theirs" / "journal.sqlite3"
+    config = write_config(tmp_path / "ours.toml", devices["urls"], f'\n[station]\njournal = "{ours}"\n')
+    other = hold({"shoe": "/dev/dealing-station/other-shoe"}, mode="live", journal=theirs)
+    assert main(["diag", "-c", str(config), "probe", "display"]) == 0
+    assert "model SIM-DISPLAY-1" in capsys.readouterr().out
+    assert main(["diag", "probe", "--url", "/dev/dealing-station/other-shoe", "--kind", "shoe"]) == 1
+    assert f"the station service (pid {other.child.pid}) holds the shoe" in capsys.readouterr().err
+    hold({}, mode="live", journal=ours)
+    assert main(["diag", "-c", str(config), "probe", "display"]) == 1
+    assert "refused: a round is live on this table" in capsys.readouterr().err

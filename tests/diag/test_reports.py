@@ -9,8 +9,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drivers.codec import get_protocol
 from drivers.codec import shoe as shoe_wire
-from drivers.codec.protocol import Packet, StreamCodec, get_protocol
+from drivers.codec.protocol import Packet, StreamCodec
 from station.cards import FULL_DECK
 from station.diag.deck import RANKS, SUITS, deck_report, format_deck
 from station.diag.monitor import FrameLine, describe_decoded
@@ -24,7 +25,7 @@ CODES = [card.code for card in FULL_DECK]
 @given(decks=st.integers(4, 8), changes=st.dictionaries(st.sampled_from(CODES), st.integers(-4, 3), max_size=10))
 def test_deck_grid_matches_the_counts(decks: int, changes: dict[str, int]) -> None:
     held = Counter({code: max(0, decks + changes.get(code, 0)) for code in CODES})
-    expected = Counter({code: decks for code in CODES})
+    expected = Counter(dict.fromkeys(CODES, decks))
     check = DeckCheck(
         "shuffler", decks, tuple(sorted((c, n) for c, n in held.items() if n)),
         tuple(sorted((expected - held).elements())), tuple(sorted((held - expected).elements())),

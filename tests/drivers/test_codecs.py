@@ -70,6 +70,9 @@ def test_random_payloads_give_a_payload_error_or_a_message(name: str, type_code:
         message = cls.unpack(payload)
     except PayloadError:
         return
+    if cls.EXTENSIBLE:  # read from the front; what a later version appended is not ours to keep
+        assert payload.startswith(message.pack()) or payload == message.pack(1)
+        return
     assert message.pack() == payload  # whatever decodes must re-encode to the same bytes
 
 

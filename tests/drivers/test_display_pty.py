@@ -70,7 +70,7 @@ def test_every_command_arrives_decoded_and_in_order(board) -> None:
 
 
 def test_out_of_range_brightness_is_refused(board) -> None:
-    sim, display = board
+    _sim, display = board
     with pytest.raises(DeviceRefused) as refused:
         display.brightness(150)
     assert refused.value.code is NakCode.OUT_OF_RANGE
@@ -86,7 +86,7 @@ def test_lost_ack_is_retransmitted_and_shown_once(board) -> None:
     sim, display = board
     sim.drop_replies(1)
     display.show_message("No more bets")
-    assert [c for c in sim.commands()] == [wire.ShowMessage("No more bets")]
+    assert list(sim.commands()) == [wire.ShowMessage("No more bets")]
     assert sim.stats.duplicate_commands >= 1
 
 

@@ -147,7 +147,7 @@ class _ByteByByte(FrameDecoder):
 _line_bytes = st.one_of(
     st.binary(max_size=40),
     st.sampled_from([bytes((STX,)), bytes((ETX,)), bytes((DLE,)), bytes((DLE, STX ^ 0x20)), bytes((DLE, 0x41))]),
-    st.builds(lambda seq, typ, payload: encode_frame(seq, typ, payload), st.integers(0, 255), st.integers(0, 255),
+    st.builds(encode_frame, st.integers(0, 255), st.integers(0, 255),
               st.binary(max_size=MAX_BODY + 8)),
 )
 

@@ -6,10 +6,14 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from drivers.devices import ShoeDriver
 from station import events as ev
 
 from .helpers import FAST, Recorder
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 
 def _start(*args: str) -> tuple[subprocess.Popen[str], str]:

@@ -7,17 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import MOSQUITTO, Broker
+from .helpers import Broker, broker_in
 
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
-    if not MOSQUITTO.exists():
-        pytest.skip("needs Debian's mosquitto (/usr/sbin/mosquitto; `apt-get install mosquitto`, as .ci/run does)")
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    running = Broker(folder, persistence=True).start()
-    yield running
-    running.stop()
+    with broker_in(tmp_path / "broker") as running:
+        yield running
 
 

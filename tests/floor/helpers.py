@@ -22,7 +22,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+
+from ..waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MOSQUITTO = Path("/usr/sbin/mosquitto")
@@ -60,7 +63,7 @@ class Broker:
                  # A slow subscriber must not lose QoS 1 messages to the broker's queue limit.
                  "max_queued_messages 0", f"persistence {'true' if persistence else 'false'}",
                  f"persistence_location {folder}/", "log_dest stderr", "log_type error", "log_type warning",
-                 "log_type notice"]
+                 "log_type notice", "log_type subscribe"]
         if tls is not None:
             lines += [f"cafile {tls['ca']}", f"certfile {tls['server_cert']}", f"keyfile {tls['server_key']}",
                       "require_certificate true", "tls_version tlsv1.2"]
@@ -98,6 +101,20 @@ class Broker:
             self.process.send_signal(signal.SIGTERM)
             self.process.wait(10)
         self.process = None
+
+
+@contextmanager
+def broker_in(folder: Path, *, persistence: bool = True) -> Iterator[Broker]:
+    """A mosquitto of the test's own, its files in ``folder``, while the block runs (skips the
+    test where Debian's mosquitto is not installed)."""
+    if not MOSQUITTO.exists():
+        pytest.skip("needs Debian's mosquitto (/usr/sbin/mosquitto; `apt-get install mosquitto`, as .ci/run does)")
+    folder.mkdir()
+    running = Broker(folder, persistence=persistence).start()
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 @dataclass(frozen=True)
@@ -146,12 +163,7 @@ class Subscriber:
             return [m.payload for m in self.messages if m.topic.endswith("/" + kind)]
 
     def wait_for(self, condition: Callable[[Subscriber], bool], timeout: float, what: str) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if condition(self):
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}")
+        wait_until(lambda: condition(self), timeout, what, poll=0.05)
 
     def close(self) -> None:
         self.client.disconnect()
@@ -245,66 +257,11 @@ def expected_feed(journal: Path, table: str) -> list[dict[str, Any]]:
                                               devices=("shoe", "display", "pedals"))]
 
 
-def rewrite_journal(path: Path, seq: int, change: Callable[[dict[str, Any]], None]) -> None:
-    """What someone with write access to the file can do: change record ``seq``'s payload and
-    recompute the whole chain after it and the head, with the append-only triggers dropped
-    for the work and created again afterwards. ``verify`` without anchors cannot tell."""
-    import sqlite3
-
-    from station.journal.chain import GENESIS_HASH, canonical_json, record_hash
-
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        triggers = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
-        conn.execute("BEGIN")
-        conn.execute("DROP TRIGGER records_are_append_only_update")
-        conn.execute("DROP TRIGGER records_are_append_only_delete")
-        before = conn.execute("SELECT hash FROM records WHERE seq = ?", (seq - 1,)).fetchone()
-        prev = before[0] if before else GENESIS_HASH
-        rows = conn.execute("SELECT seq, time, kind, payload FROM records WHERE seq >= ? ORDER BY seq",
-                            (seq,)).fetchall()
-        for number, time_, kind, payload_text in rows:
-            payload = json.loads(payload_text)
-            if number == seq:
-                change(payload)
-            text = canonical_json(payload)
-            digest = record_hash(number, time_, kind, text, prev)
-            conn.execute("UPDATE records SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-                         (text, prev, digest, number))
-            prev = digest
-        conn.execute("UPDATE head SET last_seq = ?, last_hash = ? WHERE id = 1", (rows[-1][0], prev))
-        for (sql,) in triggers:
-            conn.execute(sql)
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
-
-
-def cut_journal(path: Path, keep: int) -> None:
-    """Cut the records after ``keep`` and move the head back to match (triggers dropped and
-    created again): the tail is gone and nothing inside the file says so."""
-    import sqlite3
-
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        triggers = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
-        conn.execute("BEGIN")
-        conn.execute("DROP TRIGGER records_are_append_only_update")
-        conn.execute("DROP TRIGGER records_are_append_only_delete")
-        conn.execute("DELETE FROM records WHERE seq > ?", (keep,))
-        (digest,) = conn.execute("SELECT hash FROM records WHERE seq = ?", (keep,)).fetchone()
-        conn.execute("UPDATE head SET last_seq = ?, last_hash = ? WHERE id = 1", (keep, digest))
-        for (sql,) in triggers:
-            conn.execute(sql)
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
-
-
 def sequenced(subscriber: Subscriber) -> list[dict[str, Any]]:
-    """The round and event messages received so far, in arrival order."""
+    """The round, event and significant messages received so far, in arrival order."""
     with subscriber.lock:
-        return [m.payload for m in subscriber.messages if m.topic.rsplit("/", 1)[1] in ("round", "event")]
+        return [m.payload for m in subscriber.messages
+                if m.topic.rsplit("/", 1)[1] in ("round", "event", "significant")]
 
 
 def first_occurrences(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -321,3 +278,14 @@ def first_occurrences(messages: list[dict[str, Any]]) -> tuple[list[dict[str, An
             seen[key] = message
             firsts.append(message)
     return firsts, repeats
+
+
+def verify_unit(unit: Path, drop_in: Path, folder: Path) -> subprocess.CompletedProcess[str]:
+    """``systemd-analyze verify`` of a unit of systemd/ with its drop-in template appended (its
+    commented credentials too), ExecStart pointed at this checkout's ``station``."""
+    station = Path(sys.executable).with_name("station")
+    merged = folder / unit.name
+    merged.write_text(unit.read_text().replace("/opt/dealing-station/bin/station", str(station))
+                      + "\n" + drop_in.read_text().replace("#LoadCredential", "LoadCredential"))
+    return subprocess.run(["systemd-analyze", "verify", "--man=no", str(merged)], capture_output=True, text=True,
+                          timeout=60)

@@ -18,7 +18,10 @@ import pytest
 from station.journal import Journal, JournalReader
 from station.journal.anchors import check_anchors, journal_id, parse_anchor, sign
 
-from .helpers import cut_journal, rewrite_journal, station, station_env
+from ..forgery import cut_journal, rewrite_journal
+from .helpers import station, station_env
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 TABLE = "BAC-07"
 KEY = b"0123456789abcdef0123456789abcdef"
@@ -171,7 +174,7 @@ def test_a_bad_anchor_line_is_named(tmp_path: Path, line: str, words: str) -> No
     path = tmp_path / "bad.jsonl"
     path.write_text("\n" + line + "\n")
     status, out = _verify(tmp_path, journal, "--anchors", str(path))
-    assert status == 2 and f"line 2: {words}" in out, out
+    assert status == 2 and f"{path}: line 2: {words}" in out, out  # the file named, and the line
 
 
 def test_the_api_reads_what_the_cli_reads(tmp_path: Path) -> None:

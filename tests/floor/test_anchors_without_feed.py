@@ -11,10 +11,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from station.journal import JournalReader
 from station.service.control import ControlError, hash_token, request
 
 from .helpers import ROOT, station, station_env
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 TOKEN = "a-technician-token-for-tests"
 
@@ -59,7 +63,7 @@ def test_the_head_is_logged_and_in_ctl_status_with_the_feed_off(tmp_path: Path) 
     assert record is not None and record.hash == anchor["head"] and last is not None
     logged = [json.loads(line) for line in log.read_text().splitlines()
               if line.startswith("{") and '"journal_anchor"' in line]
-    assert [a["reason"] for a in logged][0] == "start" and logged[-1]["reason"] == "stop"
+    assert next(a["reason"] for a in logged) == "start" and logged[-1]["reason"] == "stop"
     assert logged[-1]["seq"] == last.seq and logged[-1]["head"] == last.hash
     assert all(a["journal_id"] == logged[0]["journal_id"] and a["table"] == "mini-baccarat-1-simulated"
                for a in logged)

@@ -13,6 +13,7 @@ import pytest
 
 from station.core.options import CoreOptions
 from station.core.sessions import generate
+from station.event_codec import event_to_dict
 from station.events import (
     AccessDenied,
     Actor,
@@ -21,7 +22,6 @@ from station.events import (
     IntegrityAlert,
     PauseRequested,
     ResumeRequested,
-    event_to_dict,
 )
 from station.floor.cursor import cursor_path, load_cursor, store_cursor
 from station.floor.derive import FeedDeriver, FeedMessage, FeedPosition, derive_all
@@ -173,6 +173,7 @@ def test_the_defaults_keep_the_station_self_contained() -> None:
     assert good.address() == ("floor.casino.lan", 8883) and good.tls
 
 
+@pytest.mark.e2e
 def test_an_anchor_key_in_the_journal_folder_is_refused(tmp_path: Path) -> None:
     key = tmp_path / "anchor.key"
     key.write_text("0123456789abcdef0123456789abcdef")
@@ -181,3 +182,74 @@ def test_an_anchor_key_in_the_journal_folder_is_refused(tmp_path: Path) -> None:
     demo = station("demo", "--rounds", "1", "--fast", "-c", str(config), "--journal", str(tmp_path / "j.sqlite3"),
                    env=station_env(tmp_path))
     assert demo.returncode == 78 and "floor.anchor_key_file" in demo.stderr and "journal's folder" in demo.stderr
+
+
+@pytest.fixture(scope="module")
+def checkpointed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same kind of session written by the core loop, which checkpoints it as it goes."""
+    from station.core.loop import CoreLoop
+
+    path = tmp_path_factory.mktemp("checkpointed") / "session.sqlite3"
+    loop = CoreLoop(path, OPTIONS, checkpoint_every=150)
+    for event in generate(seed=7, rounds=120):
+        loop.post(event)
+        loop.run_pending()
+    loop.close()
+    return path
+
+
+@pytest.mark.parametrize("cursor", [1, 2, 333, 1111, -1])
+def test_a_restart_from_a_checkpoint_publishes_what_a_start_from_the_first_record_would(checkpointed: Path,
+                                                                                        cursor: int) -> None:
+    """The outbox's restart (``resume_deriver``) reads only from the newest checkpoint at or
+    before its cursor, and the messages after the cursor are the very ones a deriver that took
+    every record from the first one gives."""
+    from station.core.checkpoints import CHECKPOINT
+    from station.floor.resume import resume_deriver
+
+    with JournalReader(checkpointed) as reader:
+        records = list(reader.records())
+        cursor = records[cursor].seq if cursor < 0 else cursor
+        ident = journal_id(records[0].hash)
+        everything = _derive(records)
+        before = FeedDeriver(OPTIONS, table="BAC-01", journal_id=ident, devices=("shoe",))
+        for record in records[:cursor]:
+            before.derive(record)
+        restarted = resume_deriver(reader, OPTIONS, before.position, table="BAC-01", journal_id=ident,
+                                   devices=("shoe",))
+        after = [m for record in reader.records(cursor) for m in restarted.derive(record)]
+    usable = [r.payload["at"] for r in records if r.kind == CHECKPOINT and r.payload["at"] <= cursor]
+    assert [m.payload for m in after] == [m.payload for m in everything if m.seq > cursor]
+    assert restarted.state() == before_state(records, ident)
+    assert restarted.started_after == max(usable, default=0)  # it read nothing before that checkpoint
+    assert any(r.kind == CHECKPOINT for r in records)
+
+
+def test_a_cursor_written_before_the_significant_kind_counts_it_again_and_goes_on(checkpointed: Path,
+                                                                                 tmp_path: Path) -> None:
+    """A station upgraded to one that publishes ``significant`` finds a cursor with no number
+    for it: the numbers of the records up to the cursor are counted (from the first record,
+    not a checkpoint), and what follows is numbered as a derivation from the start numbers it;
+    the rounds and events go on from their stored numbers."""
+    from station.floor.cursor import cursor_path, load_cursor, store_cursor
+    from station.floor.resume import resume_deriver
+
+    with JournalReader(checkpointed) as reader:
+        records = list(reader.records())
+        ident = journal_id(records[0].hash)
+        everything = _derive(records)
+        cursor = records[len(records) // 2].seq
+        before = FeedDeriver(OPTIONS, table="BAC-01", journal_id=ident, devices=("shoe",))
+        for record in records[:cursor]:
+            before.derive(record)
+        assert before.position.counters["significant"].n > 0, "the session has significant events before the cursor"
+        stored = cursor_path(tmp_path / "journal.sqlite3")
+        old = before.position.copy()
+        del old.counters["significant"]  # as the software before it wrote the cursor
+        store_cursor(stored, ident, old, fsync=False)
+        loaded = load_cursor(stored, ident)
+        assert loaded.recount == ("significant",) and loaded.seq == cursor
+        restarted = resume_deriver(reader, OPTIONS, loaded, table="BAC-01", journal_id=ident, devices=("shoe",))
+        assert restarted.position.counters == before.position.counters
+        after = [m for record in reader.records(cursor) for m in restarted.derive(record)]
+    assert [m.payload for m in after] == [m.payload for m in everything if m.seq > cursor]

@@ -13,14 +13,19 @@ import time
 import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from station.core.recall import recall_rounds
 from station.journal import JournalReader
 from station.service.setup import journal_options
 
+from ..waiting import wait_until
 from .helpers import ROOT, expected_feed, free_port, station_env
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -63,12 +68,23 @@ def test_the_counters_match_the_journal_after_a_shoe(tmp_path: Path) -> None:
             time.sleep(0.2)
         else:
             raise AssertionError(f"the shoe did not end: {log.read_text()[-3000:]}")
-        time.sleep(1.0)  # the dealer has halted: let the last outputs land
-        samples = _scrape(url)
-        with JournalReader(journal) as reader:
-            last = reader.last()
-            assert last is not None
-        rounds = recall_rounds(journal, journal_options(journal, journal))
+        # The dealer has halted: the counters are final once they have every round the
+        # journal holds and the last record the journal wrote.
+        def settled_in_journal() -> tuple[Any, list[dict[str, Any]]]:
+            with JournalReader(journal) as reader:
+                last = reader.last()
+            return last, recall_rounds(journal, journal_options(journal, journal))
+
+        def final() -> tuple[Samples, Any, list[dict[str, Any]]] | None:
+            samples = _scrape(url)
+            last, rounds = settled_in_journal()
+            counted = sum(v for (name, _), v in samples.items() if name == "station_rounds_total")
+            done = sum(1 for r in rounds if r["settlement"] is not None and not r["voided"])
+            if last is None or _value(samples, "station_journal_last_seq") != last.seq or counted != done:
+                return None
+            return samples, last, rounds
+
+        samples, last, rounds = wait_until(final, 60, "the counters to catch up with the journal")
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0, log.read_text()[-3000:]

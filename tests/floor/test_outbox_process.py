@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from ..waiting import wait_until
 from .helpers import (
     ROOT,
     Broker,
@@ -31,7 +32,7 @@ from .helpers import (
     station_env,
 )
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc")]
 
 
 def _json_config(path: Path, broker_url: str, **options: Any) -> Path:
@@ -61,10 +62,7 @@ def _wait_for_event(log: Path, name: str, count: int = 1, timeout: float = 60) -
 
 
 def _wait_until(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        time.sleep(0.02)
+    wait_until(condition, timeout, what)
 
 
 def _parent(pid: int) -> int:
@@ -79,6 +77,13 @@ def _alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state != "Z"
+
+
+def _ignores(pid: int, signum: int) -> bool:
+    """Whether ``pid`` ignores ``signum`` (its SigIgn mask in /proc)."""
+    mask = next(line.split()[1] for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                if line.startswith("SigIgn:"))
+    return bool(int(mask, 16) >> (signum - 1) & 1)
 
 
 def _pipes(pid: int) -> set[str]:
@@ -118,6 +123,7 @@ def test_the_outbox_is_forked_steps_back_and_is_restarted_when_it_dies(tmp_path:
         outbox = first["pid"]
         assert _parent(outbox) == process.pid
         assert os.sched_getscheduler(outbox) == os.SCHED_BATCH
+        assert _ignores(outbox, signal.SIGTERM) and _ignores(outbox, signal.SIGHUP)
         # The simulated table was forked after the outbox: it must not hold the outbox's pipes.
         table = _wait_for_event(log, "simulated_table_started")[0]["pid"]
         for pipe in _pipes(outbox):
@@ -130,6 +136,7 @@ def test_the_outbox_is_forked_steps_back_and_is_restarted_when_it_dies(tmp_path:
         second = _wait_for_event(log, "floor_outbox_started", count=2, timeout=30)[1]
         assert second["method"] == "spawn" and second["pid"] != outbox
         _wait_until(lambda: os.sched_getscheduler(second["pid"]) == os.SCHED_BATCH, "the new outbox to step back")
+        _wait_until(lambda: _ignores(second["pid"], signal.SIGTERM), "the new outbox to leave its stop to the station")
         rounds_then = len(subscriber.kind("round"))
         subscriber.wait_for(lambda s: len(s.kind("round")) >= rounds_then + 20, 60, "rounds after the restart")
     finally:
@@ -179,3 +186,41 @@ def test_an_outbox_forked_for_a_station_that_never_started_its_feed_leaves() -> 
                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.strip() == "0"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_to_the_whole_process_group_still_drains_the_outbox(
+        tmp_path: Path, broker: Broker, signum: int) -> None:
+    """``timeout``, a closed terminal and some supervisors signal every process of the group:
+    the outbox must not die of it, but finish its drain when the station stops (issue 24),
+    the stop anchor included."""
+    from station.journal import JournalReader
+
+    subscriber = Subscriber(broker.port, "dealing-station/#")
+    config = _json_config(tmp_path / "station.toml", broker.url, pace_ms=5)
+    journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
+    with log.open("a") as out:
+        process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal",
+                                    str(journal)], stdout=out, stderr=subprocess.STDOUT, env=env,
+                                   start_new_session=True)  # a group of its own, as under `timeout`
+    try:
+        subscriber.wait_for(lambda s: len(s.kind("round")) >= 5, 60, "the first rounds")
+        outbox = _wait_for_event(log, "floor_outbox_started")[0]["pid"]
+        assert os.getpgid(outbox) == process.pid, "the outbox is in the station's process group"
+        os.killpg(process.pid, signum)
+        assert process.wait(60) == 0, log.read_text()[-3000:]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    assert not _events(log, "floor_outbox_exited") and not _events(log, "floor_outbox_killed"), "the outbox died"
+    expected = expected_feed(journal, "BAC-01")
+    subscriber.wait_for(lambda s: len(first_occurrences(sequenced(s))[0]) >= len(expected), 30, "the drain at stop")
+    with JournalReader(journal) as reader:
+        last = reader.last()
+    assert last is not None
+    subscriber.wait_for(lambda s: any(a["reason"] == "stop" and a["seq"] == last.seq for a in s.kind("anchor")),
+                        30, "the stop anchor")
+    subscriber.close()
+    firsts, _ = first_occurrences(sequenced(subscriber))
+    assert firsts == expected, "the last records did not reach the broker"

@@ -4,11 +4,13 @@ drop-in only allows the broker's (and a scraper's) address and loads credentials
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from .helpers import verify_unit
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 DROP_IN = ROOT / "systemd" / "floor.conf"
@@ -29,10 +31,5 @@ def test_the_drop_in_only_allows_addresses_and_loads_credentials() -> None:
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed here")
 def test_the_unit_with_the_drop_in_verifies(tmp_path: Path) -> None:
-    station = Path(sys.executable).with_name("station")
-    unit = tmp_path / "dealing-station.service"
-    unit.write_text(UNIT.read_text().replace("/opt/dealing-station/bin/station", str(station))
-                    + "\n" + DROP_IN.read_text().replace("#LoadCredential", "LoadCredential"))
-    result = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
-                            timeout=60)
+    result = verify_unit(UNIT, DROP_IN, tmp_path)
     assert result.returncode == 0 and result.stderr.strip() == "", result.stderr

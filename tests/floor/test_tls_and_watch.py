@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,8 @@ import pytest
 
 from station.journal import JournalReader
 
+from ..forgery import rewrite_journal
+from ..waiting import wait_until
 from .helpers import (
     MOSQUITTO,
     Broker,
@@ -28,10 +29,12 @@ from .helpers import (
     make_certificates,
     needs_mosquitto,
     needs_openssl,
-    rewrite_journal,
+    sequenced,
     station,
     station_env,
 )
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 
 @needs_mosquitto
@@ -53,10 +56,9 @@ def test_the_feed_over_tls_with_a_client_certificate(tmp_path: Path) -> None:
                        env=station_env(tmp_path))
         assert demo.returncode == 0, demo.stderr[-3000:]
         expected = expected_feed(journal, "BAC-01")
-        subscriber.wait_for(lambda s: len(s.kind("round")) + len(s.kind("event")) >= len(expected), 30,
-                            "the feed over TLS")
+        subscriber.wait_for(lambda s: len(sequenced(s)) >= len(expected), 30, "the feed over TLS")
         subscriber.close()
-        assert [m for m in (m.payload for m in subscriber.messages) if m["kind"] in ("round", "event")] == expected
+        assert sequenced(subscriber) == expected
         check_schemas(subscriber.messages)
 
         # Without its client certificate the station is refused, and the table deals all the same:
@@ -83,9 +85,22 @@ def test_a_missing_ca_file_stops_the_start_naming_the_key(tmp_path: Path) -> Non
     assert "floor.ca_file: cannot use" in demo.stderr
 
 
-def _watch(tmp_path: Path, broker: Broker, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "station", "floor", "watch", "--broker", broker.url, *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=station_env(tmp_path))
+def _watch(tmp_path: Path, broker: Broker, *extra: str, out: Path) -> subprocess.Popen[str]:
+    """``station floor watch``, its lines (flushed one by one) written to ``out``."""
+    with out.open("w") as stream:
+        return subprocess.Popen([sys.executable, "-m", "station", "floor", "watch", "--broker", broker.url, *extra],
+                                stdout=stream, stderr=subprocess.PIPE, text=True, env=station_env(tmp_path))
+
+
+def _subscriptions(broker: Broker) -> int:
+    """Subscriptions to the feed the broker has logged (``log_type subscribe``)."""
+    return sum(1 for line in broker.log.read_text().splitlines() if " dealing-station/" in line)
+
+
+def _views(out: Path) -> dict[str, dict[str, Any]]:
+    """The last line the JSON watch printed for each table."""
+    views = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    return {view["table"]: view for view in views}
 
 
 def test_watch_shows_a_line_per_table_and_collects_anchors_that_expose_a_rewrite(tmp_path: Path,
@@ -94,10 +109,12 @@ def test_watch_shows_a_line_per_table_and_collects_anchors_that_expose_a_rewrite
     key.parent.mkdir()
     key.write_text("a-key-the-journal's-folder-never-sees\n")
     anchors = tmp_path / "anchors.jsonl"
-    watch = _watch(tmp_path, broker, "--json", "--anchors-out", str(anchors), "--client-id", "surveillance")
-    lines = _watch(tmp_path, broker, "--seconds", "60")
+    watch_out, lines_out = tmp_path / "watch.jsonl", tmp_path / "watch.txt"
+    watch = _watch(tmp_path, broker, "--json", "--anchors-out", str(anchors), "--client-id", "surveillance",
+                   out=watch_out)
+    lines = _watch(tmp_path, broker, "--seconds", "60", out=lines_out)
     try:
-        time.sleep(1.5)  # both subscribed
+        wait_until(lambda: _subscriptions(broker) >= 2, 60, "both watchers to subscribe")
         env = station_env(tmp_path)
         journals = {}
         for table, base in (("BAC-01", "station.toml"), ("WAR-02", "examples/casino-war.toml")):
@@ -107,19 +124,21 @@ def test_watch_shows_a_line_per_table_and_collects_anchors_that_expose_a_rewrite
             demo = station("demo", "--rounds", "30", "--fast", "-c", str(config), "--journal",
                            str(journals[table]), env=env)
             assert demo.returncode == 0, demo.stderr[-3000:]
-        time.sleep(2)
+        wait_until(lambda: all(v["status"] == "offline" and v["rounds_seen"] == 30 for v in _views(watch_out).values())
+                   and len(_views(watch_out)) == 2, 60, "the watch to see both tables end")
+        wait_until(lambda: "last 1-30" in lines_out.read_text(), 60, "the plain watch to see the last round")
     finally:
         watch.terminate()
         lines.terminate()
-    out, err = watch.communicate(timeout=30)
+    _, err = watch.communicate(timeout=30)
     assert watch.returncode == 0, err
-    views = [json.loads(line) for line in out.splitlines()]
-    last: dict[str, dict[str, Any]] = {v["table"]: v for v in views}
+    last = _views(watch_out)
     assert set(last) == {"BAC-01", "WAR-02"}
     for view in last.values():
         assert view["status"] == "offline" and view["rounds_seen"] == 30 and view["gaps"] == 0, view
         assert view["journal_id"] and view["anchor_seq"] > 0
-    plain, _ = lines.communicate(timeout=30)
+    lines.communicate(timeout=30)
+    plain = lines_out.read_text()
     assert any(line.startswith("BAC-01") and "offline" in line and "last 1-30" in line
                for line in plain.splitlines()), plain[-2000:]
 

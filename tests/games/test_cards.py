@@ -92,14 +92,14 @@ def test_a_card_beyond_the_deck_count_is_impossible() -> None:
     assert not shoe.can_remove(ace) and ace not in shoe
     with pytest.raises(ImpossibleComposition, match="AS cannot come out of this shoe"):
         shoe.remove(ace)
-    with pytest.raises(ImpossibleComposition, match="^AS: 5 copies is impossible in 4 decks$"):
+    with pytest.raises(ImpossibleComposition, match=r"^AS: 5 copies is impossible in 4 decks$"):
         ShoeComposition(4, {ace: 5})
 
 
 def test_remove_all_is_atomic() -> None:
     shoe = ShoeComposition(4)
     before = shoe.copy()
-    with pytest.raises(ImpossibleComposition, match="^KH cannot come out of this shoe: all 4 have already been seen"):
+    with pytest.raises(ImpossibleComposition, match=r"^KH cannot come out of this shoe: all 4 have already been seen"):
         shoe.remove_all(parse_cards("KH KH KH KH KH 2C"))
     assert shoe == before
     shoe.remove_all(parse_cards("KH 2C"))

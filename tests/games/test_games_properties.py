@@ -354,7 +354,8 @@ def war_expected_net(w: WarWager, round_: WarRound, table: WarTable) -> int:
 
 @settings(max_examples=150, deadline=None)
 @given(war_cases())
-def test_war_settlement_conserves_money(case: tuple[WarTable, list[WarWager], int, dict]) -> None:
+def test_war_settlement_conserves_money(
+        case: tuple[WarTable, list[WarWager], int, dict[tuple[int, str], Choice]]) -> None:
     table, wagers, seed, choices = case
     round_ = play_war(wagers, seed, choices)
     settled = settle_war(round_, table)

@@ -121,7 +121,7 @@ def test_a_round_deals_to_completion_and_settles_every_bet(game: Game[Any, Any],
     closing = game.close_betting(opened, bets, table, game.payout_option(table))
     assert dict(closing.bets) == bets and closing.reductions == ()
     play, placed = deal(game, closing.play, shoe(seed))
-    with pytest.raises(NotAllowed, match="when the rules say stand|after the round was complete"):
+    with pytest.raises(NotAllowed, match=r"when the rules say stand|after the round was complete"):
         play.place(FULL_DECK[0])  # no card once the round is complete
     result = play.result()
     by_position: dict[str, list[Card]] = {}
@@ -154,14 +154,14 @@ def test_a_play_is_a_value_the_same_cards_give_the_same_round(game: Game[Any, An
 def test_a_round_is_not_decided_before_it_is_complete(game: Game[Any, Any]) -> None:
     table = game.default_table()
     play = game.close_betting(game.open_round(), layout(game), table, game.payout_option(table)).play
-    with pytest.raises(NotAllowed, match="^the round is not complete: "):
+    with pytest.raises(NotAllowed, match=r"^the round is not complete: "):
         play.result()
 
 
 def test_choices_only_where_the_game_offers_them(game: Game[Any, Any]) -> None:
     table = game.default_table()
     play = game.close_betting(game.open_round(), layout(game), table, game.payout_option(table)).play
-    with pytest.raises(NotAllowed, match="has no 'war' decision|nobody on box 1 has a war-or-surrender decision"):
+    with pytest.raises(NotAllowed, match=r"has no 'war' decision|nobody on box 1 has a war-or-surrender decision"):
         play.decide("1", "", game.choices[0] if game.choices else "war")
 
 

@@ -51,7 +51,7 @@ def test_burn_count_uses_burn_values_not_baccarat_values() -> None:
 
 def test_no_round_before_the_burn_is_complete() -> None:
     shoe = ShoeProgress.new_shoe()
-    with pytest.raises(ShoeProcedureError, match="cannot start a round now: .*expose the first card"):
+    with pytest.raises(ShoeProcedureError, match=r"cannot start a round now: .*expose the first card"):
         shoe.after_round_started()
     shoe = shoe.first_card_exposed(parse_card("3S")).card_burned()
     with pytest.raises(ShoeProcedureError, match="burn 2 cards"):
@@ -59,7 +59,7 @@ def test_no_round_before_the_burn_is_complete() -> None:
     ready = burned_in("3S")
     with pytest.raises(ShoeProcedureError, match=r"^cannot burn a card now: the shoe is in phase ready \(deal\)$"):
         ready.card_burned()
-    with pytest.raises(ShoeProcedureError, match="^cannot expose the first card now: the shoe is in phase ready"):
+    with pytest.raises(ShoeProcedureError, match=r"^cannot expose the first card now: the shoe is in phase ready"):
         ready.first_card_exposed(parse_card("4S"))
 
 
@@ -76,7 +76,7 @@ def test_cut_card_during_a_round_means_one_more_round() -> None:
     shoe = shoe.round_completed()
     assert shoe.is_shoe_end and shoe.instruction() == "shoe finished: shuffle"
     assert (shoe.rounds_started, shoe.rounds_completed, shoe.cut_card_round) == (4, 4, 2)
-    with pytest.raises(ShoeProcedureError, match="^cannot start a round now: the shoe is in phase ended"):
+    with pytest.raises(ShoeProcedureError, match=r"^cannot start a round now: the shoe is in phase ended"):
         shoe.after_round_started()
 
 
@@ -131,7 +131,7 @@ def test_cut_card_reports_out_of_place_are_refused() -> None:
         ready.cut_card_seen(mid_round=False).cut_card_seen(mid_round=False)
     with pytest.raises(ShoeProcedureError, match="between rounds while the shoe is in phase expose"):
         ShoeProgress.new_shoe().cut_card_seen(mid_round=False)  # still exposing
-    with pytest.raises(ShoeProcedureError, match="^rounds_after_cut must be a whole number 0 or more, got -1$"):
+    with pytest.raises(ShoeProcedureError, match=r"^rounds_after_cut must be a whole number 0 or more, got -1$"):
         ShoeProgress.new_shoe(rounds_after_cut=-1)
 
 
@@ -168,7 +168,7 @@ def test_a_second_cutting_card_between_rounds_ends_the_shoe_at_once() -> None:
 def test_continuous_shuffler_has_no_burn_no_cut_card_and_no_end() -> None:
     shoe = ShoeProgress.new_shoe(ShoeMode.CONTINUOUS)
     assert shoe.phase is ShoePhase.READY and shoe.instruction() == "deal"
-    with pytest.raises(ShoeProcedureError, match="^cannot expose the first card now: the shoe is in phase ready"):
+    with pytest.raises(ShoeProcedureError, match=r"^cannot expose the first card now: the shoe is in phase ready"):
         shoe.first_card_exposed(parse_card("9S"))
     for _ in range(500):
         shoe = play_round(shoe)
@@ -182,7 +182,7 @@ EVENTS = st.sampled_from(["expose", "burn", "start", "complete", "cut_mid", "cut
 
 
 @given(st.lists(st.tuples(EVENTS, st.sampled_from(list(Rank))), max_size=60), st.integers(0, 3))
-def test_any_sequence_of_events_keeps_the_shoe_consistent(events: list, after_cut: int) -> None:
+def test_any_sequence_of_events_keeps_the_shoe_consistent(events: list[tuple[str, Rank]], after_cut: int) -> None:
     """Whatever events arrive, in whatever order: a refused event never changes the state
     (the procedure is a value, so the machine can keep it while refusing), rounds are
     started before they are completed, no more cards are burned than the exposed card calls

@@ -14,13 +14,13 @@ CHIPS = Chips((25, 100, 500))
 
 
 def baccarat(**changes: Any) -> BaccaratTable:
-    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
+    options: dict[str, Any] = {"variant": "mini", "boxes": 7, "min_bet": 100, "max_bet": 10_000, "chips": CHIPS}
     options.update(changes)
     return BaccaratTable(**options)
 
 
 def war(**changes: Any) -> WarTable:
-    options: dict[str, Any] = dict(boxes=7, min_bet=100, max_bet=10_000, chips=CHIPS)
+    options: dict[str, Any] = {"boxes": 7, "min_bet": 100, "max_bet": 10_000, "chips": CHIPS}
     options.update(changes)
     return WarTable(**options)
 
@@ -80,8 +80,10 @@ def test_impossible_baccarat_options_name_the_field(changes: dict[str, object], 
 
 
 def test_region_caps_and_differential_modes_go_by_the_configurations_words() -> None:
-    assert baccarat(region_cap="table_total").region_cap is RegionCap.TABLE_TOTAL is RegionCap.ALL_PLAYERS
-    assert baccarat(region_cap="player_total").region_cap is RegionCap.PLAYER_TOTAL is RegionCap.EACH_PLAYER
+    assert baccarat(region_cap="table_total").region_cap is RegionCap.TABLE_TOTAL
+    assert baccarat(region_cap="player_total").region_cap is RegionCap.PLAYER_TOTAL
+    # The rule's words are aliases of the configuration's (one member each, two names).
+    assert RegionCap("table_total") is RegionCap.ALL_PLAYERS and RegionCap("player_total") is RegionCap.EACH_PLAYER
     assert [cap.value for cap in RegionCap] == ["none", "table_total", "player_total"]
     assert baccarat().differential_reduction is DifferentialMode.AUTOMATIC
     assert baccarat(differential_reduction="supervisor").differential_reduction is DifferentialMode.SUPERVISOR
@@ -109,8 +111,8 @@ def test_tie_pays_seven_is_refused_with_a_readable_message() -> None:
 @pytest.mark.parametrize(
     "denominations", [(), (0, 5), (25, 25), (100, 250), (5, 2.5)]
 )
-def test_chip_sets_that_cannot_pay_exactly_are_refused(denominations: tuple) -> None:
-    with pytest.raises(TableOptionError, match="^chips: ") as caught:
+def test_chip_sets_that_cannot_pay_exactly_are_refused(denominations: tuple[int, ...]) -> None:
+    with pytest.raises(TableOptionError, match=r"^chips: ") as caught:
         Chips(denominations)
     assert caught.value.field == "chips"
 

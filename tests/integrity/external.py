@@ -23,9 +23,10 @@ class Station:
     """A real ``station run`` whose shoe and shuffler are simulated in this process on ptys,
     driven from the dealer's side through the control socket. ``equipment`` is the shuffler's
     mode: ``continuous`` (the shoe deals from its pool) or ``batch`` (the set is loaded by the
-    test: :meth:`shuffle_set`, :meth:`fill_shoe`)."""
+    test: :meth:`shuffle_set`, :meth:`fill_shoe`). ``extra`` is appended to its configuration
+    (a [floor] section, more users)."""
 
-    def __init__(self, directory: Path, equipment: str = "continuous") -> None:
+    def __init__(self, directory: Path, equipment: str = "continuous", extra: str = "") -> None:
         self.directory = directory
         self.pool = CardPool.of_decks(6, seed=3)
         self.shuffler = start_simulator("shuffler", mode=equipment, decks=6,
@@ -51,7 +52,7 @@ chips = [100, 500, 1000]
 url = "{self.shoe.url}"
 [devices.shuffler]
 url = "{self.shuffler.url}"
-""" + control_section(self.socket, DEALER, SUPERVISOR))
+""" + control_section(self.socket, DEALER, SUPERVISOR) + extra)
         self.process = start_station_run(config, directory, directory / "station.log")
 
     def ctl(self, command: str, args: dict[str, Any] | None = None, token: str = DEALER) -> Any:

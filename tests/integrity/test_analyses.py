@@ -16,9 +16,10 @@ from station.analysis.war_odds import analyse_war
 from station.cards import FULL_DECK, Card, Rank, ShoeComposition, Suit, parse_card
 from station.core import outputs as out
 from station.core.options import CoreOptions
+from station.core.rounds import RoundId
 from station.games.baccarat.rules import Hand, next_hand, result_of
+from station.games.deck_check import judge_counts
 from station.integrity import order, repeat, stats
-from station.integrity.deck import judge_counts
 from station.integrity.edges import fast_count_rounds, house_edges, offered_wagers
 from station.integrity.monitor import IntegrityMonitor
 
@@ -173,7 +174,7 @@ def feed_shoe(monitor: IntegrityMonitor, number: int, cards: list[Card], with_ed
     findings = monitor.feed(out.CardsAccounted(number, "", "start", tuple(start), left(), 8))
     for n, (dealt, outcome) in enumerate(rounds, start=1):
         comp.remove_all(dealt)
-        rid = f"{number}-{n}"
+        rid = RoundId(number, n)
         monitor.feed(out.RoundSettled(rid, "baccarat", (), (), outcome, False, False, False, (), 0))
         findings += monitor.feed(out.CardsAccounted(number, rid, "round", tuple(dealt),
                                                     left() if with_edges else (), 8, shoe_over=n == len(rounds)))
@@ -227,7 +228,7 @@ def test_new_deck_order_and_a_repeated_shoe_are_alarms() -> None:
     assert not [f for f in feed_shoe(monitor, 2, shuffled, with_edges=False) if f.severity == "alarm"]
     again = feed_shoe(monitor, 3, shuffled, with_edges=False)
     assert [f.code for f in again if f.severity == "alarm"] == ["shoe_repeated"]
-    assert "repeats shoe 2" in [f for f in again if f.code == "shoe_repeated"][0].detail
+    assert "repeats shoe 2" in next(f for f in again if f.code == "shoe_repeated").detail
 
 
 def test_a_tie_rich_end_of_shoe_is_an_advantage_situation() -> None:

@@ -217,7 +217,7 @@ def test_the_monitor_catches_up_from_the_journal_and_raises_nothing_twice(tmp_pa
         service.stop()
         head = loop.journal.head()[0]
     with CoreLoop(journal, options) as loop:
-        again = IntegrityService(lambda event: posted.append(event), options, IntegritySettings(), journal, head)
+        again = IntegrityService(posted.append, options, IntegritySettings(), journal, head)
         again.start()
         assert again.caught_up.wait(10) and again.wait_idle(10)
         again.stop()

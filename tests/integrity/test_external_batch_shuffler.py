@@ -18,6 +18,8 @@ from station.cards import FULL_DECK, Card
 
 from .external import Station
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 
 def a_set(seed: int) -> list[Card]:
     cards = [card for _ in range(6) for card in FULL_DECK]

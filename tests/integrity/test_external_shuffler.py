@@ -14,6 +14,8 @@ from station.service.control import ControlError
 
 from .external import SUPERVISOR, Station
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 
 @pytest.fixture
 def station(tmp_path: Path) -> Iterator[Station]:

@@ -15,8 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from station.cards import FULL_DECK, Card, Rank, Suit, parse_card
 from station.games.baccarat.rules import Hand, next_hand
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 REPO = Path(__file__).resolve().parents[2]
 BATCH = REPO / "config" / "examples" / "batch-shuffler.toml"
@@ -39,7 +43,8 @@ def demo(tmp: Path, cards: list[str], *args: str, config: Path | None = None) ->
 
 
 def alerts(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [a for shoe in report["shoes"] for a in shoe["alerts"]] + report["other_alerts"]
+    found: list[dict[str, Any]] = [a for shoe in report["shoes"] for a in shoe["alerts"]] + report["other_alerts"]
+    return found
 
 
 def shuffled(seed: int, decks: int = 8) -> list[Card]:
@@ -76,7 +81,7 @@ def test_a_card_duplicated_beyond_the_decks_stops_the_round_with_an_alarm(tmp_pa
     rest = [c for c in cards if c != parse_card("KH")]
     for position in range(6, 6 + 3 * 9, 3):  # nine Kings of hearts early in the shoe: one too many
         rest.insert(position, kings[0])
-    code, lines, report = demo(tmp_path, with_cut(rest))
+    code, _lines, report = demo(tmp_path, with_cut(rest))
     assert code == 1
     codes = [a["code"] for a in alerts(report)]
     assert codes[0] == "card_beyond_decks" and alerts(report)[0]["detail"].startswith("KH read once more")

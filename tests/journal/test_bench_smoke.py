@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "journal.py"
 
 

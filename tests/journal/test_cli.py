@@ -15,6 +15,8 @@ from station.cli.main import main
 from station.journal import Journal, canonical_json
 from station.journal.verify import verify
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 
 def station(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -23,6 +23,8 @@ import pytest
 from station.journal import Journal
 from station.journal.verify import verify
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 WRITER = Path(__file__).with_name("crash_writer.py")
 
 

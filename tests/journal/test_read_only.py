@@ -20,17 +20,18 @@ from pathlib import Path
 import pytest
 
 from station.journal import Journal
-from station.journal.store import JournalError, JournalReader
+from station.journal.store import SCHEMA_VERSION, JournalError, JournalReader
 
-SETPRIV = shutil.which("setpriv")
+from ..as_nobody import AS_NOBODY, skip_unless_nobody_can_run
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 
 def _as_reader(*args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "station", *args]
-    if os.geteuid() == 0:
-        if SETPRIV is None:
-            pytest.skip("as root the read-only modes do not bind; needs setpriv to run as nobody")
-        command = [SETPRIV, "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command]
+    if os.geteuid() == 0:  # as root the read-only modes do not bind
+        skip_unless_nobody_can_run()
+        command = [*AS_NOBODY, *command]
     return subprocess.run(command, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
 
@@ -100,7 +101,7 @@ def test_a_newer_schema_is_named_without_advice_to_migrate(tmp_path: Path) -> No
     with pytest.raises(JournalError) as raised:
         JournalReader(path)
     message = str(raised.value)
-    assert "schema version 99, newer than this station reads (1)" in message
+    assert f"schema version 99, newer than this station reads ({SCHEMA_VERSION})" in message
     assert "migrate" not in message
     result = subprocess.run([sys.executable, "-m", "station", "journal", "verify", "--journal", str(path)],
                             capture_output=True, text=True, timeout=60)

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from station.cards import parse_card
-from station.events import CardDrawn, event_from_dict, event_to_dict
+from station.event_codec import event_from_dict, event_to_dict
+from station.events import CardDrawn
 from station.journal import (
     GENESIS_HASH,
     Journal,
@@ -142,13 +143,13 @@ def test_the_directory_is_fsynced_once_the_wal_file_exists(path: Path, monkeypat
     Journal(path).close()
     assert not Path(f"{path}-wal").exists()
     synced: list[bool] = []
-    real = store._fsync_directory
+    real = store.fsync_directory
 
     def spy(directory: Path) -> None:
         synced.append(directory == path.parent and Path(f"{path}-wal").exists())
         real(directory)
 
-    monkeypatch.setattr(store, "_fsync_directory", spy)
+    monkeypatch.setattr(store, "fsync_directory", spy)
     with Journal(path) as journal:
         journal.append("E", {})
     assert synced == [True]
@@ -369,6 +370,7 @@ def test_a_second_writer_is_refused_at_once_naming_the_holder(path: Path) -> Non
     assert lock_path(path).exists() and not (path.parent / "README.md.lock").exists()
 
 
+@pytest.mark.e2e
 def test_the_writer_lock_is_released_when_the_holder_dies(path: Path) -> None:
     """A SIGKILLed station leaves no stale lock: the kernel drops a flock with its process."""
     child = subprocess.Popen([sys.executable, "-c", (

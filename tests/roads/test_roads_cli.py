@@ -12,6 +12,8 @@ from station.cli.commands.roads import parse_results
 from station.cli.main import main
 from station.roads.results import RoadsInputError
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 
 def test_letters_any_case_and_bad_letters_refused_with_position() -> None:
     assert [r.outcome for r in parse_results("bP t,B")] == ["B", "P", "T", "B"]

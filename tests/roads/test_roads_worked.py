@@ -237,7 +237,7 @@ def test_the_current_streak_is_the_last_sides() -> None:
 def test_bad_letters_and_totals_are_refused() -> None:
     with pytest.raises(RoadsInputError, match=r"^unknown result 'Q': use B \(Banker\), P \(Player\) or T \(Tie\)$"):
         as_record("Q")
-    with pytest.raises(RoadsInputError, match="^player_total must be a point count 0-9, got 10$"):
+    with pytest.raises(RoadsInputError, match=r"^player_total must be a point count 0-9, got 10$"):
         ResultRecord("B", player_total=10)
     assert as_record(Outcome.TIE) == ResultRecord("T")
 
@@ -245,9 +245,9 @@ def test_bad_letters_and_totals_are_refused() -> None:
 def test_a_refused_result_changes_nothing() -> None:
     board = Scoreboard("BPT")
     before = board.roads()
-    with pytest.raises(RoadsInputError, match="^unknown result 'X'"):
+    with pytest.raises(RoadsInputError, match=r"^unknown result 'X'"):
         board.add("X")
-    with pytest.raises(RoadsInputError, match="^banker_total must be a point count 0-9, got True$"):
+    with pytest.raises(RoadsInputError, match=r"^banker_total must be a point count 0-9, got True$"):
         board.add(ResultRecord("B", banker_total=True))
     assert board.roads() == before
 

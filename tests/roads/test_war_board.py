@@ -48,11 +48,11 @@ def test_war_board_keeps_ten_results_per_box_by_default() -> None:
 
 @pytest.mark.parametrize("keep", [0, -1])
 def test_war_board_keeps_at_least_one_result(keep: int) -> None:
-    with pytest.raises(ValueError, match="^keep must be at least 1$"):
+    with pytest.raises(ValueError, match=r"^keep must be at least 1$"):
         WarBoard(keep=keep)
 
 
 @pytest.mark.parametrize("box", [0, -2, "1"])
 def test_war_board_boxes_are_positive_numbers(box: object) -> None:
-    with pytest.raises(RoadsInputError, match="^box must be a positive number, got "):
+    with pytest.raises(RoadsInputError, match=r"^box must be a positive number, got "):
         WarBoard().add({box: "win"})  # type: ignore[dict-item]  # a wrong box on purpose

@@ -27,6 +27,7 @@ import pytest
 from drivers.simulators import CUT_CARD, RunningSimulator, shuffled_shoe, start_simulator
 from station.service.control import ControlError, request
 
+from ..small_disk import small_disk_in
 from ..station_run import control_section, start_station_run
 
 DEALER_TOKEN = "dealer-token-for-tests"
@@ -43,16 +44,20 @@ class ExternalTable:
     def __init__(self, directory: Path, *, game: str = "baccarat", variant: str = "mini", decks: int = 8,
                  dealing_style: str = "A", boxes: int = 7, seed: int = 7,
                  bets: dict[str, int] | None = None, players_per_box: int = 3, web_port: int = 0,
-                 table_extra: str = "") -> None:
+                 table_extra: str = "", protocol_version: int | None = None,
+                 display_options: dict[str, Any] | None = None) -> None:
         self.directory = directory
         self.game = game
         self.decks = decks
         self.seed = seed
         default_bets = {"war": 1000, "tie": 500} if game == "war" else {"banker": 2000, "player": 1000}
         self.bets = bets if bets is not None else default_bets
-        self.shoe: RunningSimulator = start_simulator("shoe", directory=str(directory))
-        self.display: RunningSimulator = start_simulator("display", directory=str(directory))
-        self.buttons: RunningSimulator = start_simulator("buttonbox", directory=str(directory))
+        # Every device speaks protocol_version (the current one when None), as devices built to
+        # that version of their documents do.
+        version = {"directory": str(directory), "protocol_version": protocol_version}
+        self.shoe: RunningSimulator = start_simulator("shoe", version)
+        self.display: RunningSimulator = start_simulator("display", version, **(display_options or {}))
+        self.buttons: RunningSimulator = start_simulator("buttonbox", version)
         self.socket = directory / "control.sock"
         self.journal = directory / "journal.sqlite3"
         self.config = directory / "station.toml"
@@ -150,7 +155,7 @@ port = {self.web_port or 8080}
         return reply.get("result")
 
     def status(self) -> dict[str, Any]:
-        return self.ctl("status")
+        return dict(self.ctl("status"))
 
     def wait_change(self, before: tuple[str, str], timeout: float = 15.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -254,3 +259,10 @@ def external_table(tmp_path: Path) -> Iterator[Callable[..., ExternalTable]]:
     yield make
     for table in tables:
         table.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MB file system for a journal to fill (root only: skipped elsewhere)."""
+    with small_disk_in(tmp_path) as mount:
+        yield mount

@@ -14,15 +14,21 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from drivers.codec import display as wire
 from station.cards import parse_card
+
+from ..waiting import wait_until
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 SUPERVISOR = "supervisor-token-for-tests"
 PAUSED = "Round paused \u2014 please wait"
 
 
 def shoe_done(status: dict[str, Any]) -> bool:
-    return status["state"] == "shuffling" and status["expecting"].startswith("shoe finished")
+    return bool(status["state"] == "shuffling" and status["expecting"].startswith("shoe finished"))
 
 
 def settled(table: Any) -> list[dict[str, Any]]:
@@ -31,13 +37,6 @@ def settled(table: Any) -> list[dict[str, Any]]:
     return [r for r in recall(table) if r.get("result") and not r["in_progress"]]
 
 
-def wait_until(predicate: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"not within {timeout} s: {what}")
 
 
 def test_the_board_stays_true_through_a_whole_shoe(external_table: Any) -> None:
@@ -134,7 +133,7 @@ def test_every_casino_war_result_reaches_the_board(external_table: Any) -> None:
     outcomes = set()
     for record in rounds:
         message = shown[int(record["round_id"].split("-")[1])]
-        dealt = dict((position, code) for position, code in record["result"]["dealt"])
+        dealt = dict(record["result"]["dealt"])
         assert message.dealer_card == parse_card(dealt["dealer"])
         assert [(b.box, b.card.code) for b in message.boxes] == sorted(
             (int(p.split()[1]), code) for p, code in record["result"]["dealt"] if p.startswith("box "))

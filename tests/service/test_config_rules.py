@@ -24,7 +24,7 @@ def test_players_per_box_defaults_by_variant(tmp_path: Path) -> None:
     assert full.table.players_per_box == 1  # 5.7, no longer set by hand
     assert load_config(config(tmp_path, '[table]\nvariant = "midi"\nboxes = 9\n')).config.table.players_per_box == 3
     assert load_config(config(tmp_path, '[table]\ngame = "war"\n')).config.table.players_per_box == 3
-    with pytest.raises(ConfigError, match="table.players_per_box: full baccarat seats exactly 1 player"):
+    with pytest.raises(ConfigError, match=r"table.players_per_box: full baccarat seats exactly 1 player"):
         load_config(config(tmp_path, '[table]\nvariant = "full"\nboxes = 14\nplayers_per_box = 3\n'))
 
 

@@ -10,9 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from station.journal import Journal
 from station.service.config import load_config
 from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "config" / "station.toml"

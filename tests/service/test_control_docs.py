@@ -31,3 +31,16 @@ def test_the_examples_are_command_lines_station_ctl_accepts() -> None:
         words = shlex.split(line.split("#")[0])[1:]
         args = build_parser("ctl").parse_args(words)
         assert args.ctl_command
+
+
+def test_every_folded_warning_is_documented_with_its_interval(tmp_path: Path) -> None:
+    """Role denials are folded like failed sign-ins (one line per interval, with the count held
+    back): docs/control.md says so for both, with the interval the socket uses."""
+    from station.service.control import Authenticator, ControlServer
+
+    server = ControlServer(tmp_path / "c.sock", Authenticator([]), {})
+    for event, throttle in (("control_refused", server._denial_warnings),
+                            ("control_authentication_failed", server._auth_warnings)):
+        bullet = next((b for b in DOC.split("\n- ") if f"`{event}`" in b), "")
+        assert f"one line per {throttle.interval_s:g} s" in " ".join(bullet.split()), event
+        assert "similar_since_last" in bullet, event

@@ -89,6 +89,12 @@ BAD_REQUESTS = {
                                     "args: must be an object"),
     "NaN": (b'{"token": "dealer-secret", "command": "bet", "args": {"amount": NaN}}\n', "request: NaN is not a number"),
     "not JSON": (b"bet banker 2000\n", "request: not a JSON object"),
+    # A JSON parser keeps the last of two equal keys: the station must not guess which was meant.
+    "a second command": (b'{"token": "super-secret", "command": "status", "command": "resume"}\n',
+                         "command: given twice"),
+    "a second token": (b'{"token": "guess", "command": "status", "token": "dealer-secret"}\n', "token: given twice"),
+    "an argument given twice": (b'{"token": "dealer-secret", "command": "bet", "args": {"box": "1", "player": "P1", '
+                                b'"region": "tie", "amount": 500, "amount": 50000}}\n', "amount: given twice"),
 }
 
 
@@ -123,7 +129,8 @@ def test_strangers_learn_nothing_about_the_commands(table: Table) -> None:
     reply = request(table.server.path, "guess", "format-disk")
     assert reply == {"ok": False, "error": "unknown token"}
     known = request(table.server.path, DEALER, "format-disk")["error"]
-    assert "dora may use: action, bet, status" in known and "payout-option" not in known
+    assert "dora may use: action, bet, confirm-payouts, dealer, status, withdraw" in known
+    assert "payout-option" not in known
 
 
 def test_failed_authentications_are_counted_and_logged_once_per_interval(table: Table, capsys: Any) -> None:

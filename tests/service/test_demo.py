@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
 
 from station.cards import parse_card
 from station.games.baccarat.rules import result_of
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,6 +31,11 @@ def records(out: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+def untimed(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without the time it was written (``test_json_records_carry_the_time...``)."""
+    return {key: value for key, value in record.items() if key != "time"}
+
+
 def test_full_eight_deck_shoe_json() -> None:
     run = demo("--shoes", "1", "--fast", "--json", "--seed", "3")
     assert run.returncode == 0, run.stderr[-2000:]
@@ -30,7 +43,7 @@ def test_full_eight_deck_shoe_json() -> None:
     shoe, *rounds, end, summary = lines
     assert shoe["type"] == "shoe" and shoe["shoe"] == 1
     assert len(shoe["burned"]) == parse_card(shoe["exposed"]).rank.pip
-    assert end == {"type": "shoe_end", "shoe": 1, "rounds": len(rounds)}
+    assert untimed(end) == {"type": "shoe_end", "shoe": 1, "rounds": len(rounds)}
     assert 70 <= len(rounds) <= 90  # 416 cards less the burn and the 15 behind the cut card
     seen = [shoe["exposed"], *shoe["burned"]]
     house = 0
@@ -55,7 +68,7 @@ def test_stacked_shoe_and_bets(tmp_path: Path) -> None:
     run = demo("--shoe-file", str(shoe), "--fast", "--json", "--bet", "banker=2000", "--bet", "tie=1000")
     assert run.returncode == 0, run.stderr[-2000:]
     lines = records(run.stdout)
-    assert lines[0] == {"type": "shoe", "shoe": 1, "exposed": "3C", "burned": ["AS", "2S", "3S"]}
+    assert untimed(lines[0]) == {"type": "shoe", "shoe": 1, "exposed": "3C", "burned": ["AS", "2S", "3S"]}
     first, second, third = (r for r in lines if r["type"] == "round")
     assert (first["player"], first["banker"], first["outcome"]) == (["9H", "2D"], ["KS", "8C"], "banker")
     assert {(b["region"], b["stake"], b["net"]) for b in first["bets"]} == {
@@ -65,7 +78,7 @@ def test_stacked_shoe_and_bets(tmp_path: Path) -> None:
     assert (second["outcome"], second["player_pair"]) == ("player", True)
     assert (third["player"], third["banker"], third["outcome"]) == (["4C", "5C"], ["5H", "4D"], "tie")
     assert {(b["region"], b["net"]) for b in third["bets"]} == {("banker", 0), ("tie", 8000)}
-    assert lines[-2] == {"type": "shoe_end", "shoe": 1, "rounds": 3}
+    assert untimed(lines[-2]) == {"type": "shoe_end", "shoe": 1, "rounds": 3}
 
 
 def test_dealing_ahead_reads_a_tie_off_the_cards_and_leaves_the_carried_bets(tmp_path: Path) -> None:
@@ -93,12 +106,75 @@ def test_dealing_ahead_reads_a_tie_off_the_cards_and_leaves_the_carried_bets(tmp
     assert '"dealt_ahead"' in run.stderr and '"last_outcome": "tie"' in run.stderr  # read off the cards
 
 
+def test_dealing_ahead_under_style_c_turns_each_round_before_the_next() -> None:
+    """Style C (cards turned at the end): at --fast the dealer deals whole rounds in one go,
+    and presses reveal after each round's cards, before it clears the layout for the next."""
+    run = demo("-c", str(REPO / "config" / "examples" / "midi-baccarat.toml"), "--rounds", "40", "--fast", "--json")
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = records(run.stdout)
+    assert len([r for r in lines if r["type"] == "round"]) == 40
+    assert not [r for r in lines if r["type"] == "refused"]
+
+
+@pytest.mark.parametrize("example", ["station.toml", "examples/casino-war.toml"])
+def test_a_human_pace_demo_says_each_round_as_it_is_dealt_at_the_tables_time(tmp_path: Path, example: str) -> None:
+    """A line per round while the demo runs (not all at the end), each at its time in the
+    table's zone, the money in the table's currency; then the summary with the same times."""
+    text = (REPO / "config" / example).read_text()
+    text = re.sub(r"(?m)^pace_ms = .*$", "", text)
+    text = re.sub(r"(?m)^\[dealer\]$", "[dealer]\npace_ms = 100", text)
+    text = re.sub(r"(?m)^timezone = .*$", "", text)
+    text = re.sub(r"(?m)^\[table\]$", '[table]\ntimezone = "Asia/Tokyo"', text)
+    config = tmp_path / "table.toml"
+    config.write_text(text)
+    tokyo = ZoneInfo("Asia/Tokyo")
+    proc = subprocess.Popen([sys.executable, "-m", "station", "demo", "-c", str(config), "--rounds", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not (lines and " round 1-1: " in lines[-1]):
+            line = proc.stdout.readline()
+            assert line, f"the demo ended before its first round: {proc.communicate(timeout=60)}"
+            lines.append(line)
+        assert proc.poll() is None  # said while the other three rounds are still to be dealt
+        said = datetime.strptime(lines[-1][:8], "%H:%M:%S").time()
+        now = datetime.now(tokyo)
+        assert abs(datetime.combine(now.date(), said, tokyo) - now) < timedelta(minutes=2)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err[-2000:]
+    rounds = [line for line in lines + out.splitlines() if re.match(r"^\d\d:\d\d:\d\d  round 1-\d+: ", line)]
+    assert len(rounds) == 4
+    currency = "EUR" if example == "station.toml" else ""
+    assert all(re.search(rf"; house [+-]?[\d,]+\.\d\d{' ' + currency if currency else ''}$", r) for r in rounds), rounds
+    assert re.search(r"(?m)^dealt \d{4}-\d\d-\d\d \d\d:\d\d:\d\d JST to \d\d:\d\d:\d\d JST$", out), out
+
+
+def test_json_records_carry_the_time_in_the_tables_zone(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text((REPO / "config" / "station.toml").read_text().replace(
+        'timezone = "Europe/Vienna"', 'timezone = "Asia/Tokyo"'))
+    run = demo("-c", str(config), "--rounds", "3", "--fast", "--json")
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = records(run.stdout)
+    now = datetime.now(ZoneInfo("Asia/Tokyo"))
+    for record in lines[:-1]:
+        moment = datetime.fromisoformat(record["time"])
+        assert moment.utcoffset() == timedelta(hours=9) and abs(moment - now) < timedelta(minutes=5), record
+    summary = lines[-1]
+    assert summary["type"] == "summary" and summary["first"] <= summary["last"]
+    assert summary["first"].endswith("+09:00")
+
+
 def test_refused_bets_are_reported() -> None:
     # 1000 on Banker cannot be paid exactly in chips of 100 at 0.95 (5.12); 500 is below the minimum.
     run = demo("--rounds", "1", "--fast", "--json", "--bet", "banker=1000", "--bet", "tie=500")
     assert run.returncode == 0, run.stderr[-2000:]
     refused = [r for r in records(run.stdout) if r["type"] == "refused"]
-    assert any("Banker bet of 1000" in r["reason"] for r in refused)
+    assert any("Banker bet of 10.00 EUR" in r["reason"] for r in refused)
     assert any("minimum" in r["reason"] for r in refused)
 
 
@@ -157,13 +233,22 @@ def test_a_dealer_who_cannot_go_on_stops_the_demo_with_the_reason(tmp_path: Path
     assert "stopped early" in run.stderr and "the shoe is empty" in run.stderr
 
 
-def test_a_station_with_threads_already_running_starts_its_table_in_a_fresh_interpreter() -> None:
-    """Forking a process with threads is unsafe; the table then starts by spawning instead."""
+def test_a_station_with_threads_already_running_starts_its_table_in_a_fresh_interpreter(tmp_path: Path) -> None:
+    """Forking a process with threads is unsafe; the table then starts by spawning instead.
+
+    The fresh interpreter logs as the station does (to stderr under ``--json``): a dead
+    table's folder, which the new table removes and says so, leaves stdout all JSON records."""
+    dead_table = tmp_path / "station-sim-dead"
+    dead_table.mkdir()
+    (dead_table / "table.lock").touch()  # nobody holds it: what a killed table leaves
     code = ("import sys, threading, time\n"
             "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
             "from station.cli.main import main\n"
             "sys.exit(main(['demo', '--rounds', '2', '--fast', '--json', '-v']))\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
     assert run.returncode == 0, run.stderr[-2000:]
     assert '"method": "spawn"' in run.stderr
+    assert "simulated_table_leftovers_removed" in run.stderr
+    assert not dead_table.exists()
     assert len([r for r in records(run.stdout) if r["type"] == "round"]) == 2

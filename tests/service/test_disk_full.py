@@ -7,54 +7,26 @@ fills the file system to the last byte while it deals, then frees it.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from station.core.loop import JOURNAL_RETRY_S
 from station.service.control import request
+
+from ..small_disk import fill
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "supervisor-token-for-disk-test"
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    mount = tmp_path / "small"
-    mount.mkdir()
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("making a small file system (a tmpfs) needs root; CI runs as root")
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def _fill(folder: Path) -> Path:
-    """Write zeros until the file system has no byte left (the write that fails is the proof)."""
-    filler = folder / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC, exc
-    finally:
-        os.close(fd)
-    return filler
 
 
 def _status(socket: Path) -> dict[str, Any]:
@@ -77,9 +49,11 @@ def test_a_full_disk_stops_the_table_loses_nothing_and_it_goes_on_when_space_ret
     journal = small_disk / "journal.sqlite3"
     socket = tmp_path / "control.sock"
     config = tmp_path / "station.toml"
-    user = f'\n[[control.users]]\nname = "sam"\nrole = "supervisor"\ntoken_sha256 = "{hash_token(TOKEN)}"\n'
+    user = f'\n[[control.users]]\nname = "disk-tech"\nrole = "supervisor"\ntoken_sha256 = "{hash_token(TOKEN)}"\n'
+    # No low-space warning by threshold (0 MB): only the failed write can tell that the disk is full.
     config.write_text((ROOT / "config" / "station.toml").read_text().replace("pace_ms = 1500", "pace_ms = 20")
-                      .replace('socket = ""', f'socket = "{socket}"') + user)
+                      .replace('socket = ""', f'socket = "{socket}"')
+                      .replace('log_level = "info"', 'log_level = "info"\ndisk_warning_mb = 0') + user)
     log = tmp_path / "station.log"
     with log.open("w") as out:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "RUNTIME_DIRECTORY": str(tmp_path / "run")}
@@ -87,11 +61,15 @@ def test_a_full_disk_stops_the_table_loses_nothing_and_it_goes_on_when_space_ret
                                     str(journal)], stdout=out, stderr=subprocess.STDOUT, env=env)
     try:
         assert _wait(lambda: socket.exists() and _status(socket)["round"] is not None, 30), log.read_text()[-2000:]
-        filler = _fill(small_disk)
+        filler = fill(small_disk)
         assert _wait(lambda: not _status(socket)["journal_writable"], 20), log.read_text()[-2000:]
         stopped = _status(socket)
         assert "full" in stopped["journal_error"]
-        time.sleep(1.0)
+        # Looked at when the write failed, not at the next timed look (30 s later).
+        assert stopped["disk"] == {"free_mb": 0, "low": True}
+        # Not a wait for readiness but a window to watch: two of the loop's retries of the
+        # write, during which the station must neither exit nor move.
+        time.sleep(2 * JOURNAL_RETRY_S)
         assert station.poll() is None  # never exits on it
         assert _status(socket)["round"] == stopped["round"]  # nothing moves while nothing can be journaled
         filler.unlink()
@@ -105,6 +83,7 @@ def test_a_full_disk_stops_the_table_loses_nothing_and_it_goes_on_when_space_ret
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     events = [line["event"] for line in lines]
     assert "core.journal_unwritable" in events and "core.journal_writable" in events
+    assert "disk_space_low" in events
     verified = subprocess.run([sys.executable, "-m", "station", "journal", "verify", "--journal", str(journal)],
                               capture_output=True, text=True, timeout=60)
     assert verified.returncode == 0 and "intact" in verified.stdout, verified.stdout + verified.stderr

@@ -21,6 +21,10 @@ from typing import Any
 
 import pytest
 
+from ..waiting import wait_until
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 DECKS = 8
 
@@ -37,23 +41,39 @@ def _kill_and_restart(tmp_path: Path, kills: int, seed: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RUNTIME_DIRECTORY": str(tmp_path / "run")}
     chance = random.Random(seed)
     log = tmp_path / "station.log"
-    for _ in range(kills):
-        with log.open("a") as out:
-            process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config),
-                                        "--journal", str(journal)], stdout=out, stderr=subprocess.STDOUT, env=env)
-        time.sleep(chance.uniform(0.0, 1.6))  # from the first instructions to well into dealing
+    for kill in range(kills):
+        # Every fifth kill lands during the start (the replay, the devices' handshakes); the
+        # others are measured from READY, however long the start took on a busy machine: from
+        # the first instructions to well into dealing.
+        during_start = kill % 5 == 4
+        process = _start_ready(config, journal, env, log, wait=not during_start)
+        time.sleep(chance.uniform(0.0, 0.5 if during_start else 1.6))
         assert process.poll() is None, f"the station stopped by itself: {log.read_text()[-3000:]}"
         process.send_signal(signal.SIGKILL)
         process.wait(10)
     # One last, orderly run: the table must still deal after everything.
     before = len(_rounds(config, journal, env))
-    with log.open("a") as out:
-        process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config),
-                                    "--journal", str(journal)], stdout=out, stderr=subprocess.STDOUT, env=env)
-    time.sleep(4)
+    settled = log.read_text().count("round_settled")
+    process = _start_ready(config, journal, env, log)
+    wait_until(lambda: process.poll() is not None or log.read_text().count("round_settled") >= settled + 3, 120,
+               "three more rounds settled after the kills")
     process.send_signal(signal.SIGTERM)
     assert process.wait(30) == 0, log.read_text()[-3000:]
     _assert_consistent(config, journal, env, before, log)
+
+
+def _start_ready(config: Path, journal: Path, env: dict[str, str], log: Path,
+                 wait: bool = True) -> subprocess.Popen[str]:
+    """``station run``, once its log says it is ready (the log is shared by every run); with
+    ``wait`` false, at once."""
+    ready = log.read_text().count("station_ready") if log.exists() else 0
+    with log.open("a") as out:
+        process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal",
+                                    str(journal)], stdout=out, stderr=subprocess.STDOUT, env=env, text=True)
+    if wait:
+        wait_until(lambda: process.poll() is not None or log.read_text().count("station_ready") > ready, 120,
+                   "the station to be ready")
+    return process
 
 
 def _rounds(config: Path, journal: Path, env: dict[str, str]) -> list[dict[str, Any]]:

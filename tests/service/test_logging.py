@@ -12,9 +12,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import structlog
 
 from station.service.logging import configure_logging, writes_to_journald
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,6 +17,8 @@ import pytest
 
 from station.service.control import ControlError
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 SUPERVISOR_TOKEN = "supervisor-token-for-tests"  # tests/service/conftest.py's supervisor
 
 
@@ -29,7 +31,7 @@ def test_each_rule_refuses_with_its_reason_and_recall_keeps_it(external_table: A
     table.start_station()
     status = table.status()
     assert status["state"] == "shuffling"
-    with pytest.raises(ControlError, match="^refused: bets are closed"):
+    with pytest.raises(ControlError, match=r"^refused: bets are closed"):
         _bet(table, "banker", 1000)  # no round is open while the cards are shuffled
     table.play_until(lambda s: s["state"] == "betting")
     with pytest.raises(ControlError, match=r"^refused: .*(exactly|chip)"):
@@ -39,11 +41,11 @@ def test_each_rule_refuses_with_its_reason_and_recall_keeps_it(external_table: A
     with pytest.raises(ControlError, match=r"^refused: .*maximum"):
         _bet(table, "player", 100_100)
     assert _bet(table, "banker", 2000).startswith("applied: BetPlaced")
-    with pytest.raises(ControlError, match="^refused: there is no irregularity to decide"):
+    with pytest.raises(ControlError, match=r"^refused: there is no irregularity to decide"):
         table.ctl("decide", {"decision": "void"}, token=SUPERVISOR_TOKEN)
     table.press("deal")
     table.wait_for(lambda s: s["state"] == "dealing")
-    with pytest.raises(ControlError, match="^refused: "):
+    with pytest.raises(ControlError, match=r"^refused: "):
         _bet(table, "player", 1000)  # after no more bets, without a supervisor's override (5.14)
     round_id = table.status()["round"]
     table.play_until(lambda s: s["state"] == "paying")

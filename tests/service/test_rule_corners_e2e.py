@@ -26,6 +26,8 @@ import pytest
 from station.cards import parse_cards
 from station.service.control import ControlError
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 SUPERVISOR = "supervisor-token-for-tests"  # tests/service/conftest.py's supervisor, sam
 
 
@@ -82,7 +84,7 @@ def test_a_banker_bet_is_checked_under_the_rounds_payout_option(external_table: 
     table.start_station()
     open_stacked_shoe(table, "9H 2H KD 3D  2H 9H 3D KD")  # a Player natural, then a Banker natural
     table.ctl("payout-option", {"option": "no_commission"}, token=SUPERVISOR)  # from the next round
-    with pytest.raises(ControlError, match="^refused: Banker bet of 3000 cannot be paid exactly in chips of 100"):
+    with pytest.raises(ControlError, match=r"^refused: Banker bet of 30.00 cannot be paid exactly in chips of 1.00"):
         bet(table, "banker", 3000)
     bet(table, "player", 1000)
     action(table, "no_more_bets")
@@ -110,8 +112,8 @@ def test_switched_to_commission_the_bet_is_refused_rather_than_split_valid_and_v
     draw(table, 4)
     table.wait_for(lambda s: s["state"] == "paying")
     action(table, "next_round")
-    with pytest.raises(ControlError, match="^refused: Banker bet of 3000 cannot be paid exactly in chips of 100: "
-                                           "largest acceptable is 2000$"):
+    with pytest.raises(ControlError, match=r"^refused: Banker bet of 30.00 cannot be paid exactly in chips of 1.00: "
+                                           "largest acceptable is 20.00$"):
         bet(table, "banker", 3000)
     table.stop_station()
 
@@ -124,7 +126,7 @@ def test_the_dealer_records_a_declined_tie_wager_and_order_makes_no_difference(e
     table.start_station()
     open_stacked_shoe(table, "5H 9D 5C KD")
     assert bet(table, "war", 2000, player="ann").startswith("applied")
-    with pytest.raises(ControlError, match="^refused: the Tie Wager on box 1 belongs first to ann"):
+    with pytest.raises(ControlError, match=r"^refused: the Tie Wager on box 1 belongs first to ann"):
         bet(table, "tie", 1000, player="bob")
     assert action(table, "decline_tie", box="1", player="ann").startswith("applied: DealerAction")
     assert bet(table, "tie", 1000, player="bob").startswith("applied")
@@ -161,7 +163,7 @@ def test_no_late_bets_once_the_face_down_cards_have_decided_the_round(external_t
     assert status["expecting"] == "turn the cards in order, then press reveal"
     with pytest.raises(ControlError, match=r"^refused: every card of the round is out: .* no late bets \(5\.14\)$"):
         table.ctl("late-bets", token=SUPERVISOR)
-    with pytest.raises(ControlError, match="^refused: bets are closed"):
+    with pytest.raises(ControlError, match=r"^refused: bets are closed"):
         bet(table, "banker", 1000)
     action(table, "reveal")
     table.wait_for(lambda s: s["state"] == "paying")
@@ -185,8 +187,8 @@ def test_a_differential_no_reduction_meets_waits_for_the_supervisor(external_tab
     status = table.wait_for(lambda s: s["state"] == "irregularity")
     assert status["irregularity"]["reason"] == "closing_decision"
     assert status["irregularity"]["decisions"] == ["accept", "resume"]
-    assert "cannot be met by reducing Banker bets in chips of 100" in status["irregularity"]["detail"]
-    with pytest.raises(ControlError, match="^refused: 'reduce' is not allowed here: choose accept, resume"):
+    assert "cannot be met by reducing Banker bets in chips of 1.00" in status["irregularity"]["detail"]
+    with pytest.raises(ControlError, match=r"^refused: 'reduce' is not allowed here: choose accept, resume"):
         table.ctl("decide", {"decision": "reduce"}, token=SUPERVISOR)
     assert table.ctl("decide", {"decision": "accept", "detail": "known players"}, token=SUPERVISOR).startswith(
         "applied: SupervisorDecision")
@@ -209,7 +211,7 @@ def test_with_supervisor_reduction_the_supervisor_applies_the_stations_proposal(
     action(table, "no_more_bets")
     status = table.wait_for(lambda s: s["state"] == "irregularity")
     assert status["irregularity"]["decisions"] == ["reduce", "accept", "resume"]
-    assert "P1" not in status["irregularity"]["detail"] and "ann's Player bet on box 1 10000 -> 7000" in (
+    assert "P1" not in status["irregularity"]["detail"] and "ann's Player bet on box 1 100.00 -> 70.00" in (
         status["irregularity"]["detail"])
     table.ctl("decide", {"decision": "reduce"}, token=SUPERVISOR)
     table.wait_for(lambda s: s["state"] == "dealing")

@@ -23,6 +23,10 @@ import pytest
 from station.cli.exits import NO_RESTART, Status
 from station.journal import Journal
 
+from ..as_nobody import AS_NOBODY, skip_unless_nobody_can_run
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -30,7 +34,8 @@ def station(*args: str, env: dict[str, str] | None = None, as_nobody: bool = Fal
             timeout: float = 60) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "station", *args]
     if as_nobody:
-        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command]
+        skip_unless_nobody_can_run()
+        command = [*AS_NOBODY, *command]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 

@@ -14,11 +14,15 @@ import pytest
 
 from station.games.baccarat.rules import result_of
 
+from ..waiting import wait_until
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 SHOE_FINISHED = "shoe finished"
 
 
 def shoe_done(status: dict[str, Any]) -> bool:
-    return status["state"] == "shuffling" and status["expecting"].startswith(SHOE_FINISHED)
+    return bool(status["state"] == "shuffling" and status["expecting"].startswith(SHOE_FINISHED))
 
 
 def recall(table: Any) -> list[dict[str, Any]]:
@@ -27,7 +31,8 @@ def recall(table: Any) -> list[dict[str, Any]]:
         capture_output=True, text=True, timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    rounds: list[dict[str, Any]] = json.loads(out.stdout)
+    return rounds
 
 
 def verify_journal(table: Any) -> str:
@@ -199,7 +204,6 @@ def test_simulated_table_resumes_after_a_restart_mid_shoe(tmp_path: Any, equipme
     journal says are still in it) and never trips over an impossible card."""
     import os
     import signal
-    import time
 
     config = tmp_path / "station.toml"
     config.write_text(
@@ -211,23 +215,29 @@ def test_simulated_table_resumes_after_a_restart_mid_shoe(tmp_path: Any, equipme
     )
     env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")}
 
-    def run_for(seconds: float) -> None:
-        proc = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(seconds)
-        assert proc.poll() is None, "the station stopped by itself"
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+    def run_until_settled(rounds: int) -> None:
+        """Run the station until it has settled ``rounds`` rounds (its log says so), then stop it."""
+        log = tmp_path / f"run-{len(list(tmp_path.glob('run-*.log')))}.log"
+        with log.open("w") as out:
+            proc = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config)], env=env,
+                                    stdout=out, stderr=subprocess.STDOUT)
+        try:
+            wait_until(lambda: proc.poll() is not None or log.read_text().count("round_settled") >= rounds, 120,
+                       f"{rounds} rounds settled")
+            assert proc.poll() is None, f"the station stopped by itself: {log.read_text()[-3000:]}"
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0, log.read_text()[-3000:]
 
     def rounds() -> list[dict[str, Any]]:
         out = subprocess.run([sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--config",
                               str(config)], capture_output=True, text=True, timeout=60, check=True)
         return [r for r in json.loads(out.stdout) if r.get("result")]
 
-    run_for(4)
+    run_until_settled(4)
     before = len(rounds())
     assert before >= 3
-    run_for(4)
+    run_until_settled(4)
     after = rounds()
     assert len(after) > before + 2
     export = subprocess.run([sys.executable, "-m", "station", "journal", "export", "--format", "jsonl",

@@ -13,6 +13,8 @@ import pytest
 
 from station.service.systemd_notify import Notifier
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 UNIT = REPO / "systemd" / "dealing-station.service"
 

@@ -1,5 +1,6 @@
 """The web scoreboard served by a real ``station run``, in a real headless Chromium, while the
-test deals rounds through the simulated shoe: the page shows what was dealt, live."""
+test deals rounds through the simulated shoe: the page shows what was dealt, live, a
+supervisor's pause and a lost shoe in the players' words."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 import pytest
 
 from ..browser import ARTIFACTS, BROWSER_MARKS, launched_chromium
+from ..layout import assert_layout_sound
+from .conftest import SUPERVISOR_TOKEN
 
 pytestmark = BROWSER_MARKS
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
@@ -21,7 +24,7 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the pl
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +69,16 @@ def test_page_follows_the_rounds_dealt_at_the_table(external_table: Any, browser
 
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "station-scoreboard-live.png"), full_page=True)
+    assert_layout_sound(page, "the live scoreboard")
+
+    # The supervisor pauses the table between rounds: players are told to wait until resumed.
+    table.ctl("pause", {"reason": "fill the float"}, token=SUPERVISOR_TOKEN)
+    page.wait_for_function("document.querySelector('#banner').dataset.kind === 'notice'", timeout=15_000)
+    assert page.inner_text("#banner").upper() == "TABLE PAUSED \u2014 PLEASE WAIT"
+    assert page.inner_text("#state").upper() == "PLEASE WAIT"
+    page.screenshot(path=str(ARTIFACTS / "station-scoreboard-paused.png"), full_page=True)
+    table.ctl("resume", token=SUPERVISOR_TOKEN)
+    page.wait_for_function("document.querySelector('#banner').hidden", timeout=15_000)
 
     # A fault is shown at once: the shoe is unplugged mid-round.
     table.play_until(lambda s: s["state"] == "dealing")

@@ -16,10 +16,12 @@ import pytest
 from station.core.options import CoreOptions
 from station.events import DealerAction, Event
 from station.sim import cpus, screen_order
-from station.sim.dealer import DealerScript
 from station.sim.screen_order import ScreenOrder
+from station.sim.script import DealerScript
 from station.sim.spec import TableSpec
 from station.sim.table import SimulatedTable
+
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 
 class _Order:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -82,3 +84,28 @@ def test_a_signal_to_the_table_stops_the_station_in_order(running: Running, sig:
     log = running.log.read_text()
     assert f"the simulated table received {sig.name}" in log
     assert '"station_stopped"' in log and "Traceback" not in log
+
+
+def test_the_next_start_removes_what_a_killed_station_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGKILL leaves the simulated table's pseudo-terminal folder behind (it cannot tidy
+    up); the next start removes it, and an orderly stop leaves nothing (issue 24)."""
+    temporary = tmp_path / "tmp"
+    for folder in (temporary, tmp_path / "first", tmp_path / "second"):
+        folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))  # where the stations make their folders
+    first = Running(tmp_path / "first")
+    left = sorted(temporary.glob("station-sim-*"))
+    assert len(left) == 1 and (left[0] / "shoe").is_symlink(), left
+    os.kill(first.process.pid, signal.SIGKILL)
+    first.process.wait(10)
+    assert _wait(lambda: not _alive(first.table), 10)
+    assert left[0].exists(), "a killed station has no chance to remove its table's folder"
+    second = Running(tmp_path / "second")
+    try:
+        now = sorted(temporary.glob("station-sim-*"))
+        assert left[0] not in now and len(now) == 1, now
+    finally:
+        second.process.send_signal(signal.SIGTERM)
+        assert second.process.wait(30) == 0
+    assert _wait(lambda: not _alive(second.table), 10)
+    assert sorted(temporary.glob("station-sim-*")) == []

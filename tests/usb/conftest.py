@@ -103,4 +103,4 @@ def driver(make_driver: Callable[..., PedalDriver], bus: SimulatedBackend) -> Pe
     return make_driver(simulated_locator(bus, "PED-SIM-0001"))
 
 
-__all__ = ["EventLog", "WAIT_S", "DeviceFault", "DeviceRecovered", "ButtonPressed"]
+__all__ = ["WAIT_S", "ButtonPressed", "DeviceFault", "DeviceRecovered", "EventLog"]

@@ -166,7 +166,7 @@ def test_unplug_mid_stream_and_replug(driver: PedalDriver, pedal: SimulatedPedal
     assert presses == [
         ("left", False), ("right", True),
         ("centre", False), ("left", True), ("right", False), ("right", False), ("right", False),
-    ]  # fmt: skip
+    ]
     kinds = events.kinds()
     assert kinds[2:4] == ["DeviceFault", "DeviceRecovered"]
     assert kinds.count("DeviceFault") == 1 and kinds.count("DeviceRecovered") == 1
@@ -223,6 +223,7 @@ def test_interface_held_by_another_program_is_busy(
     events.wait_kind(DeviceRecovered)
 
 
+@pytest.mark.e2e
 def test_usb_locator_uses_the_real_libusb_backend(make_driver: MakeDriver, events: Any) -> None:
     """usb:// goes through pyusb's libusb-1.0 backend: on this machine it loads and finds no pedals."""
     import usb.backend.libusb1
@@ -295,7 +296,7 @@ def test_taps_see_raw_and_decoded_reports_and_can_be_removed(
     pedal.click("left")
     events.wait_presses(1)
     assert [(d, type(x).__name__) for d, _, x in seen] == [("in", "PedalReport"), ("in", "PedalReport")]
-    assert isinstance(seen[0][2], PedalReport) and seen[0][1] == bytes.fromhex("01000100010000d6")
+    assert isinstance(seen[0][2], PedalReport) and seen[0][1] == bytes.fromhex("020001000100000c4c")
     remove()
     pedal.click("left")
     events.wait_presses(2)
@@ -336,8 +337,8 @@ def test_fault_log_carries_the_last_reports(driver: PedalDriver, pedal: Simulate
         pedal.unplug()
         events.wait_kind(DeviceFault)
     fault = next(entry for entry in logs if entry["event"] == "device_link_fault")
-    reports = [line.split(" ", 1)[1][:23] for line in fault["recent_frames"]]  # "in <hex> <what it said>"
-    assert reports == ["01 00 01 00 01 00 00 d6", "01 01 02 00 00 00 00 32"]
+    reports = [line.split(" ", 1)[1][:26] for line in fault["recent_frames"]]  # "in <hex> <what it said>"
+    assert reports == ["02 00 01 00 01 00 00 0c 4c", "02 01 02 00 00 00 00 90 0e"]  # version 2: a CRC-16
     assert fault["code"] == "disconnected" and fault["device"] == "pedals"
     assert fault["recent_frames"] == [f"{d} {h} {t}" for _, d, h, t in driver.recent_frames()]
 
@@ -378,7 +379,7 @@ def test_start_twice_does_not_start_a_second_reader(driver: PedalDriver, pedal: 
 
 
 def test_events_round_trip_through_the_journal_format(driver: PedalDriver, pedal: SimulatedPedal, events: Any) -> None:
-    from station.events import event_from_dict, event_to_dict
+    from station.event_codec import event_from_dict, event_to_dict
 
     pedal.long_press("left")
     events.wait_presses(1)

@@ -1,4 +1,5 @@
-"""docs/protocols/pedals.md is right: its descriptors and worked examples agree with the code."""
+"""docs/protocols/pedals.md is right: its descriptors and worked examples, of both versions,
+agree with the code."""
 
 from __future__ import annotations
 
@@ -30,23 +31,33 @@ def blocks() -> list[list[tuple[bytes, str]]]:
     return out
 
 
+#: Where each version's blocks start: worked examples, refused reports, self-test reply.
+FIRST_BLOCK = {2: 2, 1: 5}
+
+
 def test_configuration_descriptor_matches_the_simulated_device() -> None:
     config = blocks()[0]
     assert b"".join(raw for raw, _ in config) == SimulatedPedal().descriptors.configuration_bytes()
+    version_1 = SimulatedPedal(protocol_version=1).descriptors.configuration_bytes()
+    assert version_1.hex(" ").endswith("07 05 81 03 08 00 0a")  # as the page says version 1 differs
+    assert "`07 05 81 03 08 00 0a`" in DOC.read_text()
 
 
 def test_hid_report_descriptor_matches_the_protocol() -> None:
     hid = blocks()[1]
-    assert b"".join(raw for raw, _ in hid) == p.HID_REPORT_DESCRIPTOR
+    assert b"".join(raw for raw, _ in hid) == p.hid_report_descriptor(2)
+    version_1 = p.hid_report_descriptor(1).hex(" ")
+    assert "85 01" in version_1 and "95 07" in version_1
 
 
-def test_worked_examples_decode_as_described_and_give_the_stated_presses() -> None:
-    examples = blocks()[2]
+@pytest.mark.parametrize("version", [2, 1])
+def test_worked_examples_decode_as_described_and_give_the_stated_presses(version: int) -> None:
+    examples = blocks()[FIRST_BLOCK[version]]
     assert len(examples) == 8
     tracker = PressTracker()
     names = {"left": 0, "centre": 1, "right": 2}
     for raw, description in examples:
-        report = decode_report(raw)
+        report = decode_report(raw, version)
         match = re.match(
             r"seq (\d+), (DOWN|UP|LONG) (\w+)(?: \(long\))?, held \{([\w, ]*)\}(?:, (\d+) ms)?", description
         )
@@ -65,15 +76,17 @@ def test_worked_examples_decode_as_described_and_give_the_stated_presses() -> No
             assert presses == []
 
 
+@pytest.mark.parametrize("version", [2, 1])
 @pytest.mark.parametrize("index", range(4))
-def test_refused_examples_are_refused(index: int) -> None:
-    raw, description = blocks()[3][index]
+def test_refused_examples_are_refused(version: int, index: int) -> None:
+    raw, description = blocks()[FIRST_BLOCK[version] + 1][index]
     with pytest.raises(ReportError):
-        decode_report(raw)
+        decode_report(raw, version)
     assert description
 
 
-def test_self_test_example() -> None:
-    [(raw, _)] = blocks()[4]
-    reply = decode_self_test(raw)
+@pytest.mark.parametrize("version", [2, 1])
+def test_self_test_example(version: int) -> None:
+    [(raw, _)] = blocks()[FIRST_BLOCK[version] + 2]
+    reply = decode_self_test(raw, version)
     assert (reply.flags, reply.installed, reply.held, reply.long_press_ms) == (0, 0b111, 0, 800)

@@ -45,7 +45,8 @@ def test_descriptors_and_strings_through_pyusb(bus: SimulatedBackend) -> None:
     assert (intf.bInterfaceClass, intf.bNumEndpoints) == (p.INTERFACE_CLASS, 1)
     assert bytes(intf.extra_descriptors)[:2] == b"\x09\x21"  # the HID class descriptor
     ep = intf[0]
-    assert (ep.bEndpointAddress, ep.bmAttributes, ep.wMaxPacketSize, ep.bInterval) == (0x81, 0x03, 8, 10)
+    expected = (0x81, 0x03, p.max_packet_size(), 10)
+    assert (ep.bEndpointAddress, ep.bmAttributes, ep.wMaxPacketSize, ep.bInterval) == expected
     # The whole tree prints as `lsusb -v` would: every pyusb accessor works on the simulation.
     assert "ENDPOINT 0x81: Interrupt IN" in str(dev)
     usb.util.dispose_resources(dev)
@@ -110,11 +111,11 @@ def test_interrupt_reads_and_timeouts(bus: SimulatedBackend, pedal: SimulatedPed
     dev = find(bus)
     ep = open_for_reading(dev)
     with pytest.raises(usb.core.USBTimeoutError) as idle:
-        ep.read(8, timeout=20)
+        ep.read(ep.wMaxPacketSize, timeout=20)
     assert idle.value.errno == errno.ETIMEDOUT
     pedal.click("right")
-    down = decode_report(bytes(ep.read(8, timeout=1000)))
-    up = decode_report(bytes(ep.read(8, timeout=1000)))
+    down = decode_report(bytes(ep.read(ep.wMaxPacketSize, timeout=1000)))
+    up = decode_report(bytes(ep.read(ep.wMaxPacketSize, timeout=1000)))
     assert (down.event, down.button, up.event, up.sequence) == (EventType.DOWN, 2, EventType.UP, 1)
     usb.util.dispose_resources(dev)
 
@@ -124,15 +125,15 @@ def test_stall_clear_halt_and_overflow(bus: SimulatedBackend, pedal: SimulatedPe
     ep = open_for_reading(dev)
     pedal.stall()
     with pytest.raises(usb.core.USBError) as stalled:
-        ep.read(8, timeout=20)
+        ep.read(ep.wMaxPacketSize, timeout=20)
     assert stalled.value.errno == errno.EPIPE
     ep.clear_halt()
     pedal.corrupt_next(1, "oversize")
     pedal.click(0)
     with pytest.raises(usb.core.USBError) as overflow:
-        ep.read(8, timeout=1000)
+        ep.read(ep.wMaxPacketSize, timeout=1000)
     assert overflow.value.errno == errno.EOVERFLOW
-    assert decode_report(bytes(ep.read(8, timeout=1000))).event is EventType.UP
+    assert decode_report(bytes(ep.read(ep.wMaxPacketSize, timeout=1000))).event is EventType.UP
     usb.util.dispose_resources(dev)
 
 
@@ -144,7 +145,7 @@ def test_unplug_fails_handles_and_reads_with_enodev_and_replug_reenumerates(
     address = dev.address
     pedal.unplug()
     with pytest.raises(usb.core.USBError) as gone:
-        ep.read(8, timeout=1000)
+        ep.read(ep.wMaxPacketSize, timeout=1000)
     assert gone.value.errno == errno.ENODEV
     with pytest.raises(usb.core.USBError) as gone:
         dev.ctrl_transfer(0x80, 0x00, 0, 0, 2)
@@ -184,7 +185,7 @@ def test_unknown_requests_stall_and_hid_report_descriptor_needs_the_interface(bu
         dev.ctrl_transfer(0x81, 0x06, 0x2200, 0, 64)
     assert busy.value.errno == errno.EBUSY
     dev.detach_kernel_driver(0)
-    assert bytes(dev.ctrl_transfer(0x81, 0x06, 0x2200, 0, 64)) == p.HID_REPORT_DESCRIPTOR
-    reply = decode_self_test(bytes(dev.ctrl_transfer(0xC1, p.REQUEST_SELF_TEST, 0, 0, 8)))
+    assert bytes(dev.ctrl_transfer(0x81, 0x06, 0x2200, 0, 64)) == p.hid_report_descriptor()
+    reply = decode_self_test(bytes(dev.ctrl_transfer(0xC1, p.REQUEST_SELF_TEST, 0, 0, p.self_test_length())))
     assert (reply.flags, reply.installed, reply.long_press_ms) == (0, 0b111, 800)
     usb.util.dispose_resources(dev)

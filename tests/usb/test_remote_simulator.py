@@ -25,6 +25,8 @@ from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.simulators.pedals.server import PedalSimServer
 from station.events import DeviceFault, DeviceRecovered
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 MakeDriver = Callable[..., PedalDriver]
 STATION = Path(sys.executable).with_name("station")
 

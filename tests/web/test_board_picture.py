@@ -1,7 +1,7 @@
 """The publisher keeps the board's picture as state (issue 13), against the display simulator
-over a real pseudo-terminal and the real driver: banners are raised and taken down by the
-events that end them, a rebooted board is painted again, a silent board holds up neither the
-page nor the publisher, and an idle publisher sleeps."""
+over a real pseudo-terminal and the real driver: banners (a supervisor's pause among them)
+are raised and taken down by the events that end them, a rebooted board is painted again, a
+silent board holds up neither the page nor the publisher, and an idle publisher sleeps."""
 
 from __future__ import annotations
 
@@ -13,13 +13,16 @@ import pytest
 
 from drivers.codec import display as wire
 from drivers.devices import DisplayDriver
-from drivers.devices.link import LinkSettings
+from drivers.devices.link import BOOT_RESEND_WINDOW_S, LinkSettings
 from drivers.simulators import RunningSimulator, start_simulator
 from station.cards import parse_cards
 from station.core import outputs as out
-from station.service.board import PAUSED, VOID
+from station.core.rounds import RoundId
+from station.service.board import PAUSED, TABLE_PAUSED, VOID
 from station.service.publisher import Publisher, TableView
 from station.web import Snapshot, TableInfo
+
+from .. import waiting
 
 FAST = LinkSettings(reply_timeout=0.2, retries=1, reconnect_initial=0.05, reconnect_max=0.2, heartbeat=0.3)
 LIMITS = wire.ShowLimits(1000, 500000, 500, 50000, 0, 0, "EUR", 2)
@@ -37,18 +40,31 @@ class Page:
 
 
 def wait_until(predicate: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.01)
-    raise AssertionError("not in time")
+    waiting.wait_until(predicate, timeout, "the board's picture", poll=0.01)
+
+
+class SteppedClock:
+    """The display link's clock, moved on by the test instead of waited out."""
+
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def step(self, seconds: float) -> None:
+        self.now += seconds
 
 
 @pytest.fixture
-def rig() -> Iterator[tuple[Publisher, RunningSimulator, Page]]:
+def clock() -> SteppedClock:
+    return SteppedClock()
+
+
+@pytest.fixture
+def rig(clock: SteppedClock) -> Iterator[tuple[Publisher, RunningSimulator, Page]]:
     board = start_simulator("display", ack_timeout=0.05)
-    driver = DisplayDriver("display", board.url, lambda event: None, settings=FAST)
+    driver = DisplayDriver("display", board.url, lambda event: None, settings=FAST, clock=clock)
     assert driver.start(5)
     page = Page()
     publisher = Publisher("baccarat", driver, web=page, table_info=TableInfo("T", currency="EUR", decimals=2),
@@ -60,10 +76,10 @@ def rig() -> Iterator[tuple[Publisher, RunningSimulator, Page]]:
     board.stop()
 
 
-def result(round_no: int) -> out.RoundResult:
+def result(round_no: int) -> out.RoundSettled:
     player, banker = tuple(parse_cards("4H 5C")), tuple(parse_cards("KD 7S"))
-    return out.RoundResult(f"1-{round_no}", "baccarat", (("player", player), ("banker", banker)),
-                           (("player", 9), ("banker", 7)), "player", natural=True)
+    return out.RoundSettled(RoundId(1, round_no), "baccarat", (("player", player), ("banker", banker)),
+                            (("player", 9), ("banker", 7)), "player", True, False, False, (), 0)
 
 
 def test_banners_come_down_with_the_event_that_ends_them(rig: Any) -> None:
@@ -76,8 +92,10 @@ def test_banners_come_down_with_the_event_that_ends_them(rig: Any) -> None:
         (out.DeviceFaulted("shoe", "link lost"), "Shoe offline"),
         (out.IrregularityRaised(2, "device_fault", "shoe lost", "1-3", ("resume", "void")), "Shoe offline"),
         (out.DeviceBack("shoe"), PAUSED),
-        (out.RoundVoided("1-3", "supervisor", ()), VOID),
+        (out.RoundVoided(RoundId(1, 3), "supervisor", ()), VOID),
         (out.StateChanged("betting", "paying"), ""),
+        (out.StateChanged("paused", "betting"), TABLE_PAUSED),  # a supervisor's pause between rounds
+        (out.StateChanged("betting", "paused"), ""),  # resumed
         (out.DeviceFaulted("pedals", "unplugged"), ""),  # the dealer's business, not the players'
     ]
     for output, banner in steps:
@@ -85,18 +103,20 @@ def test_banners_come_down_with_the_event_that_ends_them(rig: Any) -> None:
         assert publisher.wait_idle()
         assert screen().message == banner, output
         assert page.snapshots[-1].message == banner
+        if banner == TABLE_PAUSED:  # players are told to wait, as a notice: nothing has gone wrong
+            assert (page.snapshots[-1].state, page.snapshots[-1].message_kind) == ("paused", "notice")
     assert page.snapshots[-1].message_kind == ""
     texts = [m.text for m in board.simulator.commands(wire.ShowMessage)]
     assert not any("SUPERVISOR" in t.upper() for t in texts)
 
 
-def test_a_rebooted_board_is_painted_again_with_everything(rig: Any) -> None:
+def test_a_rebooted_board_is_painted_again_with_everything(rig: Any, clock: SteppedClock) -> None:
     publisher, board, _ = rig
     publisher.on_output(out.ExpectationChanged("place your bets"))
     publisher.on_output(result(3))
     publisher.on_output(out.IrregularityRaised(1, "supervisor_called", "called", "1-4", ("resume",)))
     assert publisher.wait_idle()
-    time.sleep(2.1)  # past the window in which a Boot with the SEQ of the last one is its resend
+    clock.step(BOOT_RESEND_WINDOW_S + 0.1)  # past the window in which a Boot with the last one's SEQ is its resend
     board.simulator.reboot()
     screen = lambda: board.simulator.screen  # noqa: E731
     wait_until(lambda: screen().limits == LIMITS and screen().result is not None and screen().roads is not None

@@ -53,7 +53,7 @@ def wait_seq(page: Any, seq: int) -> None:
 
 
 def road_marks(page: Any, road: str) -> list[dict[str, Any]]:
-    return page.eval_on_selector_all(
+    marks: list[dict[str, Any]] = page.eval_on_selector_all(
         f'.road[data-road="{road}"] .mark',
         """marks => marks.map(m => ({
             col: +m.dataset.col, row: +m.dataset.row, result: m.dataset.result || null,
@@ -62,6 +62,7 @@ def road_marks(page: Any, road: str) -> list[dict[str, Any]]:
             visible: m.getBoundingClientRect().width > 0,
         }))""",
     )
+    return marks
 
 
 def assert_roads_drawn(page: Any, roads: Roads) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from station.cards import parse_card
+from station.games.war.board import WarBoxView, WarRoundView
 from station.roads.rules import build_roads
-from station.service.board import WarBoxView, WarRoundView
 from station.web import Limit, Snapshot, TableInfo
 from station.web.server import ScoreboardServer
 

@@ -21,7 +21,7 @@ def test_known_states(state: str) -> None:
     assert Snapshot(TABLE, state).to_dict()["state"] == state
 
 
-@pytest.mark.parametrize("state", ["", "Betting", "fault: ", "fault:", "paused"])
+@pytest.mark.parametrize("state", ["", "Betting", "fault: ", "fault:", "Paused", "irregularity"])
 def test_unknown_states_are_refused(state: str) -> None:
     with pytest.raises(SnapshotError):
         Snapshot(TABLE, state)

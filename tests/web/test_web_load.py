@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "web_load.py"
 
 

@@ -43,7 +43,7 @@ class SimHandle:
     closed: bool = False
 
 
-class SimulatedBackend(usb.backend.IBackend):
+class SimulatedBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships no types: IBackend is Any
     """A simulated USB bus; add pedal units with :meth:`attach` (or the constructor)."""
 
     def __init__(self, pedals: Iterable[SimulatedPedal] = ()) -> None:
@@ -144,7 +144,7 @@ class SimulatedBackend(usb.backend.IBackend):
 
     # --- transfers ----------------------------------------------------------------------------
 
-    def intr_read(self, dev_handle: SimHandle, ep: int, intf: int, buff: array.array, timeout: int) -> int:
+    def intr_read(self, dev_handle: SimHandle, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         pedal, generation = self._live(dev_handle)
         size = len(buff) * buff.itemsize
         raw = pedal.read_interrupt(generation, ep, intf, size, timeout, dev_handle)
@@ -158,7 +158,7 @@ class SimulatedBackend(usb.backend.IBackend):
         bRequest: int,
         wValue: int,
         wIndex: int,
-        data: array.array,
+        data: array.array[int],
         timeout: int,
     ) -> int:
         pedal, generation = self._live(dev_handle)

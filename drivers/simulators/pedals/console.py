@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--socket", default=None,
         help="Unix socket to serve on (default: $XDG_RUNTIME_DIR/station-pedals-sim.sock, else /tmp)",
-    )  # fmt: skip
+    )
     parser.add_argument("--serial", default="PED-SIM-0001", help="USB serial number string (default: %(default)s)")
     parser.add_argument(
         "--buttons", default=",".join(p.DEFAULT_BUTTONS), help="comma-separated button names (default: %(default)s)"
@@ -73,6 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-kernel-driver", action="store_true", help="simulate a system where no OS driver is bound to the pedals"
     )
     parser.add_argument("--script", default=None, help="file of commands to run before reading standard input")
+    parser.add_argument(
+        "--protocol-version", type=int, choices=list(p.PROTOCOL_VERSIONS), default=p.PROTOCOL_VERSION,
+        help="the pedal protocol version the unit speaks (default: %(default)s; 1 has the CRC-8 reports)",
+    )
 
 
 class CommandError(ValueError):
@@ -175,10 +179,11 @@ def _feed(pedal: SimulatedPedal, lines: Iterable[str], out: TextIO) -> bool:
 def run(args: argparse.Namespace) -> int:
     buttons = tuple(b.strip() for b in str(args.buttons).split(",") if b.strip())
     path = args.socket or default_socket_path()
-    options = dict(
-        transport="socket", socket=path, serial=args.serial, buttons=buttons, firmware=args.firmware,
-        long_press_ms=args.long_press_ms, kernel_driver=not args.no_kernel_driver,
-    )
+    options = {
+        "transport": "socket", "socket": path, "serial": args.serial, "buttons": buttons, "firmware": args.firmware,
+        "long_press_ms": args.long_press_ms, "kernel_driver": not args.no_kernel_driver,
+        "protocol_version": args.protocol_version,
+    }
     try:
         running = start_simulator("pedals", options)
     except ValueError as exc:

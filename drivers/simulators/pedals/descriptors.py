@@ -32,24 +32,27 @@ class PedalDescriptors:
         product_id: int = p.PRODUCT_ID,
         manufacturer: str = p.MANUFACTURER,
         product: str = p.PRODUCT,
+        protocol_version: int = p.PROTOCOL_VERSION,
     ) -> None:
         self.strings = {1: manufacturer, 2: product, 3: serial}
-        self.device_fields: dict[str, Any] = dict(
-            bLength=18,
-            bDescriptorType=0x01,
-            bcdUSB=0x0200,
-            bDeviceClass=0x00,
-            bDeviceSubClass=0x00,
-            bDeviceProtocol=0x00,
-            bMaxPacketSize0=64,
-            idVendor=vendor_id,
-            idProduct=product_id,
-            bcdDevice=p.bcd_from_version(firmware),
-            iManufacturer=1,
-            iProduct=2,
-            iSerialNumber=3,
-            bNumConfigurations=1,
-        )
+        self.hid_report = p.hid_report_descriptor(protocol_version)  # its report ID is the version's
+        self.max_packet_size = p.max_packet_size(protocol_version)
+        self.device_fields: dict[str, Any] = {
+            "bLength": 18,
+            "bDescriptorType": 0x01,
+            "bcdUSB": 0x0200,
+            "bDeviceClass": 0x00,
+            "bDeviceSubClass": 0x00,
+            "bDeviceProtocol": 0x00,
+            "bMaxPacketSize0": 64,
+            "idVendor": vendor_id,
+            "idProduct": product_id,
+            "bcdDevice": p.bcd_from_version(firmware),
+            "iManufacturer": 1,
+            "iProduct": 2,
+            "iSerialNumber": 3,
+            "bNumConfigurations": 1,
+        }
 
     # -- parsed, as pyusb's backend interface returns them --------------------------------------
 
@@ -106,7 +109,7 @@ class PedalDescriptors:
             bDescriptorType=0x05,
             bEndpointAddress=p.ENDPOINT_IN,
             bmAttributes=p.ENDPOINT_ATTRIBUTES,
-            wMaxPacketSize=p.MAX_PACKET_SIZE,
+            wMaxPacketSize=self.max_packet_size,
             bInterval=p.POLL_INTERVAL_MS,
             bRefresh=0,
             bSynchAddress=0,
@@ -123,19 +126,18 @@ class PedalDescriptors:
             f["bDeviceSubClass"], f["bDeviceProtocol"], f["bMaxPacketSize0"], f["idVendor"],
             f["idProduct"], f["bcdDevice"], f["iManufacturer"], f["iProduct"],
             f["iSerialNumber"], f["bNumConfigurations"],
-        )  # fmt: skip
+        )
 
-    @staticmethod
-    def hid_descriptor_bytes() -> bytes:
-        return struct.pack("<BBHBBBH", 9, 0x21, 0x0111, 0, 1, p.DESCRIPTOR_HID_REPORT, len(p.HID_REPORT_DESCRIPTOR))
+    def hid_descriptor_bytes(self) -> bytes:
+        return struct.pack("<BBHBBBH", 9, 0x21, 0x0111, 0, 1, p.DESCRIPTOR_HID_REPORT, len(self.hid_report))
 
     def configuration_bytes(self) -> bytes:
         interface = struct.pack(
             "<BBBBBBBBB", 9, 0x04, p.INTERFACE_NUMBER, 0, 1,
             p.INTERFACE_CLASS, p.INTERFACE_SUBCLASS, p.INTERFACE_PROTOCOL, 0,
-        )  # fmt: skip
+        )
         endpoint = struct.pack(
-            "<BBBBHB", 7, 0x05, p.ENDPOINT_IN, p.ENDPOINT_ATTRIBUTES, p.MAX_PACKET_SIZE, p.POLL_INTERVAL_MS
+            "<BBBBHB", 7, 0x05, p.ENDPOINT_IN, p.ENDPOINT_ATTRIBUTES, self.max_packet_size, p.POLL_INTERVAL_MS
         )
         body = interface + self.hid_descriptor_bytes() + endpoint
         header = struct.pack("<BBHBBBBB", 9, 0x02, 9 + len(body), 1, p.CONFIGURATION_VALUE, 0, 0x80, 50)
@@ -159,7 +161,7 @@ class PedalDescriptors:
             return None
         if request_type == p.STANDARD_IN_INTERFACE and request == p.REQUEST_GET_DESCRIPTOR:
             if kind == p.DESCRIPTOR_HID_REPORT and index == p.INTERFACE_NUMBER:
-                return p.HID_REPORT_DESCRIPTOR
+                return self.hid_report
             return None
         if request_type == p.STANDARD_IN_DEVICE and request == p.REQUEST_GET_STATUS:
             return b"\x00\x00"

@@ -49,9 +49,16 @@ class SimulatedPedal:
         bus: int = 1,
         port: int = 3,
         seed: int = 0,
+        protocol_version: int = p.PROTOCOL_VERSION,
+        announced_version: int | None = None,
     ) -> None:
         if not 1 <= len(buttons) <= p.MAX_BUTTONS:
             raise ValueError(f"a pedal unit has 1..{p.MAX_BUTTONS} buttons, not {len(buttons)}")
+        if protocol_version not in p.PROTOCOL_VERSIONS:
+            raise ValueError(f"pedal protocol versions are {p.OLDEST_PROTOCOL_VERSION}-{p.PROTOCOL_VERSION}, "
+                             f"not {protocol_version}")
+        #: The pedal protocol version the unit is built to (announced_version: what it claims).
+        self.protocol_version = protocol_version
         self.serial = serial
         self.buttons = tuple(b.lower() for b in buttons)
         self.firmware = firmware
@@ -62,15 +69,15 @@ class SimulatedPedal:
         self.counters = UnitCounters()
         self.descriptors = PedalDescriptors(
             serial=serial, firmware=firmware, vendor_id=vendor_id, product_id=product_id,
-            manufacturer=manufacturer, product=product,
-        )  # fmt: skip
+            manufacturer=manufacturer, product=product, protocol_version=protocol_version,
+        )
         self._cond = threading.Condition()
         self._faults = UnitFaults()
         self._usb = Attachment(self.counters, kernel_driver=kernel_driver)
         self._firmware = PedalFirmware(
             self.buttons, long_press_ms=long_press_ms, faults=self._faults, counters=self.counters,
-            changed=self._cond, seed=seed,
-        )  # fmt: skip
+            changed=self._cond, seed=seed, protocol_version=protocol_version, announced_version=announced_version,
+        )
         self._plug_in()
 
     @property

@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from drivers.usb import protocol as p
-from drivers.usb.codec import ReportError, crc8, decode_report
+from drivers.usb.codec import ReportError, crc8, crc16, decode_report
 
 CORRUPTIONS = ("checksum", "truncate", "garbage", "report-id", "semantic", "oversize")
 
@@ -43,26 +43,34 @@ class UnitFaults:
         self.hung = False
 
 
-def corrupt_report(raw: bytes, how: str, rng: random.Random) -> bytes:
-    """``raw`` damaged in the way ``how`` (one of :data:`CORRUPTIONS`) names."""
+def _recheck(data: bytearray, version: int) -> None:
+    """Give damaged ``data`` a valid check again (so only its content is wrong)."""
+    if version == 1:
+        data[-1] = crc8(bytes(data[:-1]))
+    else:
+        data[-2:] = crc16(bytes(data[:-2])).to_bytes(2, "big")
+
+
+def corrupt_report(raw: bytes, how: str, rng: random.Random, version: int = p.PROTOCOL_VERSION) -> bytes:
+    """``raw`` (a report of ``version``) damaged in the way ``how`` (one of :data:`CORRUPTIONS`) names."""
     data = bytearray(raw)
     if how == "checksum":
-        data[1 + rng.randrange(6)] ^= 1 << rng.randrange(8)
+        data[1 + rng.randrange(p.REPORT_FIELDS_LENGTH - 1)] ^= 1 << rng.randrange(8)
     elif how == "truncate":
         del data[5:]
     elif how == "garbage":
         while True:
-            data = bytearray(rng.randbytes(p.REPORT_LENGTH))
+            data = bytearray(rng.randbytes(p.report_length(version)))
             try:
-                decode_report(bytes(data))
+                decode_report(bytes(data), version)
             except ReportError:
                 break
     elif how == "report-id":
-        data[0] = 0x02
-        data[-1] = crc8(bytes(data[:-1]))
+        data[0] = p.report_id(1) if version != 1 else p.report_id(2)  # the other version's ID
+        _recheck(data, version)
     elif how == "semantic":
-        data[4] ^= 1 << data[3]  # the held bitmap now contradicts the event, checksum valid
-        data[-1] = crc8(bytes(data[:-1]))
-    elif how == "oversize":
-        data += b"\x00"
+        data[4] ^= 1 << data[3]  # the held bitmap now contradicts the event, check valid
+        _recheck(data, version)
+    elif how == "oversize":  # more than the endpoint's packet: the host's read overflows
+        data += bytes(p.max_packet_size(version) + 1 - len(data))
     return bytes(data)

@@ -18,7 +18,7 @@ from collections import deque
 from drivers.simulators.pedals.counters import UnitCounters
 from drivers.simulators.pedals.faults import UnitFaults, corrupt_report
 from drivers.usb import protocol as p
-from drivers.usb.codec import PedalReport, SelfTestReply, encode_report, encode_self_test
+from drivers.usb.codec import PedalReport, SelfTestReply, encode_protocol_version, encode_report, encode_self_test
 from drivers.usb.protocol import EventType
 
 
@@ -34,8 +34,14 @@ class PedalFirmware:
         counters: UnitCounters,
         changed: threading.Condition,
         seed: int = 0,
+        protocol_version: int = p.PROTOCOL_VERSION,
+        announced_version: int | None = None,
     ) -> None:
         self.buttons = buttons
+        #: The pedal protocol version its reports and replies are in; what it answers to
+        #: GET_PROTOCOL_VERSION (a version-1 unit does not know the request and stalls it).
+        self.protocol_version = protocol_version
+        self.announced_version = protocol_version if announced_version is None else announced_version
         self.long_press_ms = long_press_ms
         self._faults = faults
         self._counters = counters
@@ -87,9 +93,9 @@ class PedalFirmware:
             faults.drop -= 1
             self._counters.reports_dropped += 1
             return
-        raw = encode_report(report)
+        raw = encode_report(report, self.protocol_version)
         if faults.corrupt:
-            raw = corrupt_report(raw, faults.corrupt.popleft(), self._rng)
+            raw = corrupt_report(raw, faults.corrupt.popleft(), self._rng, self.protocol_version)
         copies = 1
         if faults.duplicate:
             faults.duplicate -= 1
@@ -107,11 +113,17 @@ class PedalFirmware:
     # -- the vendor request --------------------------------------------------------------------
 
     def vendor_reply(self, request_type: int, request: int, index: int) -> bytes | None:
-        """The answer to the vendor SELF_TEST request, or ``None`` for any other request."""
-        if request_type == p.VENDOR_IN_INTERFACE and request == p.REQUEST_SELF_TEST and index == p.INTERFACE_NUMBER:
+        """The answer to a vendor request (SELF_TEST; GET_PROTOCOL_VERSION from version 2), or
+        ``None`` for any other request."""
+        if request_type != p.VENDOR_IN_INTERFACE or index != p.INTERFACE_NUMBER:
+            return None
+        if request == p.REQUEST_SELF_TEST:
             flags = self.self_test_flags
             self.self_test_flags &= ~p.SelfTestFlag.BUFFER_OVERFLOW
-            return encode_self_test(SelfTestReply(flags, (1 << len(self.buttons)) - 1, self.held, self.long_press_ms))
+            reply = SelfTestReply(flags, (1 << len(self.buttons)) - 1, self.held, self.long_press_ms)
+            return encode_self_test(reply, self.protocol_version)
+        if request == p.REQUEST_PROTOCOL_VERSION and self.protocol_version >= 2:
+            return encode_protocol_version(self.announced_version)
         return None
 
     def set_switch_fault(self, *, stuck: bool, wiring_open: bool) -> None:

@@ -110,7 +110,7 @@ class PedalSimServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
         for handle in handles:
             self.backend.close_device(handle)
 
-    def _devid(self, wire: dict[str, int]) -> SimDeviceId:
+    def _devid(self, wire: dict[str, str | int]) -> SimDeviceId:
         pedals = self.backend.pedals
         key = int(wire["key"])
         if wire.get("instance") != self.instance or not 0 <= key < len(pedals):

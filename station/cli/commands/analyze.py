@@ -28,7 +28,7 @@ from station.cards import MAX_DECKS, MIN_DECKS, Card, CardError, ImpossibleCompo
 from station.cli.main import CliError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "analyze",
         help="exact odds and house edges of a shoe, by complete enumeration",

@@ -54,7 +54,7 @@ def _list(_args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("config", help="the configuration files that ship with the station")
     commands = parser.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     show = commands.add_parser("show-default", help="print the default (simulated) configuration, or an example")

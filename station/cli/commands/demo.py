@@ -4,25 +4,35 @@ The same :class:`~station.service.app.Station` as ``station run``, with a tempor
 journal (unless ``--journal`` is given), no control socket, the simulation plug-in
 (:mod:`station.sim`) with its dealer playing a set number of shoes, and two extensions of its
 own: the report of what was dealt and the bounds that stop the run. It then prints what
-happened; with ``--json``, one JSON object per line as it happens (documented in docs/demo.md).
+happened; with ``--json``, one JSON object per line as it happens (documented in docs/demo.md);
+at human pace, a line per round as it is settled. Times are the table's (``[table] timezone``),
+money in its currency.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from station.cli.commands.run import serve
-from station.cli.exits import Status
+from station.cli.configuration import load_station_config
+from station.cli.exits import Status, config_status
 from station.cli.main import CliError
 from station.core import outputs as out
-from station.service.config import ConfigError, load_config
+from station.journal.store import format_time, utc_now
+from station.localtime import clock_time, local, local_time, zone
+from station.money import format_money
+from station.service.config import ConfigError, LoadedConfig, simulated_bet_problem
 from station.service.extension import StationHooks
 from station.service.paths import default_config_path
 from station.sim.shoe_file import ShoeFileError, parse_shoe_file
@@ -66,6 +76,27 @@ def _war_round(output: out.RoundSettled) -> tuple[list[str], dict[str, Any]]:
 
 #: How each game's settled round is reported, by the game's configured name.
 ROUND_RECORDS = {"baccarat": _baccarat_round, "war": _war_round}
+
+_BACCARAT_WORDS = {"banker": "Banker wins", "player": "Player wins", "tie": "Tie"}
+
+
+def _baccarat_line(output: out.RoundSettled) -> str:
+    """A baccarat round as a person reads it: "Banker wins, Player 5 to Banker 7, natural"."""
+    totals = dict(output.totals)
+    marks = [mark for mark, shown in (("natural", output.natural), ("Player pair", output.player_pair),
+                                      ("Banker pair", output.banker_pair)) if shown]
+    words = f"{_BACCARAT_WORDS.get(output.outcome, output.outcome)}, Player {totals.get('player')} to Banker " \
+            f"{totals.get('banker')}"
+    return ", ".join([words, *marks])
+
+
+def _war_line(output: out.RoundSettled) -> str:
+    """A Casino War round as a person reads it: "box 1 win, box 3 war-win"."""
+    return ", ".join(f"box {box} {result}" for box, result in BOX_RESULT.findall(output.outcome))
+
+
+#: How each game's settled round is written on a line, by the game's configured name.
+ROUND_LINES = {"baccarat": _baccarat_line, "war": _war_line}
 
 
 class _Subscriber:
@@ -116,23 +147,67 @@ class DemoBounds(_Subscriber):
 
 
 class DemoReport(_Subscriber):
-    """Collects (and with ``--json`` streams) what the demo dealt."""
+    """Collects (and with ``--json`` streams) what the demo dealt, each record with its time in
+    the table's zone; with ``lines``, a line per round as it is settled (a demo at human pace
+    would otherwise print nothing for an hour), at its local time and with the money in the
+    table's currency.
+
+    An output nobody reads any more (``station demo --json | head -3``) ends the demo: the
+    first write that fails asks the station to stop, and nothing more is written."""
 
     #: The outputs it reports (the core loop calls it for these only).
     kinds = (out.ShoeStarted, out.RoundSettled, out.RoundVoided, out.ShoeEnded, out.Refused)
 
-    def __init__(self, stream: TextIO | None) -> None:
+    def __init__(self, stream: TextIO | None, lines: TextIO | None = None, *, timezone: str = "UTC",
+                 digits: int = 0, currency: str = "", clock: Callable[[], datetime] = utc_now) -> None:
         self.stream = stream
+        self.lines = lines
+        self.closed = False
+        self.zone = zone(timezone)
+        self.digits, self.currency = digits, currency
+        self._clock = clock
         self.rounds = 0
         self.shoes = 0
         self.outcomes: Counter[str] = Counter()
         self.house_net = 0
         self.voided = 0
         self.refusals: list[str] = []
+        self.first_time = self.last_time = ""  # journal times (UTC) of the first and last record
 
-    def _emit(self, record: dict[str, Any]) -> None:
+    def money(self, amount: int, signed: bool = False) -> str:
+        """An amount as the table writes it: "+19.00 EUR"."""
+        return ("+" if signed and amount > 0 else "") + format_money(amount, self.digits, self.currency)
+
+    def _emit(self, record: dict[str, Any], line: str = "") -> None:
+        """One thing dealt, now: a JSON record with its local time, and a person's line."""
+        now = format_time(self._clock())
+        self.first_time = self.first_time or now
+        self.last_time = now
         if self.stream is not None:
-            self.stream.write(json.dumps(record) + "\n")
+            self._write(self.stream, json.dumps({**record, "time": local(now, self.zone).isoformat(timespec="seconds")})
+                        + "\n")
+        if self.lines is not None and line:
+            self._write(self.lines, f"{clock_time(now, self.zone)}  {line}\n")
+
+    def _write(self, stream: TextIO, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            stream.write(text)
+            stream.flush()
+        except BrokenPipeError:
+            self.closed = True
+            quiet_closed_output()
+            self.hooks.request_stop("output closed")
+
+    def span(self) -> str:
+        """When the demo dealt, as people read it: "2026-12-01 21:40:02 CET to 21:52:10 CET"."""
+        if not self.first_time:
+            return ""
+        last = local(self.last_time, self.zone)
+        same_day = local(self.first_time, self.zone).date() == last.date()
+        end = last.strftime("%H:%M:%S %Z") if same_day else local_time(self.last_time, self.zone)
+        return f"{local_time(self.first_time, self.zone)} to {end}"
 
     def __call__(self, output: out.Output) -> None:
         if isinstance(output, out.ShoeStarted):
@@ -150,10 +225,12 @@ class DemoReport(_Subscriber):
             self.outcomes.update(outcomes)
             record = {"type": "round", "shoe": shoe, "round": number, **record, "bets": bets}
             record["house_net"] = output.house_net
-            self._emit(record)
+            self._emit(record, f"round {output.round_id}: {ROUND_LINES[output.game](output)}; "
+                               f"house {self.money(output.house_net, signed=True)}")
         elif isinstance(output, out.RoundVoided):
             self.voided += 1
-            self._emit({"type": "void", "round": output.round_id, "reason": output.reason})
+            self._emit({"type": "void", "round": output.round_id, "reason": output.reason},
+                       f"round {output.round_id}: void: {output.reason}")
         elif isinstance(output, out.ShoeEnded):
             self._emit({"type": "shoe_end", "shoe": output.shoe, "rounds": output.rounds})
         elif isinstance(output, out.Refused):
@@ -161,15 +238,43 @@ class DemoReport(_Subscriber):
             self._emit({"type": "refused", "what": output.what, "reason": output.reason})
 
     def summary(self) -> dict[str, Any]:
+        times = {name: local(text, self.zone).isoformat(timespec="seconds")
+                 for name, text in (("first", self.first_time), ("last", self.last_time)) if text}
         return {"type": "summary", "shoes": self.shoes, "rounds": self.rounds, "outcomes": dict(self.outcomes),
-                "voided": self.voided, "house_net": self.house_net, "refused": len(self.refusals)}
+                "voided": self.voided, "house_net": self.house_net, "refused": len(self.refusals), **times}
+
+
+def quiet_closed_output() -> None:
+    """Standard output's reader has gone: point the descriptor at /dev/null, so that nothing
+    written later (the interpreter's last flush included) fails again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _playable(loaded: LoadedConfig, bets: list[tuple[str, int]]) -> None:
+    """Refuse, before anything starts, a demo that could never play: the simulated dealer
+    deals from simulated devices only, and bets every round on regions the game has."""
+    devices = loaded.config.devices
+    for name in ("shoe", "shuffler"):
+        section = getattr(devices, name)
+        if section is not None and not section.url.startswith("sim:"):
+            raise CliError(f"{loaded.path}: devices.{name}.url is {section.url!r}: the demo's simulated dealer "
+                           f"deals only on simulated devices (url = \"sim:\"); use the default configuration or "
+                           "one of `station config examples`")
+    for region, amount in bets:
+        problem = simulated_bet_problem(loaded.config.table.game, region, amount)
+        if problem is not None:
+            raise CliError(f"--bet {region}={amount}: {problem}")
 
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        loaded = load_config(args.config or default_config_path())
+        loaded = load_station_config(args.config or default_config_path())
     except ConfigError as exc:
-        raise CliError(str(exc), Status.CONFIG) from None
+        raise CliError(str(exc), config_status(exc, bool(args.config))) from None
+    _playable(loaded, list(args.bet or []))
     stacked = None
     if args.shoe_file:
         try:
@@ -187,7 +292,9 @@ def _run(args: argparse.Namespace) -> int:
 
     configure_logging("console" if not args.json else "json", "warning" if not args.verbose else "info",
                       stream=sys.stderr)
-    report = DemoReport(sys.stdout if args.json else None)
+    table = loaded.config.table
+    report = DemoReport(sys.stdout if args.json else None, None if args.json or args.fast else sys.stdout,
+                        timezone=table.timezone, digits=table.minor_digits, currency=table.currency)
     continuous = loaded.config.table.equipment == "continuous"
     with tempfile.TemporaryDirectory(prefix="station-demo-") as scratch:
         rounds = args.rounds or (args.shoes * ROUNDS_PER_CONTINUOUS_SHOE if continuous else 0)
@@ -195,7 +302,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             simulation = Simulation(loaded.config, core_options(loaded.config, loaded.path), DealerOverrides(
                 simulated=True, pace_s=0.0 if args.fast else None, seed=args.seed, stacked_shoe=stacked,
-                bets=dict(args.bet) if args.bet else None, rounds=rounds,
+                bets=dict(args.bet) if args.bet else None, rounds=rounds, gives_up=True,
             ))
             run = RunOptions(
                 journal=args.journal or str(Path(scratch) / "journal.sqlite3"),
@@ -206,13 +313,17 @@ def _run(args: argparse.Namespace) -> int:
             raise CliError(str(exc), Status.CONFIG) from None
         serve(station)
         dealer_error = simulation.error if simulation.table is not None else "no simulated dealer"
+    if report.closed:
+        return 0  # the reader has what it wanted (`| head`): nothing more to say, to anyone
     summary = report.summary()
     if args.json:
         print(json.dumps(summary))
     else:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items()))
         print(f"{loaded.config.station.name}: {summary['shoes']} shoe(s), {summary['rounds']} rounds ({outcomes})")
-        print(f"house result: {summary['house_net']:+d} minor units; voided rounds: {summary['voided']}; "
+        if report.span():
+            print(f"dealt {report.span()}")
+        print(f"house result: {report.money(summary['house_net'], signed=True)}; voided rounds: {summary['voided']}; "
               f"refused inputs: {summary['refused']}")
         for reason in sorted(set(report.refusals)):
             print(f"  refused: {reason}")
@@ -222,7 +333,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("demo", help="play shoes on simulated devices with a simulated dealer, then summarise")
     parser.add_argument("-c", "--config", help="configuration file (default: config/station.toml)")
     parser.add_argument("--shoes", type=int, default=1, help="shoes to play (default 1)")

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from station.cli.exits import Status
 from station.cli.main import CliError
 from station.journal.location import journal_location
-from station.journal.store import JournalError, JournalReader
+from station.journal.store import JournalBusyError, JournalError, JournalReader
 from station.journal.verify import verify
 
 
@@ -55,22 +56,35 @@ def _verify(args: argparse.Namespace) -> int:
         raise CliError("--anchor-key and --table go with --anchors FILE")
     try:
         report = verify(path, anchor=args.anchor, deep=args.deep)
+        derived = _replayed(path) if args.deep and report.ok else None
     except JournalError as exc:
         raise CliError(str(exc), status=2) from None
+    ok = report.ok and (derived is None or derived.ok)
     if args.json:
         body: dict[str, Any] = {
             "journal": str(path),
-            "ok": report.ok,
+            "ok": ok,
             "records": report.records,
-            "first_bad_seq": report.first_bad_seq,
-            "problem": report.problem,
+            "first_bad_seq": report.first_bad_seq if derived is None or derived.ok else derived.first_bad_seq,
+            "problem": report.problem if derived is None or derived.ok else derived.words,
             "last_seq": report.last_seq,
             "last_hash": report.last_hash,
         }
+        if derived is not None:
+            body["checkpoints"] = {"ok": derived.ok, "compared": derived.checkpoints, "words": derived.words}
         print(json.dumps(body))
+    elif derived is not None and not derived.ok:
+        print(f"journal {path}: BAD: {derived.words} ({report.records} records in the file)")
     else:
-        print(report.verdict(path))
-    return 0 if report.ok else 1
+        print(report.verdict(path) + (f"; {derived.words}" if derived is not None else ""))
+    return 0 if ok else 1
+
+
+def _replayed(path: Path) -> Any:
+    """``--deep``: the checkpoints against a replay from the first record (station/service/deep_check.py)."""
+    from station.service.deep_check import deep_check
+
+    return deep_check(path)
 
 
 def _verify_anchors(args: argparse.Namespace, path: Path) -> int:
@@ -101,9 +115,11 @@ def _verify_anchors(args: argparse.Namespace, path: Path) -> int:
     return 0 if check.ok else 1
 
 
-def _write_jsonl(reader: JournalReader, since: int, out: IO[bytes]) -> int:
+def _write_jsonl(path: Path, since: int, out: IO[bytes]) -> int:
+    from station.journal.seams import chain_records  # the archives of its first records too
+
     written = 0
-    for record in reader.records(since_seq=since):
+    for record in chain_records(path, since):
         line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":"))
         out.write(line.encode("utf-8") + b"\n")
         written += 1
@@ -120,10 +136,10 @@ def _export(args: argparse.Namespace) -> int:
         try:
             if args.output:
                 with open(args.output, "wb") as out:
-                    count = _write_jsonl(reader, args.since, out)
+                    count = _write_jsonl(path, args.since, out)
                 print(f"exported {count} records to {args.output}", file=sys.stderr)
             else:
-                _write_jsonl(reader, args.since, sys.stdout.buffer)
+                _write_jsonl(path, args.since, sys.stdout.buffer)
                 sys.stdout.buffer.flush()
         except JournalError as exc:  # a damaged record part-way: what came before was written
             raise CliError(f"export stopped: {exc}", status=1) from None
@@ -131,6 +147,32 @@ def _export(args: argparse.Namespace) -> int:
             raise
         except OSError as exc:
             raise CliError(f"cannot write {args.output}: {exc.strerror}") from None
+    return 0
+
+
+def _archive(args: argparse.Namespace) -> int:
+    """``archive --before DATE``: the finished gaming days before DATE to an archive file."""
+    from datetime import date
+
+    from station.service.retention import RetentionError, archive_before
+
+    path, _ = _path(args)
+    try:
+        before = date.fromisoformat(args.before)
+    except ValueError:
+        raise CliError(f"--before takes a gaming day written YYYY-MM-DD, not {args.before!r}") from None
+    if not path.exists():
+        raise CliError(f"no journal at {path}", status=2)
+    try:
+        archived = archive_before(path, before)
+    except RetentionError as exc:
+        raise CliError(str(exc)) from None
+    except JournalBusyError as exc:  # a station has it open
+        raise CliError(str(exc), status=Status.UNAVAILABLE) from None
+    except JournalError as exc:
+        raise CliError(str(exc)) from None
+    print(f"journal {path}: records {archived.first}-{archived.last} (gaming days before {before}) moved to "
+          f"{archived.path}; the journal now begins at record {archived.live_from}, a checkpoint")
     return 0
 
 
@@ -179,7 +221,8 @@ def register(subparsers: Any) -> None:
     check.add_argument("--anchor-key", metavar="FILE",
                        help="with --anchors: the HMAC key the station signs anchors with; every anchor must match it")
     check.add_argument("--table", metavar="ID", help="with --anchors: use only the anchors of this table id")
-    check.add_argument("--deep", action="store_true", help="also run SQLite's integrity_check over the file structure")
+    check.add_argument("--deep", action="store_true", help="also run SQLite's integrity_check over the file structure, "
+                       "and replay the journal from its first record to compare every checkpoint")
     check.add_argument("--json", action="store_true", help="print the report as one JSON object")
     check.set_defaults(handler=_verify)
 
@@ -196,6 +239,20 @@ def register(subparsers: Any) -> None:
     export.add_argument("--since", metavar="SEQ", type=int, default=0, help="only records after this sequence number")
     export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
     export.set_defaults(handler=_export)
+
+    keep = commands.add_parser(
+        "archive",
+        help="move finished gaming days to an archive file (the chain continues into the journal)",
+        description=(
+            "Move the records of the gaming days before DATE (in the table's time zone, from [table] timezone "
+            "and gaming_day_start) to an archive file beside the journal; the journal then begins at a "
+            "checkpoint and its chain continues the archive's. Needs the station stopped (it takes the "
+            "writer's lock). verify checks both; recall and export read both. See docs/journal.md."
+        ),
+    )
+    _add_location(keep)
+    keep.add_argument("--before", metavar="DATE", required=True, help="the first gaming day to keep, YYYY-MM-DD")
+    keep.set_defaults(handler=_archive)
 
     where = commands.add_parser("path", help="print which journal file the station would use, and why")
     _add_location(where)

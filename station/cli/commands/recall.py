@@ -32,28 +32,13 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so other commands stay light.
     from station.core.recall import describe, recall_rounds
     from station.journal import JournalError
-    from station.journal.location import journal_path
-    from station.service.config import ConfigError, load_config
-    from station.service.setup import core_options, journal_options
+    from station.service.config import ConfigError
 
-    # The journal says which configuration its rounds were dealt under, and that is what
-    # recall uses: a configuration file is read only when asked for (for its journal path),
-    # or for a journal too old to record its own.
-    configured_journal = None
-    config_path = Path(args.config) if args.config else None
-    if config_path is not None:
-        try:
-            configured_journal = load_config(config_path).config.station.journal or None
-        except ConfigError as exc:
-            raise CliError(str(exc)) from None
-    path = journal_path(args.journal, configured_journal)
+    path, options, config_path = journal_and_options(args.journal, args.config)
     try:
-        options = journal_options(path, config_path or path)
-        if options is None:
-            loaded = load_config(config_path)
-            options = core_options(loaded.config, loaded.path)
         rounds = recall_rounds(path, options)
         _name_the_software(path, rounds)
+        _local_times(path, config_path, rounds)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     except JournalError as exc:
@@ -73,23 +58,85 @@ def run(args: argparse.Namespace) -> int:
     elif not rounds:
         print(f"no rounds in {path}")
     else:
-        print("\n\n".join(describe(r) for r in rounds))
+        # Amounts in the table's money as the journal's configuration (or the file) writes it.
+        money = options.table.money if options.table is not None else None
+        print("\n\n".join(describe({**r, "opened_at": r["opened"], "closed_at": r["closed"]}, money)
+                            for r in rounds))
     return 0
+
+
+def journal_and_options(journal: str | None, config: str | None) -> tuple[Path, Any, Path | None]:
+    """The journal a reading command reads, the options it replays under, and the
+    configuration file named (if any). The journal says which configuration its rounds were
+    dealt under, and that is what is used: a configuration file is read only when asked for
+    (for its journal path), or for a journal too old to record its own."""
+    from station.journal import JournalError
+    from station.journal.location import journal_path
+    from station.service.config import ConfigError, load_config
+    from station.service.setup import core_options, journal_options
+
+    configured_journal = None
+    config_path = Path(config) if config else None
+    try:
+        if config_path is not None:
+            configured_journal = load_config(config_path).config.station.journal or None
+        path = journal_path(journal, configured_journal)
+        options = journal_options(path, config_path or path)
+        if options is None:
+            loaded = load_config(config_path)
+            options = core_options(loaded.config, loaded.path)
+    except (ConfigError, JournalError) as exc:
+        raise CliError(str(exc)) from None
+    return path, options, config_path
+
+
+def journal_timezone(path: Path, config_path: Path | None) -> str:
+    """The zone people at the table read times in: the one the journal's configuration names
+    (``[table] timezone``), else the configuration file's, else UTC."""
+    from station.journal import JournalReader
+    from station.localtime import DEFAULT_TIMEZONE, timezone_problem
+    from station.service.config import ConfigError, load_config
+    from station.service.setup import CONFIGURATION_RECORD
+
+    with JournalReader(path) as reader:
+        record = reader.last_of_kind(CONFIGURATION_RECORD)
+    table = record.payload.get("table", {}) if record is not None else {}
+    name = table.get("timezone") if isinstance(table, dict) else None
+    if not isinstance(name, str) and config_path is not None:
+        try:
+            name = load_config(config_path).config.table.timezone
+        except ConfigError:
+            name = None
+    return name if isinstance(name, str) and not timezone_problem(name) else DEFAULT_TIMEZONE
+
+
+def _local_times(path: Path, config_path: Path | None, rounds: list[dict[str, Any]]) -> None:
+    """Times as people at the table read them (:func:`journal_timezone`). The journal's own UTC
+    times stay in ``opened_at``/``closed_at``; ``opened``/``closed`` are local."""
+    from station.localtime import local_time, zone
+
+    name = journal_timezone(path, config_path)
+    tz = zone(name)
+    for round_ in rounds:
+        round_["timezone"] = name
+        round_["opened"] = local_time(round_.get("opened_at") or "", tz)
+        round_["closed"] = local_time(round_.get("closed_at") or "", tz)
+        for correction in round_.get("corrections", []):
+            correction["local_time"] = local_time(correction["time"], tz)
 
 
 def _name_the_software(path: Path, rounds: list[dict[str, Any]]) -> None:
     """Each round gets ``software``: the version of the station that had the journal open when
     the round began (from the journal's Configuration and Software records)."""
-    from station.journal import JournalReader
+    from station.journal.seams import chain_records
     from station.service.setup import CONFIGURATION_RECORD, SOFTWARE_KEY, SOFTWARE_RECORD
 
     versions: list[tuple[str, str]] = []  # (journal time, version), in journal order
-    with JournalReader(path) as reader:
-        for record in reader.records():
-            if record.kind == SOFTWARE_RECORD:
-                versions.append((record.time, str(record.payload.get("version", ""))))
-            elif record.kind == CONFIGURATION_RECORD and SOFTWARE_KEY in record.payload:
-                versions.append((record.time, str(record.payload[SOFTWARE_KEY].get("version", ""))))
+    for record in chain_records(path):  # the archives of its first records too
+        if record.kind == SOFTWARE_RECORD:
+            versions.append((record.time, str(record.payload.get("version", ""))))
+        elif record.kind == CONFIGURATION_RECORD and SOFTWARE_KEY in record.payload:
+            versions.append((record.time, str(record.payload[SOFTWARE_KEY].get("version", ""))))
     for round_ in rounds:
         began = round_.get("opened_at") or ""
         round_["software"] = next((v for t, v in reversed(versions) if t <= began), "") if began else ""

@@ -32,7 +32,7 @@ Legend
   Derived    : r red (the pattern repeats), u blue (the pattern breaks)"""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "roads",
         help="draw the baccarat scoreboard roads of a result history",

@@ -9,27 +9,35 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from station.cli.exits import Status, startup_failure
+from station.cli.configuration import load_station_config
+from station.cli.exits import Status, config_status, startup_failure
 from station.cli.main import CliError
-from station.service.config import ConfigError, LoadedConfig, load_config
+from station.journal.location import journal_path
+from station.service.config import ConfigError, LoadedConfig
+from station.service.config_rules import refused
 from station.service.extension import StationExtension
 from station.service.logging import configure_logging
 from station.service.paths import default_config_path
+from station.service.preflight import journal_folder_problems
 
 if TYPE_CHECKING:
     from station.service.app import Station
 
 
 def _run(args: argparse.Namespace) -> int:
+    path = args.config or default_config_path()
+    if args.check:
+        return _check(path, args)
     try:
-        loaded = load_config(args.config or default_config_path())
+        loaded = load_station_config(path)
+        problems = journal_folder_problems(loaded, args.journal)
+        if problems:
+            raise ConfigError(loaded.path, problems)
         from station.service.app import RunOptions, Station
 
         station = Station(loaded, RunOptions(journal=args.journal, extensions=_extensions(loaded)))
     except ConfigError as exc:
-        raise CliError(str(exc), Status.CONFIG) from None
-    if args.check:
-        return _check(loaded, station.journal_path)
+        raise CliError(str(exc), config_status(exc, bool(args.config))) from None
     configure_logging(loaded.config.station.log_format, loaded.config.station.log_level)
     # `kill -USR1 <pid>` prints every thread's stack to stderr (the journal under systemd):
     # how a technician sees where a stuck station is stuck without stopping it.
@@ -38,18 +46,33 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(loaded: LoadedConfig, journal: Path) -> int:
-    """Say everything ``run`` would refuse (status 78) and warn of what it would start with."""
-    from station.service.preflight import preflight
+def _check(path: Path, args: argparse.Namespace) -> int:
+    """Say everything ``run`` would refuse (status 78), every problem in one run, and warn of
+    what it would start with. A configuration with problems is still checked against the
+    machine (its refused keys at their defaults; findings about those keys left out)."""
+    from station.service.preflight import Finding, preflight
+    from station.service.setup import core_options
 
-    findings = preflight(loaded, journal)
-    for finding in findings:
+    try:
+        loaded, problems = load_station_config(path), []
+    except ConfigError as exc:
+        if exc.partial is None:
+            raise CliError(str(exc), config_status(exc, bool(args.config))) from None
+        loaded, problems = LoadedConfig(exc.path, exc.partial), list(exc.problems)
+    journal = journal_path(args.journal, loaded.config.station.journal or None)
+    if not problems:
+        try:
+            core_options(loaded.config, loaded.path)
+        except ConfigError as exc:
+            problems = list(exc.problems)
+    problems += journal_folder_problems(loaded, args.journal)
+    findings = [Finding(key, text, True) for key, text in problems]
+    findings += [f for f in preflight(loaded, journal) if not any(refused(f.where, [key]) for key, _ in problems)]
+    for finding in sorted(findings, key=lambda f: not f.error):
         print(f"{loaded.path}: {'error' if finding.error else 'WARNING'}: {finding.where}: {finding.text}",
               file=sys.stderr)
     if any(f.error for f in findings):
         return Status.CONFIG
-    from station.service.setup import core_options
-
     options = core_options(loaded.config, loaded.path)
     layout = options.rules.variant_of(options.table) or options.rules.title
     print(f"{loaded.path}: configuration is valid ({options.game}, {layout}, {options.decks} decks, journal {journal})")
@@ -91,7 +114,7 @@ def _extensions(loaded: LoadedConfig) -> tuple[StationExtension, ...]:
     return (Simulation(loaded.config, core_options(loaded.config, loaded.path)),)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("run", help="run the table service (drivers, core loop, journal, display)")
     parser.add_argument("-c", "--config", help="configuration file (default: $STATION_CONFIG, "
                         "$CONFIGURATION_DIRECTORY/station.toml, or config/station.toml)")

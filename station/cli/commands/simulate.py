@@ -58,6 +58,9 @@ def _common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--firmware", default="1.0.0", help="firmware version the device reports")
     p.add_argument("--ack-timeout", type=float, default=0.2, help="seconds before an unacknowledged event is resent")
     p.add_argument("--quiet", action="store_true", help="do not print the commands the device receives")
+    p.add_argument("--protocol-version", type=int, metavar="N",
+                   help="speak version N of the device's protocol (default: the current one; "
+                        "1 is a device built before versions were announced)")
 
 
 def _shoe_options(p: argparse.ArgumentParser) -> None:
@@ -86,6 +89,7 @@ def _buttonbox_options(p: argparse.ArgumentParser) -> None:
 
 
 def _build(args: argparse.Namespace) -> Any:
+    from drivers.codec import get_protocol
     from drivers.simulators import start_simulator
     from drivers.simulators.pool import CUT_CARD
     from drivers.simulators.shoe import ShoeSimulator
@@ -93,10 +97,15 @@ def _build(args: argparse.Namespace) -> Any:
 
     if args.directory is not None and not Path(args.directory).is_dir():
         raise CliError(f"--dir {args.directory}: no such folder (the pty's link is made there)")
-    common: dict[str, Any] = dict(
-        transport="socket" if args.socket else "pty", tcp_port=args.tcp_port, directory=args.directory,
-        serial=args.serial, firmware=args.firmware, ack_timeout=args.ack_timeout,
-    )
+    versions = get_protocol(args.kind).versions
+    if args.protocol_version is not None and args.protocol_version not in versions:
+        raise CliError(f"--protocol-version {args.protocol_version}: the {args.kind} protocol has versions "
+                       f"{versions.start}-{versions.stop - 1}")
+    common: dict[str, Any] = {
+        "transport": "socket" if args.socket else "pty", "tcp_port": args.tcp_port, "directory": args.directory,
+        "serial": args.serial, "firmware": args.firmware, "ack_timeout": args.ack_timeout,
+        "protocol_version": args.protocol_version,
+    }
     if args.kind == "shoe":
         running = start_simulator("shoe", common)
         shoe = running.simulator
@@ -207,7 +216,8 @@ def run_serial_simulator(args: argparse.Namespace) -> int:
     device = running.simulator
     actions = _actions(device)
     print(f"{args.kind} simulator ready: connect to {running.endpoint}", flush=True)
-    print("type 'help' for commands; Ctrl-C to stop", flush=True)
+    print(f"speaks {args.kind} protocol version {device.protocol_version}; type 'help' for commands; Ctrl-C to stop",
+          flush=True)
     stop = threading.Event()
 
     def echo_received() -> None:
@@ -216,7 +226,7 @@ def run_serial_simulator(args: argparse.Namespace) -> int:
             items = list(device.received)
             for message in items[shown:]:
                 if message.TYPE != 0x02:  # pings are noise for a person
-                    print(f"<- {message.describe()}", flush=True)
+                    print(f"<- {message.describe(device.protocol_version)}", flush=True)
             shown = len(items)
 
     def auto_deal() -> None:

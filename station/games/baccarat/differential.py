@@ -148,15 +148,16 @@ def reduce_for_differential(bets: Sequence[Bet], table: BaccaratTable) -> Differ
                         break
     side = larger_side.value.capitalize()
     other = "Player" if larger_side is Outcome.BANKER else "Banker"
+    money = table.money.with_currency
     summary = (
-        f"{side} total {large} exceeds {other} total {small} by {large - small}; "
-        f"the table differential is {limit}"
+        f"{side} total {money(large)} exceeds {other} total {money(small)} by {money(large - small)}; "
+        f"the table differential is {money(limit)}"
     )
     if total < small - limit:
         return DifferentialReduction(
             False,
             (),
-            f"{summary}: it cannot be met by reducing {side} bets in chips of {chip}; "
+            f"{summary}: it cannot be met by reducing {side} bets in chips of {money(chip)}; "
             "a supervisor must decide",
         )
     how = "rounded down to" if gave_back == 0 else "rounded (losses given back largest first) to"
@@ -166,11 +167,11 @@ def reduce_for_differential(bets: Sequence[Bet], table: BaccaratTable) -> Differ
             bet,
             new[i],
             f"{summary}: {side} bets {f'scaled by {ratio} and ' if ratio != 1 else ''}{how} a multiple of "
-            f"{steps[i]}: {bet.player}'s {side} bet on {bet.place} {bet.amount} -> {new[i]}",
+            f"{money(steps[i])}: {bet.player}'s {side} bet on {bet.place} {money(bet.amount)} -> {money(new[i])}",
         )
         for i, bet in victims
         if new[i] != bet.amount
     )
     return DifferentialReduction(
-        True, reductions, f"{summary}: {side} bets reduced to {total}", ratio, gave_back
+        True, reductions, f"{summary}: {side} bets reduced to {money(total)}", ratio, gave_back
     )

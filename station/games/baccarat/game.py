@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from station.cards import Card
+from station.cards import Card, parse_card
 from station.games.baccarat.differential import differential_excess, reduce_for_differential
 from station.games.baccarat.pucks import Holder, designate
 from station.games.baccarat.rules import Hand, Outcome, RoundStateError, deal_position, next_hand, result_of
@@ -29,6 +29,7 @@ from station.games.baccarat.table import (
     Variant,
 )
 from station.games.baccarat.wagers import REGIONS, accept_bet, banker_step, bet_from_layout, place_of
+from station.games.board import ResultsBoard
 from station.games.interface import (
     Closing,
     Decision,
@@ -42,6 +43,7 @@ from station.games.interface import (
 )
 from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet
 from station.games.table import Chips
+from station.money import Money
 
 _DEAL = Step(Stage.DEAL)
 _COMPLETE = Step(Stage.COMPLETE)
@@ -77,8 +79,8 @@ class BaccaratPlay:
         if hand is None:
             raise NotAllowed(f"{card.code} drawn when the rules say stand")
         if hand is Hand.PLAYER:
-            return Placement(hand.value, dataclasses.replace(self, player=self.player + (card,)))
-        return Placement(hand.value, dataclasses.replace(self, banker=self.banker + (card,)))
+            return Placement(hand.value, dataclasses.replace(self, player=(*self.player, card)))
+        return Placement(hand.value, dataclasses.replace(self, banker=(*self.banker, card)))
 
     def decide(self, box: str, player: str, choice: str) -> Decision:
         raise NotAllowed(f"baccarat has no {choice!r} decision: the rules decide every card")
@@ -157,10 +159,11 @@ def not_chip_exact(bets: Mapping[BetKey, int], table: BaccaratTable) -> str:
     for (box, player, region), amount in bets.items():
         if region == Outcome.BANKER.value and amount % step:
             lower = amount // step * step
-            change = f"{lower} or {lower + step}" if lower >= table.min_bet else f"{lower + step}"
+            money = table.money.with_currency
+            change = f"{money(lower)} or {money(lower + step)}" if lower >= table.min_bet else money(lower + step)
             return (
-                f"{player}'s Banker bet of {amount} on box {box} cannot be paid exactly in chips of "
-                f"{table.smallest_chip} under commission (5.12): change it to {change}"
+                f"{player}'s Banker bet of {money(amount)} on box {box} cannot be paid exactly in chips of "
+                f"{money(table.smallest_chip)} under commission (5.12): change it to {change}"
             )
     return ""
 
@@ -256,6 +259,7 @@ class BaccaratGame:
             banker_payout=BankerPayout(t.banker_payout), region_cap=RegionCap(t.region_cap),
             table_differential=t.differential or None,
             differential_reduction=DifferentialMode(t.differential_reduction),
+            money=Money(t.minor_digits, t.currency),
         )
 
     def payout_option(self, table: BaccaratTable) -> str:
@@ -297,6 +301,22 @@ class BaccaratGame:
     def open_round(self) -> BaccaratPlay:
         return BaccaratPlay()
 
+    def board(self) -> ResultsBoard:
+        from station.games.baccarat.board import RoadsBoard  # only where a board is shown: not in the rules
+
+        return RoadsBoard()
+
+    def play_state(self, play: BaccaratPlay) -> dict[str, Any]:
+        return {"player": [c.code for c in play.player], "banker": [c.code for c in play.banker],
+                "holders": None if play.holders is None else [[h.hand.value, h.box, h.player] for h in play.holders]}
+
+    def restore_play(self, state: Mapping[str, Any]) -> BaccaratPlay:
+        holders = state.get("holders")
+        return BaccaratPlay(
+            tuple(parse_card(code) for code in state["player"]), tuple(parse_card(code) for code in state["banker"]),
+            None if holders is None else tuple(Holder(Hand(hand), box, player) for hand, box, player in holders),
+        )
+
     def close_betting(
         self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str,
         decision: str = "",
@@ -324,7 +344,14 @@ class BaccaratGame:
         typed = [bet_from_layout(k, bets[k]) for k in keys]
         settled = settle_round(typed, result_of(play.player, play.banker), paying(table, payout_option))
         records = tuple(
-            SettledBet(k[0], k[1], k[2], s.stake, s.valid, s.void, s.result.value, s.net)
+            SettledBet(k[0], k[1], k[2], s.stake, s.valid, s.void, s.result.value, s.net, s.commission)
             for k, s in zip(keys, settled.bets, strict=True)
         )
         return Settlement(records, settled.house_result)
+
+    def resettle(
+        self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str
+    ) -> Settlement:
+        # The cards decide the result whatever was bet: the same settlement, for the bets as
+        # they really were.
+        return self.settle(play, bets, table, payout_option)

@@ -8,7 +8,7 @@ differential. What every game shares (chips, limits, the error naming a bad opti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from math import gcd
 
@@ -20,6 +20,7 @@ from station.games.table import (
     check_limits,
     require_int,
 )
+from station.money import Money
 
 MAX_BOXES_BY_VARIANT = {"mini": 7, "midi": 9, "full": 14}
 BACCARAT_TIE_PAYOUTS = (8, 9)
@@ -113,6 +114,9 @@ class BaccaratTable:
     region_cap: RegionCap = RegionCap.NONE
     table_differential: int | None = None
     differential_reduction: DifferentialMode = DifferentialMode.AUTOMATIC
+    #: How the reasons of refusals write amounts (``[table] currency``, ``minor_digits``):
+    #: presentation, never a rule, so it takes no part in comparing two tables.
+    money: Money = field(default=Money(), compare=False)
 
     def __post_init__(self) -> None:
         try:

@@ -2,7 +2,8 @@
 
 Pure functions over the table options (:class:`~station.games.baccarat.table.BaccaratTable`) and the
 bets already on the layout. A refusal always carries a reason a dealer can read out
-("Banker bet of 30 cannot be paid exactly in chips of 1: largest acceptable is 20") and the
+("Banker bet of 0.30 EUR cannot be paid exactly in chips of 0.01 EUR: largest acceptable is
+0.20 EUR"), amounts written with the table's :attr:`~BaccaratTable.money`, and the
 rule it comes from, so the display can show it and the journal can record it.
 
 Words used here: a *place* is a numbered box (seated players) or a standing-player region
@@ -25,6 +26,7 @@ from functools import lru_cache
 from station.games.baccarat.rules import Outcome
 from station.games.baccarat.table import BaccaratTable, RegionCap, Variant, commission_step
 from station.games.layout import Acceptance, BetFormError, BetKey
+from station.money import Money
 
 
 @dataclass(frozen=True, order=True)
@@ -55,8 +57,8 @@ class Bet:
     on: Outcome
     amount: int
 
-    def describe(self) -> str:
-        return f"{self.on.value.capitalize()} bet of {self.amount}"
+    def describe(self, money: Money) -> str:
+        return f"{self.on.value.capitalize()} bet of {money.with_currency(self.amount)}"
 
 
 #: The spots of a place, as the layout names them.
@@ -143,16 +145,15 @@ def accept_bet(
         return Acceptance.refuse("a bet needs the player it belongs to", "5.5")
     # Every non-empty combination of Banker, Player and Tie is allowed (5.2); with the spot
     # checked above there is nothing more to refuse about combinations.
-    c = table.smallest_chip
+    c, money = table.smallest_chip, table.money.with_currency
+    what = bet.describe(table.money)
     if bet.amount % c:
-        return Acceptance.refuse(
-            f"{bet.describe()} cannot be made of chips of {c}", "5.3"
-        )
+        return Acceptance.refuse(f"{what} cannot be made of chips of {money(c)}", "5.3")
     same_spot = [b for b in on_table if b.place == bet.place and b.on is bet.on]
     mine_here = sum(b.amount for b in same_spot if b.player == bet.player) + bet.amount
     if mine_here < table.min_bet:
         return Acceptance.refuse(
-            f"{bet.describe()} on {bet.place} is below the table minimum of {table.min_bet}", "5.9"
+            f"{what} on {bet.place} is below the table minimum of {money(table.min_bet)}", "5.9"
         )
     seating = _seating_problem(bet, on_table, table)
     if seating is not None:
@@ -161,25 +162,20 @@ def accept_bet(
         step = banker_step(table)
         if mine_here % step:
             largest = mine_here // step * step
-            what = (
-                f"Banker bet of {mine_here}" if mine_here == bet.amount
-                else f"Banker total of {mine_here} on {bet.place}"
-            )
+            stake = what if mine_here == bet.amount else f"Banker total of {money(mine_here)} on {bet.place}"
             hint = (
-                f"largest acceptable is {largest}" if largest >= table.min_bet
-                else f"acceptable amounts are multiples of {step}"
+                f"largest acceptable is {money(largest)}" if largest >= table.min_bet
+                else f"acceptable amounts are multiples of {money(step)}"
             )
-            return Acceptance.refuse(
-                f"{what} cannot be paid exactly in chips of {c}: {hint}", "5.12"
-            )
+            return Acceptance.refuse(f"{stake} cannot be paid exactly in chips of {money(c)}: {hint}", "5.12")
     limit = (personal_max or {}).get(bet.player, table.max_bet)
     on_outcome = sum(b.amount for b in on_table if b.player == bet.player and b.on is bet.on)
     total = on_outcome + bet.amount
     if total > limit:
         room = max(0, limit - on_outcome)
         return Acceptance.refuse(
-            f"{bet.describe()} takes player {bet.player}'s total on {bet.on.value.capitalize()} "
-            f"to {total}, over the maximum of {limit}: at most {room} more",
+            f"{what} takes player {bet.player}'s total on {bet.on.value.capitalize()} "
+            f"to {money(total)}, over the maximum of {money(limit)}: at most {money(room)} more",
             "5.9",
         )
     capped = _region_cap_problem(bet, same_spot, mine_here, table)
@@ -222,18 +218,19 @@ def _region_cap_problem(
     bet: Bet, same_spot: Sequence[Bet], mine_here: int, table: BaccaratTable
 ) -> Acceptance | None:
     spot = f"the {bet.on.value.capitalize()} spot of {bet.place}"
+    what, money = bet.describe(table.money), table.money.with_currency
     if table.region_cap is RegionCap.TABLE_TOTAL:
         total = sum(b.amount for b in same_spot) + bet.amount
         if total > table.max_bet:
             return Acceptance.refuse(
-                f"{bet.describe()} takes all players' bets on {spot} to {total}, over the "
-                f"table maximum of {table.max_bet}",
+                f"{what} takes all players' bets on {spot} to {money(total)}, over the "
+                f"table maximum of {money(table.max_bet)}",
                 "5.8",
             )
     elif table.region_cap is RegionCap.PLAYER_TOTAL and mine_here > table.max_bet:
         return Acceptance.refuse(
-            f"{bet.describe()} takes player {bet.player}'s bets on {spot} to {mine_here}, over "
-            f"the table maximum of {table.max_bet}",
+            f"{what} takes player {bet.player}'s bets on {spot} to {money(mine_here)}, over "
+            f"the table maximum of {money(table.max_bet)}",
             "5.8",
         )
     return None

@@ -10,17 +10,26 @@ themselves are the modules beside this one; nothing here states a rule, it only 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from station.cards import Card
+from station.cards import Card, parse_card
+from station.games.board import ResultsBoard
 from station.games.interface import Closing, Decision, NotAllowed, Placement, PlayResult, Settlement, Stage, Step
 from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet, box_number
 from station.games.table import Chips
 from station.games.war.rules import Choice, StepKind, WarRound, WarStateError
 from station.games.war.settlement import settle_war
 from station.games.war.table import MAX_WAR_BOXES, WarTable
-from station.games.war.wagers import REGIONS, accept_wager, tie_priority_problem, wager_from_layout
+from station.games.war.wagers import (
+    REGIONS,
+    WagerKind,
+    WarWager,
+    accept_wager,
+    tie_priority_problem,
+    wager_from_layout,
+)
+from station.money import Money
 
 _STAGES = {
     StepKind.DEAL_BOX: Stage.DEAL,
@@ -188,7 +197,7 @@ class WarGame:
             players_per_box=t.players_per_box, box_max=war.box_max or None,
             player_max=war.player_max or None, tie_pays=war.tie_pays,
             tie_after_tie_bonus=war.tie_after_tie_bonus or None,
-            max_boxes_per_player=war.max_boxes_per_player,
+            max_boxes_per_player=war.max_boxes_per_player, money=Money(t.minor_digits, t.currency),
         )
 
     def payout_option(self, table: WarTable) -> str:
@@ -224,6 +233,36 @@ class WarGame:
     def open_round(self) -> WarPlay:
         return WarPlay(WarRound(()))
 
+    def board(self) -> ResultsBoard:
+        from station.games.war.board import BoxesBoard  # only where a board is shown: not in the rules
+
+        return BoxesBoard()
+
+    def play_state(self, play: WarPlay) -> dict[str, Any]:
+        e = play.engine
+        return {
+            "wagers": [[w.box, w.player, w.kind.value, w.amount] for w in e.wagers],
+            "first": [[b, c.code] for b, c in e.first],
+            "dealer_first": e.dealer_first.code if e.dealer_first is not None else None,
+            "choices": [[b, p, c.value] for b, p, c in e.choices],
+            "burned": e.burned,
+            "war": [[b, c.code] for b, c in e.war],
+            "dealer_war": e.dealer_war.code if e.dealer_war is not None else None,
+            "tie_declined": [[b, p] for b, p in play.tie_declined],
+        }
+
+    def restore_play(self, state: Mapping[str, Any]) -> WarPlay:
+        def card(code: str | None) -> Card | None:
+            return None if code is None else parse_card(code)
+
+        engine = WarRound(
+            tuple(WarWager(b, p, WagerKind(k), a) for b, p, k, a in state["wagers"]),
+            tuple((b, parse_card(c)) for b, c in state["first"]), card(state["dealer_first"]),
+            tuple((b, p, Choice(c)) for b, p, c in state["choices"]), state["burned"],
+            tuple((b, parse_card(c)) for b, c in state["war"]), card(state["dealer_war"]),
+        )
+        return WarPlay(engine, tuple((b, p) for b, p in state["tie_declined"]))
+
     def close_betting(
         self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable, payout_option: str, decision: str = ""
     ) -> Closing:
@@ -248,3 +287,24 @@ class WarGame:
             for s in settle_war(play.engine, table)
         )
         return Settlement(records, -sum(s.net for s in records))
+
+    def resettle(
+        self, play: WarPlay, bets: Mapping[BetKey, int], table: WarTable, payout_option: str
+    ) -> Settlement:
+        # Which boxes got a card, and who chose war or surrender, followed from the wagers: a
+        # correction may change amounts, regions and names only where the cards still fit.
+        try:
+            wagers = tuple(wager_from_layout(k, a) for k, a in bets.items())
+        except BetFormError as exc:
+            raise NotAllowed(str(exc)) from None
+        engine = play.engine
+        corrected = replace(engine, wagers=wagers)
+        if corrected.boxes != engine.boxes:
+            dealt = ", ".join(str(b) for b in engine.boxes)
+            raise NotAllowed(f"this round dealt cards to box {dealt} only: a correction cannot change which boxes "
+                             "were in play")
+        decided = {(b, p) for b, p, _ in engine.choices}
+        if set(corrected.deciders()) != decided:
+            who = ", ".join(f"{p} on box {b}" for b, p in sorted(decided)) or "nobody"
+            raise NotAllowed(f"war or surrender was decided by {who}: a correction cannot change who decided")
+        return self.settle(WarPlay(corrected, play.tie_declined), bets, table, payout_option)

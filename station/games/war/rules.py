@@ -168,13 +168,13 @@ class WarRound:
         step = self.next_step()
         kind = step.kind
         if kind is StepKind.DEAL_BOX:
-            return _replace(self, first=self.first + ((step.box, card),))
+            return _replace(self, first=(*self.first, (step.box, card)))
         if kind is StepKind.DEAL_DEALER:
             return _replace(self, dealer_first=card)
         if kind is StepKind.BURN:
             return _replace(self, burned=self.burned + 1)
         if kind is StepKind.DEAL_WAR_BOX:
-            return _replace(self, war=self.war + ((step.box, card),))
+            return _replace(self, war=(*self.war, (step.box, card)))
         if kind is StepKind.DEAL_DEALER_WAR:
             return _replace(self, dealer_war=card)
         if kind is StepKind.DECIDE:
@@ -190,7 +190,7 @@ class WarRound:
             raise WarStateError(f"{player} on box {box} has no decision to make")
         if self.choice_of(box, player) is not None:
             raise WarStateError(f"{player} on box {box} has already chosen")
-        return _replace(self, choices=self.choices + ((box, player, Choice(choice)),))
+        return _replace(self, choices=(*self.choices, (box, player, Choice(choice))))
 
 
 def _replace(round_: WarRound, **changes: Any) -> WarRound:

@@ -7,7 +7,7 @@ is in :mod:`station.games.table`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from station.games.table import (
     MAX_PLAYERS_PER_BOX,
@@ -17,6 +17,7 @@ from station.games.table import (
     check_limits,
     require_int,
 )
+from station.money import Money
 
 MAX_WAR_BOXES = 7
 
@@ -43,6 +44,9 @@ class WarTable:
     tie_pays: int = 10
     tie_after_tie_bonus: int | None = None
     max_boxes_per_player: int = 1
+    #: How the reasons of refusals write amounts (``[table] currency``, ``minor_digits``):
+    #: presentation, never a rule, so it takes no part in comparing two tables.
+    money: Money = field(default=Money(), compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "chips", as_chips(self.chips))

@@ -20,6 +20,7 @@ from enum import StrEnum
 
 from station.games.layout import Acceptance, BetFormError, BetKey, box_number
 from station.games.war.table import WarTable
+from station.money import Money
 
 #: The wagers a player may place on a box, as the layout names them (the Go to War Wager
 #: arises from a choice, never from a bet).
@@ -39,9 +40,9 @@ class WarWager:
     kind: WagerKind
     amount: int
 
-    def describe(self) -> str:
+    def describe(self, money: Money) -> str:
         name = {"war": "Casino War Wager", "tie": "Tie Wager", "go_to_war": "Go to War Wager"}
-        return f"{name[self.kind.value]} of {self.amount}"
+        return f"{name[self.kind.value]} of {money.with_currency(self.amount)}"
 
 
 def wager_from_layout(key: BetKey, amount: int) -> WarWager:
@@ -74,25 +75,26 @@ def accept_wager(
         return Acceptance.refuse(f"a wager must be a positive whole amount, got {wager.amount!r}", "5.1")
     if not isinstance(wager.player, str) or not wager.player:
         return Acceptance.refuse("a wager needs the player it belongs to", "5.1")
-    c = table.smallest_chip
+    c, money = table.smallest_chip, table.money.with_currency
+    what = wager.describe(table.money)
     if wager.amount % c:
-        return Acceptance.refuse(f"{wager.describe()} cannot be made of chips of {c}", "5.1")
+        return Acceptance.refuse(f"{what} cannot be made of chips of {money(c)}", "5.1")
     same = [w for w in on_table if w.box == wager.box and w.kind is wager.kind and w.player == wager.player]
     mine_here = sum(w.amount for w in same) + wager.amount
     if mine_here < table.min_bet:
         return Acceptance.refuse(
-            f"{wager.describe()} on box {wager.box} is below the table minimum of {table.min_bet}", "5.7"
+            f"{what} on box {wager.box} is below the table minimum of {money(table.min_bet)}", "5.7"
         )
     if mine_here > table.max_bet:
         return Acceptance.refuse(
-            f"{wager.describe()} on box {wager.box} is over the table maximum of {table.max_bet}: "
-            f"at most {table.max_bet - (mine_here - wager.amount)} more",
+            f"{what} on box {wager.box} is over the table maximum of {money(table.max_bet)}: "
+            f"at most {money(table.max_bet - (mine_here - wager.amount))} more",
             "5.10",
         )
     if wager.kind is WagerKind.WAR and mine_here % (2 * c):
         return Acceptance.refuse(
-            f"{wager.describe()} could not be halved in chips of {c} on a surrender: use a "
-            f"multiple of {2 * c}",
+            f"{what} could not be halved in chips of {money(c)} on a surrender: use a "
+            f"multiple of {money(2 * c)}",
             "5.2",
         )
     on_box = [w for w in on_table if w.box == wager.box]
@@ -114,16 +116,16 @@ def accept_wager(
         box_total = sum(w.amount for w in on_box) + wager.amount
         if box_total > table.box_max:
             return Acceptance.refuse(
-                f"{wager.describe()} takes box {wager.box} to {box_total}, over the box maximum of "
-                f"{table.box_max}",
+                f"{what} takes box {wager.box} to {money(box_total)}, over the box maximum of "
+                f"{money(table.box_max)}",
                 "5.10",
             )
     if table.player_max is not None:
         player_total = sum(w.amount for w in on_box if w.player == wager.player) + wager.amount
         if player_total > table.player_max:
             return Acceptance.refuse(
-                f"{wager.describe()} takes player {wager.player}'s wagers on box {wager.box} to "
-                f"{player_total}, over the player maximum of {table.player_max}",
+                f"{what} takes player {wager.player}'s wagers on box {wager.box} to "
+                f"{money(player_total)}, over the player maximum of {money(table.player_max)}",
                 "5.10",
             )
     if wager.kind is WagerKind.TIE and wager.player not in {w.player for w in on_box if w.kind is WagerKind.WAR}:

@@ -9,8 +9,10 @@
   const RANKS = { T: "10" };
   const OUTCOME_WORDS = { B: "BANKER WINS", P: "PLAYER WINS", T: "TIE" };
   const GAME_WORDS = { "baccarat": "Baccarat", "casino war": "Casino War" };
-  const BANNERS = { "shuffling": "Shuffling", "last round": "Last round", "shoe end": "Shoe end" };
-  const PILLS = { "betting": "Place your bets", "dealing": "No more bets" };
+  const BANNERS = {
+    "shuffling": "Shuffling", "last round": "Last round", "shoe end": "Shoe end", "paused": "Table paused",
+  };
+  const PILLS = { "betting": "Place your bets", "dealing": "No more bets", "paused": "Please wait" };
   const WAR_WORDS = {
     "win": "WIN", "lose": "LOSE", "war-win": "WAR WIN", "war-lose": "WAR LOSE",
     "surrender": "SURRENDER", "tie": "TIE",
@@ -52,6 +54,25 @@
     return (negative ? "-" : "") + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + fraction;
   }
 
+  // Type sized to its box: the largest size from ``maxVh`` down to ``minVh`` (of the window's
+  // height) at which ``node`` shows all of its text without overflowing its box. Returns false
+  // when even the smallest does not fit.
+  function fitText(node, maxVh, minVh) {
+    const vh = window.innerHeight / 100;
+    const smallest = minVh * vh;
+    let size = maxVh * vh;
+    node.style.fontSize = `${size}px`;
+    while (overflows(node) && size > smallest) {
+      size = Math.max(smallest, size * 0.92);
+      node.style.fontSize = `${size}px`;
+    }
+    return !overflows(node);
+  }
+
+  function overflows(node) {
+    return node.scrollWidth > node.clientWidth || node.scrollHeight > node.clientHeight;
+  }
+
   function limitText(limit, digits, currency) {
     const range = `${amount(limit.minimum, digits)} \u2013 ${amount(limit.maximum, digits)}`;
     return currency ? `${range} ${currency}` : range;
@@ -68,6 +89,7 @@
     document.getElementById("table-name").textContent = table.name;
     const game = GAME_WORDS[table.game] || table.game;
     document.getElementById("game-name").textContent = table.variant ? `${table.variant} ${game}` : game;
+    fitText(document.getElementById("table-name"), 4.2, 1.8);
     const limits = document.getElementById("limits");
     limits.replaceChildren(...table.limits.map((limit) => el("div", { class: "limit", "data-name": limit.name }, [
       el("span", { class: "name", text: limit.name }),
@@ -78,6 +100,7 @@
     document.getElementById("round-no").textContent = snapshot.round_no ? String(snapshot.round_no) : dash;
     const left = snapshot.cards_left;
     document.getElementById("cards-left").textContent = left === null || left === undefined ? dash : String(left);
+    fitText(document.getElementById("table-rules"), 2.6, 1.4);
   }
 
   function drawState(state, message, messageKind) {
@@ -93,7 +116,7 @@
     if (message) {
       banner.textContent = message;
       banner.dataset.kind = messageKind === "alert" ? "fault" : "notice";
-      banner.hidden = false;
+      showBanner(banner);
       return;
     }
     if (isFault) {
@@ -106,7 +129,15 @@
       return;
     }
     banner.dataset.kind = kind;
+    showBanner(banner);
+  }
+
+  // One line of large type; a longer message is set smaller, and only one too long even at
+  // half the size wraps onto a second line.
+  function showBanner(banner) {
     banner.hidden = false;
+    banner.style.whiteSpace = "";
+    if (!fitText(banner, 6, 3)) banner.style.whiteSpace = "normal";
   }
 
   function card(code, third) {
@@ -279,12 +310,22 @@
       el("span", { class: "war-result", "data-outcome": b.outcome, text: WAR_WORDS[b.outcome] || b.outcome }),
     ])));
 
+    // Each box's latest results, oldest first: as many of the newest as fit its row are shown,
+    // newest on the right (the oldest make room).
     const boxes = document.getElementById("war-boxes");
     const entries = Object.entries((war && war.boxes) || {});
-    boxes.replaceChildren(...entries.map(([box, outcomes]) => el("div", { class: "war-box", "data-box": box }, [
-      el("span", { class: "box-name", text: `Box ${box}` }),
-      ...outcomes.map((o) => el("span", { class: "war-result", "data-outcome": o, text: WAR_WORDS[o] || o })),
+    const rows = entries.map(([box, outcomes]) => el("div", {
+      class: "war-results", "data-count": String(outcomes.length),
+    }, outcomes.map((o) => el("span", { class: "war-result", "data-outcome": o, text: WAR_WORDS[o] || o }))));
+    boxes.replaceChildren(...entries.map(([box], i) => el("div", { class: "war-box", "data-box": box }, [
+      el("span", { class: "box-name", text: `Box ${box}` }), rows[i],
     ])));
+    fitText(document.getElementById("war-last"), 3.4, 0.8);
+    fitText(boxes, 3.6, 1.2);
+    for (const row of rows) {
+      while (row.children.length > 1 && overflows(row)) row.firstElementChild.remove();
+      row.dataset.drawn = String(row.children.length);
+    }
 
     // The shoe's rounds, one column each, newest on the right: the round number, the dealer's
     // card and how each box ended. As many as fit are shown.
@@ -321,6 +362,8 @@
       drawLastResult(snapshot.last_result, snapshot.last_round_no);
       drawRoads(snapshot.roads || EMPTY_ROADS);
     }
+    // For whoever waits for the picture of a window size (a test, a screenshot).
+    document.body.dataset.drawnFor = `${window.innerWidth}x${window.innerHeight}`;
   }
 
   function setConnected(connected) {

@@ -25,15 +25,17 @@ B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
 def mini(**changes: Any) -> BaccaratTable:
     """A mini table in whole currency units with chips of 1 (the seeds' worked example)."""
-    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25, 100)))
+    options: dict[str, Any] = {"variant": "mini", "boxes": 7, "min_bet": 10, "max_bet": 1000,
+                               "chips": Chips((1, 5, 25, 100))}
     options.update(changes)
     return BaccaratTable(**options)
 
 
 def full(**changes: Any) -> BaccaratTable:
-    options: dict[str, Any] = dict(
-        variant="full", boxes=14, standing_regions=2, min_bet=100, max_bet=50_000, chips=Chips((100, 500))
-    )
+    options: dict[str, Any] = {
+        "variant": "full", "boxes": 14, "standing_regions": 2, "min_bet": 100, "max_bet": 50_000,
+        "chips": Chips((100, 500)),
+    }
     options.update(changes)
     return BaccaratTable(**options)
 
@@ -58,7 +60,7 @@ def test_differential_excess_ignores_tie_bets() -> None:
     bets = [Bet(box(1), "ann", B, 600), Bet(box(2), "bob", P, 200), Bet(box(3), "cy", T, 900)]
     assert side_totals(bets) == (600, 200)
     assert differential_excess(bets, table) == 100
-    assert differential_excess(bets[:1] + [Bet(box(2), "bob", P, 300)], table) == 0
+    assert differential_excess([*bets[:1], Bet(box(2), "bob", P, 300)], table) == 0
 
 
 def test_player_side_reduced_pro_rata_and_rounded_down() -> None:
@@ -70,7 +72,7 @@ def test_player_side_reduced_pro_rata_and_rounded_down() -> None:
         (0, "ann", 500, 500),
         (1, "bob", 300, 275),
     ]
-    summary = "Player total 1575 exceeds Banker total 500 by 1075; the table differential is 300"
+    summary = "Player total 15.75 exceeds Banker total 5.00 by 10.75; the table differential is 3.00"
     assert summary in result.reductions[0].reason
     after = result.apply(bets)
     assert side_totals(after) == (500, 800)
@@ -141,7 +143,8 @@ def test_plain_pro_rata_gives_nothing_back() -> None:
     result = reduce_for_differential(bets, table)
     # The largest common ratio that still fits: 12/23 takes 575 to exactly 300 (1000 to 521.7, so 500).
     assert result.given_back == 0 and result.ratio == Fraction(12, 23)
-    words = "Player bets scaled by 12/23 and rounded down to a multiple of 25: ann's Player bet on box 1 1000 -> 500"
+    words = ("Player bets scaled by 12/23 and rounded down to a multiple of 0.25: "
+             "ann's Player bet on box 1 10.00 -> 5.00")
     assert words in result.reductions[0].reason
 
 

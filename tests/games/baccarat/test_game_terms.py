@@ -19,7 +19,8 @@ GAME = BaccaratGame()
 
 def mini(**changes: Any) -> BaccaratTable:
     """Chips of 1: Banker bets under commission in steps of 20 (the seeds' example)."""
-    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25)))
+    options: dict[str, Any] = {"variant": "mini", "boxes": 7, "min_bet": 10, "max_bet": 1000,
+                               "chips": Chips((1, 5, 25))}
     options.update(changes)
     return BaccaratTable(**options)
 
@@ -37,7 +38,7 @@ def test_a_bet_is_accepted_under_the_payout_option_it_is_given_not_the_tables() 
     assert not GAME.accept(key, 30, {}, commission, "commission", play())
     assert GAME.accept(key, 30, {}, commission, "no_commission", play())
     refused = GAME.accept(key, 30, {}, no_commission, "commission", play())
-    assert refused.reason == "Banker bet of 30 cannot be paid exactly in chips of 1: largest acceptable is 20"
+    assert refused.reason == "Banker bet of 0.30 cannot be paid exactly in chips of 0.01: largest acceptable is 0.20"
     assert GAME.accept(key, 30, {}, no_commission, "", play())  # "": the table's own
 
 
@@ -50,12 +51,12 @@ def test_paying_gives_the_table_under_a_payout_option() -> None:
 def test_betting_does_not_close_on_a_banker_bet_5_12_refuses() -> None:
     bets = {("2", "bo", "player"): 35, ("1", "ann", "banker"): 30}
     assert not_chip_exact(bets, mini(banker_payout="no_commission")) == ""
-    why = "ann's Banker bet of 30 on box 1 cannot be paid exactly in chips of 1 under commission (5.12)"
-    assert not_chip_exact(bets, mini()) == f"{why}: change it to 20 or 40"
-    assert not_chip_exact({("1", "ann", "banker"): 15}, mini()).endswith("change it to 20")
-    assert not_chip_exact({("1", "ann", "banker"): 30}, mini(min_bet=20)).endswith("change it to 20 or 40")
-    assert not_chip_exact({("1", "ann", "banker"): 30}, mini(min_bet=25)).endswith("change it to 40")
-    with pytest.raises(NotAllowed, match="change it to 20 or 40"):
+    why = "ann's Banker bet of 0.30 on box 1 cannot be paid exactly in chips of 0.01 under commission (5.12)"
+    assert not_chip_exact(bets, mini()) == f"{why}: change it to 0.20 or 0.40"
+    assert not_chip_exact({("1", "ann", "banker"): 15}, mini()).endswith("change it to 0.20")
+    assert not_chip_exact({("1", "ann", "banker"): 30}, mini(min_bet=20)).endswith("change it to 0.20 or 0.40")
+    assert not_chip_exact({("1", "ann", "banker"): 30}, mini(min_bet=25)).endswith("change it to 0.40")
+    with pytest.raises(NotAllowed, match=r"change it to 0\.20 or 0\.40"):
         GAME.close_betting(play(), bets, mini(banker_payout="no_commission"), "commission")
     assert GAME.close_betting(play(), bets, mini(), "no_commission").bets == bets
 
@@ -69,11 +70,11 @@ POSSIBLE = {("1", "ann", "player"): 1000, ("2", "bob", "player"): 575, ("3", "cy
 
 def test_automatic_reduction_needs_a_supervisor_only_when_no_reduction_meets_the_differential() -> None:
     table = mini(table_differential=5)
-    with pytest.raises(DecisionNeeded, match="it cannot be met by reducing Banker bets in chips of 1") as raised:
+    with pytest.raises(DecisionNeeded, match=r"it cannot be met by reducing Banker bets in chips of 0\.01") as raised:
         GAME.close_betting(play(), IMPOSSIBLE, table, "commission")
     assert list(raised.value.decisions) == ["accept"]
     assert str(raised.value).startswith(
-        "table differential exceeded: Banker total 100 exceeds Player total 30 by 70")
+        "table differential exceeded: Banker total 1.00 exceeds Player total 0.30 by 0.70")
     closing = GAME.close_betting(play(), IMPOSSIBLE, table, "commission", "accept")
     assert closing.bets == IMPOSSIBLE and closing.reductions == ()
     with pytest.raises(NotAllowed, match="no reduction in whole chips meets the table differential"):
@@ -85,14 +86,14 @@ def test_automatic_reduction_needs_a_supervisor_only_when_no_reduction_meets_the
 def test_supervisor_reduction_always_asks_and_reduce_gives_the_stations_proposal() -> None:
     table = mini(table_differential=300, differential_reduction="supervisor")
     assert table.differential_reduction is DifferentialMode.SUPERVISOR
-    with pytest.raises(DecisionNeeded, match="^table differential exceeded: Player total 1575") as raised:
+    with pytest.raises(DecisionNeeded, match=r"^table differential exceeded: Player total 15.75") as raised:
         GAME.close_betting(play(), POSSIBLE, table, "commission")
     assert raised.value.decisions == {
-        "reduce": "reduce pro rata (ann's Player bet on box 1 1000 -> 508; bob's Player bet on box 2 575 -> 292)",
+        "reduce": "reduce pro rata (ann's Player bet on box 1 10.00 -> 5.08; bob's Player bet on box 2 5.75 -> 2.92)",
         "accept": "accept the imbalance and deal the bets as they are",
     }
-    assert str(raised.value) == ("table differential exceeded: Player total 1575 exceeds Banker total 500 by 1075; "
-                                 "the table differential is 300")
+    assert str(raised.value) == ("table differential exceeded: Player total 15.75 exceeds Banker total 5.00 by 10.75; "
+                                 "the table differential is 3.00")
     reduced = GAME.close_betting(play(), POSSIBLE, table, "commission", "reduce")
     assert dict(reduced.bets) == {("1", "ann", "player"): 508, ("2", "bob", "player"): 292, ("3", "cy", "banker"): 500}
     assert GAME.close_betting(play(), POSSIBLE, table, "commission", "accept").bets == POSSIBLE
@@ -188,7 +189,7 @@ def test_the_layouts_the_configuration_may_not_ask_of_baccarat() -> None:
     from types import SimpleNamespace
 
     def section(**changes: Any) -> Any:
-        settings: dict[str, Any] = dict(variant="mini", boxes=7, players_per_box=3, standing_regions=0)
+        settings: dict[str, Any] = {"variant": "mini", "boxes": 7, "players_per_box": 3, "standing_regions": 0}
         settings.update(changes)
         return SimpleNamespace(**settings)
 

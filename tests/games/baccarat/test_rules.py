@@ -116,7 +116,7 @@ def test_result_outcomes_and_pairs() -> None:
     assert (r.player_total, r.banker_total, r.outcome) == (5, 9, Outcome.BANKER)
     r = result_of(parse_cards("4S 4D"), parse_cards("9H 9C"))
     assert r.natural and r.player_pair and r.banker_pair and r.outcome is Outcome.TIE  # 8 v 8
-    with pytest.raises(RoundStateError, match="^the round is not complete: the rules call for another card$"):
+    with pytest.raises(RoundStateError, match=r"^the round is not complete: the rules call for another card$"):
         result_of(parse_cards("AS 2D"), parse_cards("KH 7C"))
 
 

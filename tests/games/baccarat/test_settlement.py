@@ -18,16 +18,17 @@ B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
 def cents(**changes: Any) -> BaccaratTable:
     """A mini table in cents with chips of 0.25, 1, 5 and 25."""
-    options: dict[str, Any] = dict(
-        variant="mini", boxes=7, min_bet=500, max_bet=100_000, chips=Chips((25, 100, 500, 2500))
-    )
+    options: dict[str, Any] = {
+        "variant": "mini", "boxes": 7, "min_bet": 500, "max_bet": 100_000, "chips": Chips((25, 100, 500, 2500))
+    }
     options.update(changes)
     return BaccaratTable(**options)
 
 
 def units(**changes: Any) -> BaccaratTable:
     """A mini table counted in whole units with chips of 1."""
-    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25)))
+    options: dict[str, Any] = {"variant": "mini", "boxes": 7, "min_bet": 10, "max_bet": 1000,
+                               "chips": Chips((1, 5, 25))}
     options.update(changes)
     return BaccaratTable(**options)
 
@@ -134,8 +135,8 @@ def test_round_totals_give_the_house_result() -> None:
 
 def test_a_banker_stake_that_cannot_be_paid_exactly_is_refused_not_paid_in_fractions() -> None:
     # valid_part never gives these; the settlement still refuses rather than pay 23.75 or 19.
-    with pytest.raises(ValueError, match="^Banker stake 25 is not payable exactly under commission$"):
+    with pytest.raises(ValueError, match=r"^Banker stake 25 is not payable exactly under commission$"):
         banker_win_payout(25, BANKER_WINS_7, units())
-    with pytest.raises(ValueError, match="^Banker stake 20 is not payable exactly under commission$"):
+    with pytest.raises(ValueError, match=r"^Banker stake 20 is not payable exactly under commission$"):
         banker_win_payout(20, BANKER_WINS_7, units(chips=Chips((5,)), min_bet=100, max_bet=1000))
     assert banker_win_payout(20, BANKER_WINS_7, units()) == (20, 1)

@@ -24,16 +24,18 @@ B, P, T = Outcome.BANKER, Outcome.PLAYER, Outcome.TIE
 
 
 def mini(**changes: Any) -> BaccaratTable:
-    """A mini table in whole currency units with chips of 1 (the seeds' worked example)."""
-    options: dict[str, Any] = dict(variant="mini", boxes=7, min_bet=10, max_bet=1000, chips=Chips((1, 5, 25, 100)))
+    """A mini table with chips of 1 minor unit (the seeds' worked example, written with two digits)."""
+    options: dict[str, Any] = {"variant": "mini", "boxes": 7, "min_bet": 10, "max_bet": 1000,
+                               "chips": Chips((1, 5, 25, 100))}
     options.update(changes)
     return BaccaratTable(**options)
 
 
 def full(**changes: Any) -> BaccaratTable:
-    options: dict[str, Any] = dict(
-        variant="full", boxes=14, standing_regions=2, min_bet=100, max_bet=50_000, chips=Chips((100, 500))
-    )
+    options: dict[str, Any] = {
+        "variant": "full", "boxes": 14, "standing_regions": 2, "min_bet": 100, "max_bet": 50_000,
+        "chips": Chips((100, 500)),
+    }
     options.update(changes)
     return BaccaratTable(**options)
 
@@ -49,7 +51,7 @@ def refused(result: Acceptance, rule: str, text: str) -> None:
 
 def test_seed_example_banker_30_with_chips_of_1_is_refused_with_the_largest_acceptable() -> None:
     result = accept_bet(Bet(box(1), "ann", B, 30), [], mini())
-    refused(result, "5.12", "Banker bet of 30 cannot be paid exactly in chips of 1: largest acceptable is 20")
+    refused(result, "5.12", "Banker bet of 0.30 cannot be paid exactly in chips of 0.01: largest acceptable is 0.20")
 
 
 def test_seed_example_banker_30_accepted_anyway_is_20_valid_10_void() -> None:
@@ -77,14 +79,15 @@ def test_banker_bet_that_pays_exactly_is_accepted() -> None:
 
 def test_banker_refusal_when_no_smaller_amount_reaches_the_minimum() -> None:
     result = accept_bet(Bet(box(1), "ann", B, 15), [], mini())
-    refused(result, "5.12", "acceptable amounts are multiples of 20")
+    refused(result, "5.12", "acceptable amounts are multiples of 0.20")
 
 
 def test_banker_total_on_a_spot_must_stay_exact_when_chips_are_added() -> None:
     table = mini()
     result = accept_bet(Bet(box(1), "ann", B, 10), [Bet(box(1), "ann", B, 20)], table)
     refused(
-        result, "5.12", "Banker total of 30 on box 1 cannot be paid exactly in chips of 1: largest acceptable is 20"
+        result, "5.12",
+        "Banker total of 0.30 on box 1 cannot be paid exactly in chips of 0.01: largest acceptable is 0.20"
     )
 
 
@@ -134,7 +137,7 @@ def test_every_non_empty_combination_is_allowed(combo: tuple[Outcome, ...]) -> N
             "a bet must be a positive whole amount",
         ),
         (Bet(box(1), "", P, 20), "5.5", "a bet needs the player it belongs to"),
-        (Bet(box(1), "ann", P, 5), "5.9", "Player bet of 5 on box 1 is below the table minimum of 10"),
+        (Bet(box(1), "ann", P, 5), "5.9", "Player bet of 0.05 on box 1 is below the table minimum of 0.10"),
     ],
 )
 def test_malformed_or_small_bets_are_refused(bet: Bet, rule: str, text: str) -> None:
@@ -143,7 +146,8 @@ def test_malformed_or_small_bets_are_refused(bet: Bet, rule: str, text: str) -> 
 
 def test_bet_not_made_of_chips_is_refused() -> None:
     table = mini(min_bet=100, max_bet=10_000, chips=Chips((25, 100)))
-    refused(accept_bet(Bet(box(1), "ann", P, 110), [], table), "5.3", "Player bet of 110 cannot be made of chips of 25")
+    refused(accept_bet(Bet(box(1), "ann", P, 110), [], table), "5.3",
+            "Player bet of 1.10 cannot be made of chips of 0.25")
 
 
 def test_minimum_applies_to_each_spot_on_each_box() -> None:
@@ -160,7 +164,7 @@ def test_maximum_applies_to_a_players_total_on_one_outcome_across_boxes() -> Non
     result = accept_bet(Bet(box(3), "ann", P, 500), placed, table)
     refused(
         result, "5.9",
-        "Player bet of 500 takes player ann's total on Player to 1100, over the maximum of 1000: at most 400 more",
+        "Player bet of 5.00 takes player ann's total on Player to 11.00, over the maximum of 10.00: at most 4.00 more",
     )
     assert accept_bet(Bet(box(3), "ann", P, 400), placed, table)
     # Other outcomes have their own maximum.
@@ -171,7 +175,7 @@ def test_personal_maximum_replaces_the_table_maximum() -> None:
     table = mini()
     assert accept_bet(Bet(box(1), "vip", P, 2000), [], table, personal_max={"vip": 5000})
     over = accept_bet(Bet(box(1), "ann", P, 200), [], table, personal_max={"ann": 100})
-    refused(over, "5.9", "over the maximum of 100")
+    refused(over, "5.9", "over the maximum of 1.00:")
 
 
 # --- Seating: 5.6, 5.7, 5.8 -------------------------------------------------------------
@@ -232,7 +236,7 @@ def test_region_cap_on_all_players_bets() -> None:
     placed = [Bet(box(1), "ann", P, 600), Bet(box(1), "bob", P, 300)]
     result = accept_bet(Bet(box(1), "cy", P, 200), placed, table)
     refused(
-        result, "5.8", "takes all players' bets on the Player spot of box 1 to 1100, over the table maximum of 1000"
+        result, "5.8", "takes all players' bets on the Player spot of box 1 to 11.00, over the table maximum of 10.00"
     )
     assert accept_bet(Bet(box(1), "cy", P, 100), placed, table)
     assert accept_bet(Bet(box(1), "cy", B, 200), placed, table)  # another spot
@@ -245,7 +249,7 @@ def test_region_cap_on_each_players_bets_binds_a_player_with_a_higher_personal_m
     refused(
         accept_bet(Bet(box(1), "vip", P, 1500), [], table, personal_max=limits),
         "5.8",
-        "takes player vip's bets on the Player spot of box 1 to 1500, over the table maximum of 1000",
+        "takes player vip's bets on the Player spot of box 1 to 15.00, over the table maximum of 10.00",
     )
     placed = [Bet(box(1), "vip", P, 1000)]
     assert accept_bet(Bet(box(2), "vip", P, 1000), placed, table, personal_max=limits)
@@ -256,16 +260,17 @@ def test_a_bet_of_one_smallest_chip_is_a_bet() -> None:
 
 
 def test_a_banker_total_one_step_above_the_minimum_names_the_largest_acceptable() -> None:
-    refused(accept_bet(Bet(box(1), "ann", B, 30), [], mini(min_bet=20)), "5.12", "largest acceptable is 20")
+    refused(accept_bet(Bet(box(1), "ann", B, 30), [], mini(min_bet=20)), "5.12", "largest acceptable is 0.20")
     no_step_below = accept_bet(Bet(box(1), "ann", B, 30), [], mini(min_bet=25))
-    refused(no_step_below, "5.12", "acceptable amounts are multiples of 20")
+    refused(no_step_below, "5.12", "acceptable amounts are multiples of 0.20")
 
 
 def test_a_player_at_the_maximum_may_add_nothing() -> None:
     placed = [Bet(box(1), "ann", P, 1000)]
-    refused(accept_bet(Bet(box(2), "ann", P, 10), placed, mini()), "5.9", "over the maximum of 1000: at most 0 more")
+    refused(accept_bet(Bet(box(2), "ann", P, 10), placed, mini()), "5.9",
+            "over the maximum of 10.00: at most 0.00 more")
     over = accept_bet(Bet(box(2), "ann", P, 10), placed, mini(), personal_max={"ann": 500})
-    refused(over, "5.9", "over the maximum of 500: at most 0 more")
+    refused(over, "5.9", "over the maximum of 5.00: at most 0.00 more")
 
 
 def test_a_standing_player_is_not_taken_for_a_seated_one() -> None:

@@ -18,7 +18,7 @@ WAR, TIE, GO = WagerKind.WAR, WagerKind.TIE, WagerKind.GO_TO_WAR
 
 
 def table(**changes: Any) -> WarTable:
-    options: dict[str, Any] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
+    options: dict[str, Any] = {"boxes": 7, "min_bet": 10, "max_bet": 500, "chips": Chips((5, 25, 100))}
     options.update(changes)
     return WarTable(**options)
 
@@ -93,9 +93,9 @@ def test_boxes_in_play_always_follow_from_the_wagers() -> None:
 
 
 def test_round_rules_on_start() -> None:
-    with pytest.raises(WarStateError, match="^a round needs at least one wager$"):
+    with pytest.raises(WarStateError, match=r"^a round needs at least one wager$"):
         WarRound.start([])
-    with pytest.raises(WarStateError, match="^Go to War Wagers arise from choices, not at the start of a round$"):
+    with pytest.raises(WarStateError, match=r"^Go to War Wagers arise from choices, not at the start of a round$"):
         WarRound.start([WarWager(1, "ann", GO, 20)])
     with pytest.raises(WarStateError, match="not complete"):
         settle_war(WarRound.start([WarWager(1, "ann", WAR, 20)]), table())

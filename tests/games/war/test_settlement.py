@@ -16,7 +16,7 @@ WAR, TIE, GO = WagerKind.WAR, WagerKind.TIE, WagerKind.GO_TO_WAR
 
 
 def table(**changes: Any) -> WarTable:
-    options: dict[str, Any] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
+    options: dict[str, Any] = {"boxes": 7, "min_bet": 10, "max_bet": 500, "chips": Chips((5, 25, 100))}
     options.update(changes)
     return WarTable(**options)
 

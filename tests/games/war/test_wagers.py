@@ -15,7 +15,7 @@ WAR, TIE, GO = WagerKind.WAR, WagerKind.TIE, WagerKind.GO_TO_WAR
 
 
 def table(**changes: Any) -> WarTable:
-    options: dict[str, Any] = dict(boxes=7, min_bet=10, max_bet=500, chips=Chips((5, 25, 100)))
+    options: dict[str, Any] = {"boxes": 7, "min_bet": 10, "max_bet": 500, "chips": Chips((5, 25, 100))}
     options.update(changes)
     return WarTable(**options)
 
@@ -49,11 +49,12 @@ def test_war_and_tie_wagers_accepted_on_a_box() -> None:
             "a wager must be a positive whole amount",
         ),
         (WarWager(1, "", WAR, 10), "5.1", "needs the player"),
-        (WarWager(1, "ann", WAR, 12), "5.1", "Casino War Wager of 12 cannot be made of chips of 5"),
-        (WarWager(1, "ann", WAR, 5), "5.7", "Casino War Wager of 5 on box 1 is below the table minimum of 10"),
-        (WarWager(1, "ann", TIE, 5), "5.7", "Tie Wager of 5 on box 1 is below the table minimum of 10"),
-        (WarWager(1, "ann", WAR, 600), "5.10", "over the table maximum of 500"),
-        (WarWager(1, "ann", WAR, 15), "5.2", "could not be halved in chips of 5 on a surrender: use a multiple of 10"),
+        (WarWager(1, "ann", WAR, 12), "5.1", "Casino War Wager of 0.12 cannot be made of chips of 0.05"),
+        (WarWager(1, "ann", WAR, 5), "5.7", "Casino War Wager of 0.05 on box 1 is below the table minimum of 0.10"),
+        (WarWager(1, "ann", TIE, 5), "5.7", "Tie Wager of 0.05 on box 1 is below the table minimum of 0.10"),
+        (WarWager(1, "ann", WAR, 600), "5.10", "over the table maximum of 5.00"),
+        (WarWager(1, "ann", WAR, 15), "5.2",
+         "could not be halved in chips of 0.05 on a surrender: use a multiple of 0.10"),
         (WarWager(1, "ann", GO, 10), "5.2", "placed only when a player chooses war"),
     ],
 )
@@ -69,7 +70,7 @@ def test_the_layouts_edges_are_boxes_one_to_seven_and_the_maximum_itself() -> No
     assert accept_wager(WarWager(1, "ann", WAR, 500), [], table())  # exactly the maximum
     assert accept_wager(WarWager(1, "ann", WAR, 250), [WarWager(1, "ann", WAR, 250)], table())
     refused(accept_wager(WarWager(1, "ann", WAR, 260), [WarWager(1, "ann", WAR, 250)], table()), "5.10",
-            "over the table maximum of 500: at most 250 more")
+            "over the table maximum of 5.00: at most 2.50 more")
     assert accept_wager(WarWager(3, "cy", WAR, 100), [WarWager(3, "ann", WAR, 500)], table(box_max=600))
     assert accept_wager(WarWager(3, "ann", TIE, 50), [WarWager(3, "ann", WAR, 350)], table(player_max=400))
 
@@ -94,11 +95,11 @@ def test_box_maximum_and_player_maximum() -> None:
     placed = [WarWager(3, "ann", WAR, 300), WarWager(3, "ann", TIE, 50), WarWager(3, "bob", WAR, 200)]
     t = table(box_max=600, player_max=400)
     over = accept_wager(WarWager(3, "cy", WAR, 100), placed, t)
-    refused(over, "5.10", "takes box 3 to 650, over the box maximum of 600")
+    refused(over, "5.10", "takes box 3 to 6.50, over the box maximum of 6.00")
     refused(
         accept_wager(WarWager(3, "ann", TIE, 100), placed[:2], t),
         "5.10",
-        "takes player ann's wagers on box 3 to 450, over the player maximum of 400",
+        "takes player ann's wagers on box 3 to 4.50, over the player maximum of 4.00",
     )
     assert accept_wager(WarWager(3, "ann", TIE, 50), placed[:2], t)
 
@@ -111,5 +112,5 @@ def test_tie_wager_belongs_first_to_the_war_wager_holder() -> None:
         "the Tie Wager on box 4 belongs first to ann, who holds the Casino War Wager there",
     )
     assert accept_wager(WarWager(4, "bob", TIE, 10), placed, table(), tie_declined={(4, "ann")})
-    assert accept_wager(WarWager(4, "bob", TIE, 10), placed + [WarWager(4, "ann", TIE, 10)], table())
+    assert accept_wager(WarWager(4, "bob", TIE, 10), [*placed, WarWager(4, "ann", TIE, 10)], table())
     assert accept_wager(WarWager(4, "ann", TIE, 10), placed, table())

@@ -38,14 +38,14 @@ def test_a_decision_is_taken_only_for_the_box_named_and_only_once() -> None:
     play = dealt("7H 7C 2S 7D")  # boxes 1 and 2 tie the dealer
     decision = play.decide("1", "", "war")
     assert decision.record["players"] == ["ann"]
-    with pytest.raises(NotAllowed, match="^nobody on box 1 has a war-or-surrender decision to make$"):
+    with pytest.raises(NotAllowed, match=r"^nobody on box 1 has a war-or-surrender decision to make$"):
         decision.play.decide("1", "", "surrender")
     assert decision.play.decide("2", "", "surrender").record["players"] == ["bob"]
 
 
 def test_a_round_waiting_for_a_decision_is_not_judged() -> None:
     play = dealt("5H 5D", {("1", "ann", "war"): 2000})  # the dealer's card is out, ann must choose
-    with pytest.raises(NotAllowed, match="^the round is not complete: box 1: ann goes to war or surrenders$"):
+    with pytest.raises(NotAllowed, match=r"^the round is not complete: box 1: ann goes to war or surrenders$"):
         play.result()
 
 
@@ -61,7 +61,7 @@ def test_settlement_has_no_void_part() -> None:
 def settings(**war: Any) -> SimpleNamespace:
     values = {"box_max": 0, "player_max": 0, "tie_pays": 10, "tie_after_tie_bonus": 0, "max_boxes_per_player": 2}
     return SimpleNamespace(boxes=MAX_WAR_BOXES, standing_regions=0, min_bet=1000, max_bet=500_000, chips=[500, 100],
-                           players_per_box=1, war=SimpleNamespace(**{**values, **war}))
+                           players_per_box=1, currency="EUR", minor_digits=2, war=SimpleNamespace(**{**values, **war}))
 
 
 def test_a_war_table_has_at_most_seven_boxes() -> None:

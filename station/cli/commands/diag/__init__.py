@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from station.cli.anywhere import options_anywhere
 from station.cli.commands.diag import deck_check, display_test, monitor, pedals, ports, probe, selftest
 from station.cli.commands.diag.shared import DEVICE_KINDS
 
@@ -47,3 +48,4 @@ def register(subparsers: Any) -> None:
     sub = parser.add_subparsers(dest="diag_command", metavar="SUBCOMMAND", required=True)
     for command in SUBCOMMANDS:
         command.add_parser(sub)
+    options_anywhere(parser)  # `station diag selftest -c FILE` as docs/install.md writes it

@@ -26,9 +26,9 @@ def run(args: argparse.Namespace) -> int:
     from station.diag.deck import deck_report, format_deck
     from station.diag.target import DiagError, open_session
 
-    target, _ = resolve(args)
+    target, config = resolve(args)
     need_kind(target, "shuffler")
-    refuse_if_busy(target)
+    refuse_if_busy(target, config)
     try:
         with open_session(target, wait=args.wait) as session:
             try:

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     target, config = resolve(args)
     need_kind(target, "display")
-    refuse_if_busy(target)
+    refuse_if_busy(target, config)
     limits = (config.table.min_bet, config.table.max_bet) if config is not None else (1000, 500_000)
     money = (config.table.currency, config.table.minor_digits) if config is not None else ("", 2)
     try:

@@ -34,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from station.diag.monitor import FrameLine, FrameMonitor, json_line, run_monitor
     from station.diag.target import DiagError, EventSink, open_session
 
-    target, _ = resolve(args)
-    refuse_if_busy(target)
+    target, config = resolve(args)
+    refuse_if_busy(target, config)
     holder: dict[str, FrameMonitor] = {}
 
     def attach(driver: Any) -> None:

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     target, config = resolve(args)
     need_kind(target, "pedals", "buttonbox")
-    refuse_if_busy(target)
+    refuse_if_busy(target, config)
     actions: dict[str, str] = dict(config.dealer.buttons) if config is not None and target.kind == "pedals" else {}
     sink = EventSink()
 

@@ -1,4 +1,5 @@
-"""``station diag ports``: serial ports with their by-id links, USB devices with VID:PID and serial."""
+"""``station diag ports``: serial ports with their by-id links, USB devices with VID:PID and serial,
+and the input devices that send keys (foot switches, keypads) with the evdev: URL for each."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from station.cli.commands.diag.shared import out
 
 
 def add_parser(sub: Any) -> None:
-    ports = sub.add_parser("ports", help="serial ports with by-id links, USB devices with VID:PID and serial")
+    ports = sub.add_parser(
+        "ports", help="serial ports with by-id links, USB devices with VID:PID and serial, foot switches and keypads"
+    )
     ports.add_argument("--json", action="store_true")
     ports.set_defaults(handler=run)
 

@@ -7,7 +7,15 @@ import argparse
 import json
 from typing import Any
 
-from station.cli.commands.diag.shared import device_options, out, refuse_if_busy, resolve, talks_to_devices
+from station.cli.commands.diag.shared import (
+    configuration,
+    device_options,
+    out,
+    refuse_if_busy,
+    resolve,
+    table_journal,
+    talks_to_devices,
+)
 from station.cli.main import CliError
 
 
@@ -25,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.url and not args.kind and not args.device:
         return _identify_port(args)
-    target, _ = resolve(args)
-    refuse_if_busy(target)
+    target, config = resolve(args)
+    refuse_if_busy(target, config)
     try:
         with open_session(target, wait=args.wait) as session:
             report = probe(session)
@@ -52,7 +60,7 @@ def _identify_port(args: argparse.Namespace) -> int:
         raise CliError("USB pedals are probed with --kind pedals", 2)
     port = Target(args.url, "unknown", DeviceSection(url=args.url, baudrate=args.baudrate or 115_200), configured=False)
     try:
-        check_free(port)
+        check_free(port, journal=table_journal(configuration(args, needed=False)))
     except DeviceBusy as exc:
         raise CliError(str(exc), 1) from None
     result = identify(args.url, baudrate=port.section.baudrate)

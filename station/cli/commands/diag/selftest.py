@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     if not found:
         raise CliError("no devices are configured ([devices.*] sections)", 2)
     for target in found:  # refuse before touching anything
-        refuse_if_busy(target)
+        refuse_if_busy(target, config)
     verdicts = []
     if not args.json:
         out(f"self-test of {len(found)} configured device(s)")

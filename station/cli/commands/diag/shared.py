@@ -79,12 +79,13 @@ def talks_to_devices(handler: Callable[[argparse.Namespace], int]) -> Callable[[
 
 def configuration(args: argparse.Namespace, *, needed: bool) -> Any:
     """The configuration (a ``StationConfig``), or ``None`` when it is not needed and not there."""
-    from station.service.config import ConfigError, load_config
+    from station.cli.configuration import load_station_config
+    from station.service.config import ConfigError
     from station.service.paths import default_config_path
 
     path = args.config or default_config_path()
     try:
-        return load_config(path).config
+        return load_station_config(path).config
     except ConfigError as exc:
         if needed or args.config:
             raise CliError(str(exc), 2) from None
@@ -105,13 +106,23 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Any]:
         raise CliError(str(exc), exc.status) from None
 
 
-def refuse_if_busy(device: Any) -> None:
-    """Exit 1 with the holder's message if the running service holds ``device`` (a ``Target``)."""
+def table_journal(config: Any) -> Any:
+    """The journal of the table the diagnostic is for (a ``Path``): the one its configuration
+    (``None``: none found) names, by the rule every command shares. A live round refuses the
+    diagnostic only on the station writing it."""
+    from station.journal.location import journal_path
+
+    return journal_path(None, (config.station.journal or None) if config is not None else None)
+
+
+def refuse_if_busy(device: Any, config: Any) -> None:
+    """Exit 1 with the holder's message if a running service holds ``device`` (a ``Target``)
+    or a round is live on the table of ``config`` (a ``StationConfig`` or ``None``)."""
     from station.diag.target import check_free
     from station.service.holder import DeviceBusy
 
     try:
-        check_free(device)
+        check_free(device, journal=table_journal(config))
     except DeviceBusy as exc:
         raise CliError(str(exc), 1) from None
 

@@ -1,5 +1,8 @@
 """A shuffler's count of a set, judged against the table's own number of decks.
 
+Part of the shoe procedure (:mod:`station.games.shoe_procedure`): a set goes into the shoe only
+once its count passes (the state machine asks this before a set goes into play).
+
 The shuffler's report says what it finds missing and extra against the number of decks *it*
 is set for; the station counts against the decks *the table* is configured with, card by card,
 so a shuffler set for 6 decks cannot pass a 6-deck set on an 8-deck table. A card code the

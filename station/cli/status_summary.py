@@ -1,0 +1,89 @@
+"""``station ctl status`` for a person: a few lines saying where the table is and what is wrong.
+
+The station answers ``status`` with one JSON object of every reading (``--json`` prints it
+as it is, for programs). A supervisor at the table wants to know, at a glance: the state and
+what the station expects next, the shoe and round, which devices are there, and anything open
+(an irregularity, a fault, an integrity alarm, a journal that cannot be written, a disk
+running out). Times are shown in the table's zone (``[table] timezone``, read from the
+Configuration record of the journal the station writes, as ``station recall`` reads it);
+where that journal cannot be read, in UTC, saying so, never as a local time guessed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from station.localtime import local_time, timezone_problem, zone
+
+UTC_ZONE = ZoneInfo("UTC")
+
+
+def table_zone(journal: str) -> ZoneInfo:
+    """The zone the journal's table is configured in (UTC when it cannot be read)."""
+    from station.journal.store import JournalError, JournalReader
+    from station.service.setup import CONFIGURATION_RECORD
+
+    try:
+        with JournalReader(Path(journal)) as reader:
+            record = reader.last_of_kind(CONFIGURATION_RECORD)
+    except (JournalError, OSError):
+        return UTC_ZONE
+    name = (record.payload.get("table") or {}).get("timezone") if record is not None else None
+    if not isinstance(name, str) or timezone_problem(name) is not None:
+        return UTC_ZONE
+    return zone(name)
+
+
+def summary(status: dict[str, Any], tz: ZoneInfo | None = None, now: datetime | None = None) -> str:
+    """The status in a few lines, worst news included, times in ``tz`` (the table's zone)."""
+    tz = tz if tz is not None else table_zone(str(status.get("journal") or ""))
+    moment = (now or datetime.now(UTC)).astimezone(UTC).isoformat().replace("+00:00", "Z")
+    lines = [f"{status.get('table', 'table')}: {status.get('state', '?')} (as of {local_time(moment, tz)})",
+             f"  expects:  {status.get('expecting') or '-'}",
+             f"  shoe {status.get('shoe') or '-'}, round {status.get('round') or '-'}"]
+    devices = status.get("devices") or {}
+    faulted = status.get("faulted") or {}
+    lines.append("  devices:  " + (", ".join(
+        f"{name} {'connected' if state == 'connected' else state.upper()}"
+        + (f" (fault: {faulted[name]})" if name in faulted else "")
+        for name, state in sorted(devices.items())) or "none"))
+    irregularity = status.get("irregularity")
+    if irregularity:
+        lines.append(f"  IRREGULARITY: {irregularity.get('reason')}: {irregularity.get('detail')}; "
+                     f"decide: {', '.join(irregularity.get('decisions') or []) or '-'}")
+    alerts = (status.get("integrity") or {}).get("alerts") or []
+    open_count = (status.get("integrity") or {}).get("alerts_open", len(alerts))
+    if open_count:
+        shown = "; ".join(f"#{a.get('ident')} {a.get('severity')} {a.get('code')}: {a.get('detail')}"
+                          for a in alerts[-3:])
+        lines.append(f"  ALARMS:   {open_count} open ({shown}); `station ctl send ack --set ident=N` after checking")
+    lines.extend(_journal_lines(status, tz))
+    return "\n".join(lines)
+
+
+def _journal_lines(status: dict[str, Any], tz: ZoneInfo) -> list[str]:
+    """The journal, the disk under it and the floor feed: said only when something is wrong,
+    besides the journal's path and latest anchor."""
+    lines = []
+    if status.get("journal_writable") is False:
+        lines.append(f"  JOURNAL NOT WRITABLE: {status.get('journal_error')} (the table waits; nothing is lost)")
+    disk = status.get("disk") or {}
+    if disk.get("low"):
+        lines.append(f"  DISK LOW: {disk.get('free_mb')} MB free under the journal")
+    inputs = status.get("inputs") or {}
+    if inputs.get("failed_to_apply") or inputs.get("not_journalable"):
+        lines.append(f"  inputs that failed: {inputs.get('failed_to_apply', 0)} could not be applied, "
+                     f"{inputs.get('not_journalable', 0)} could not be journaled")
+    floor = status.get("floor")
+    if isinstance(floor, dict) and (not floor.get("connected") or floor.get("error")):
+        lines.append(f"  FLOOR FEED: {'error: ' + str(floor['error']) if floor.get('error') else 'not connected'}"
+                     f", {floor.get('backlog_records', 0)} records waiting")
+    anchor = status.get("anchor")
+    where = f"  journal:  {status.get('journal')}"
+    if isinstance(anchor, dict) and anchor.get("time"):
+        where += f" (anchored at seq {anchor.get('seq')}, {local_time(str(anchor['time']), tz)})"
+    lines.append(where)
+    return lines

@@ -1,0 +1,424 @@
+// The dealer's console: shows the picture the station sends and asks the station for changes.
+// It holds no rule of the table: every bet, action and decision is sent as a command and the
+// station answers applied, or refused with the rule's reason (shown in the role=alert line).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  session: null, view: null, version: 0, chip: null, recall: false, signIn: "", polling: false,
+  lastRecall: null,
+};
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "onclick") node.addEventListener("click", value);
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function button(label, onclick, attrs) {
+  return el("button", {type: "button", onclick, ...(attrs || {})}, label);
+}
+
+function say(text) { $("refusal").textContent = text || ""; }
+
+// --- talking to the console's server ----------------------------------------------------
+
+async function api(path, body) {
+  const options = {credentials: "same-origin", headers: {}};
+  if (body !== undefined) {
+    options.method = "POST";
+    options.headers["Content-Type"] = "application/json";
+    if (ui.session && ui.session.csrf) options.headers["X-CSRF-Token"] = ui.session.csrf;
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = {ok: false, error: "no answer from the console"}; }
+  if (response.status === 401) signedOut(data && data.error);
+  return data;
+}
+
+async function send(command, args) {
+  say("");
+  const reply = await api("/api/command", {command, args: args || {}});
+  if (reply && reply.session) { setSession(reply.session); render(); }
+  if (!reply || !reply.ok) {
+    say((reply && reply.error) || "refused");
+    return false;
+  }
+  return true;
+}
+
+function signedOut(reason) {
+  ui.session = null;
+  ui.signIn = "dealer";
+  if (reason && !/^not signed in$/.test(reason)) say(reason);
+  render();
+}
+
+function setSession(session) {
+  const fresh = session && session.signed_in ? session : null;
+  // A long poll answered just before a command's reply may describe the screen as it was (a
+  // supervisor's turn the reply has just ended): the same session's older turn never wins.
+  if (fresh && ui.session && fresh.csrf === ui.session.csrf && fresh.turn < ui.session.turn) return;
+  ui.session = fresh;
+  document.body.dataset.role = ui.session ? ui.session.acting_role : "";
+  $("user-name").textContent = ui.session
+    ? (ui.session.supervisor_turn ? `${ui.session.name} · supervisor ${ui.session.acting}` : ui.session.name)
+    : "";
+}
+
+async function poll() {
+  if (ui.polling) return;
+  ui.polling = true;
+  while (ui.session) {
+    let data;
+    try {
+      const response = await fetch(`/api/view?since=${ui.version}`, {credentials: "same-origin"});
+      if (response.status === 401) { signedOut("signed out"); break; }
+      data = await response.json();
+    } catch (e) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    ui.version = data.version;
+    setSession(data.session);
+    if (data.view) { ui.view = data.view; render(); }
+  }
+  ui.polling = false;
+}
+
+// --- money ----------------------------------------------------------------------------
+
+function minorUnits(text, digits) {
+  // Integer arithmetic only: "25.50" with 2 digits is 2550.
+  const match = /^\s*(\d{1,12})(?:[.,](\d*))?\s*$/.exec(text || "");
+  if (!match) return null;
+  const fraction = (match[2] || "");
+  if (fraction.length > digits) return null;
+  return parseInt(match[1], 10) * (10 ** digits) + (fraction ? parseInt(fraction.padEnd(digits, "0"), 10) : 0);
+}
+
+function moneyText(amount, digits) {
+  const negative = amount < 0;
+  const value = Math.abs(amount);
+  const unit = 10 ** digits;
+  const whole = Math.floor(value / unit).toLocaleString("en-US");
+  const part = digits ? "." + String(value % unit).padStart(digits, "0") : "";
+  return (negative ? "-" : "") + whole + part;
+}
+
+// --- drawing --------------------------------------------------------------------------
+
+function player() { return ($("player").value || "").trim(); }
+
+function renderChips(table) {
+  const chips = $("chips");
+  if (chips.dataset.drawn === "yes") {
+    for (const node of chips.children) node.setAttribute("aria-pressed", String(Number(node.dataset.amount) === ui.chip));
+    return;
+  }
+  chips.replaceChildren(...table.chips.map((chip) => button(chip.text, () => { ui.chip = chip.amount; render(); }, {
+    class: "chip", "aria-label": `Chip ${chip.text}`, "data-amount": chip.amount, "aria-pressed": "false",
+  })));
+  chips.dataset.drawn = "yes";
+  if (ui.chip === null && table.chips.length) ui.chip = table.chips[Math.min(2, table.chips.length - 1)].amount;
+  renderChips(table);
+}
+
+function renderLayout(view) {
+  const table = view.table;
+  const betting = view.state === "betting";
+  const boxes = table.boxes.map((box) => {
+    const mine = view.bets.filter((bet) => bet.box === box.box);
+    const regions = box.regions.map((region) => button(el("span", {class: "region-name"}, region.name),
+      () => bet(box.box, region.region), {class: `region region-${region.region}`, "aria-label": `${box.name} ${region.name}`}));
+    for (const [index, region] of box.regions.entries()) {
+      const total = mine.filter((bet) => bet.region === region.region).reduce((sum, bet) => sum + bet.amount, 0);
+      if (total) regions[index].append(el("span", {class: "region-total"}, moneyText(total, table.digits)));
+    }
+    const players = mine.map((bet) => el("li", {class: "bet"},
+      el("span", {class: "bet-text"}, `${bet.player}: ${bet.text}`),
+      betting ? button("×", () => send("withdraw", {box: bet.box, player: bet.player, region: bet.region}), {
+        class: "remove", "aria-label": `Remove ${bet.player} ${bet.text} on ${box.name}`,
+      }) : null));
+    const extra = [];
+    if (view.state === "betting" && table.betting_choices.includes("decline_tie")) {
+      extra.push(button("Decline tie", () => send("action", {action: "decline_tie", box: box.box, player: player()}), {
+        class: "small", "aria-label": `Decline tie ${box.name}`,
+      }));
+    }
+    return el("div", {class: "box", "data-box": box.box},
+      el("h3", {}, box.name), el("div", {class: "regions"}, ...regions),
+      el("ul", {class: "bets"}, ...players), ...extra);
+  });
+  $("layout").replaceChildren(...boxes);
+  const names = new Set(view.bets.map((bet) => bet.player));
+  $("players").replaceChildren(...[...names].map((name) => el("option", {value: name})));
+}
+
+function bet(box, region) {
+  if (!ui.chip) { say("tap a chip first"); return; }
+  if (!player()) { say("name the player first (Player)"); return; }
+  send("bet", {box, player: player(), region, amount: ui.chip});
+}
+
+function dealerActions(view) {
+  const s = view.state;
+  const out = [];
+  const action = (label, name, extra) => button(label, () => send("action", {action: name, ...(extra || {})}));
+  if (s === "shuffling") out.push(action("Shuffle done", "shuffle_done"));
+  if (s === "cutting") {
+    const select = el("select", {id: "cut-by"}, el("option", {value: ""}, "Dealer"),
+      ...view.table.boxes.filter((b) => /^\d+$/.test(b.box)).map((b) => el("option", {value: b.box}, b.name)));
+    out.push(el("div", {class: "field"}, el("label", {for: "cut-by"}, "Cut by"), select));
+    out.push(button("Confirm cut", () => {
+      const box = $("cut-by").value;
+      send("action", {action: "confirm_cut", box, player: box ? player() : ""});
+    }));
+  }
+  if (s === "betting") out.push(action("No more bets", "no_more_bets"));
+  if (s === "revealing") out.push(action("Reveal", "reveal"));
+  if (s === "war_decision") {
+    for (const box of view.war) {
+      const players = [...new Set(view.bets.filter((b) => b.box === box && b.region === "war").map((b) => b.player))];
+      for (const who of players.length ? players : [""]) {
+        const name = `box ${box}${who ? " " + who : ""}`;
+        out.push(button(`War: ${name}`, () => send("action", {action: "war", box, player: who})));
+        out.push(button(`Surrender: ${name}`, () => send("action", {action: "surrender", box, player: who})));
+      }
+    }
+  }
+  if (s === "paying") out.push(action("Next round", "next_round"));
+  out.push(action("Call supervisor", "call_supervisor", {}));
+  $("actions").replaceChildren(...out);
+}
+
+function renderCards(view) {
+  const cards = view.cards.map((card) => el("span", {class: `card card-${card.card.slice(-1)}`},
+    `${card.position} ${card.index}: ${card.text}`));
+  $("cards").replaceChildren(...cards);
+  const result = view.result;
+  $("result").replaceChildren(...(result ? [
+    ...result.hands.filter((hand) => hand.total !== null && hand.total !== undefined && view.table.game === "baccarat")
+      .map((hand) => el("div", {class: "hand"}, `${hand.position}: ${hand.total}`)),
+    el("div", {class: "outcome"}, `Result: ${result.outcome}`),
+  ] : []));
+}
+
+function renderPayouts(view) {
+  const p = view.payouts;
+  $("payouts-panel").hidden = !p;
+  if (!p) return;
+  $("payouts-title").textContent = `Payouts · round ${p.round_id} · house ${p.house}`;
+  const pending = new Set(p.pending);
+  $("payout-lines").replaceChildren(...p.lines.map((line) => el("li", {
+    class: `payout payout-${line.action}${pending.has(line.box) ? "" : " confirmed"}`,
+  }, line.text)));
+  const actions = [];
+  if (p.pending.length && view.state === "paying") {
+    actions.push(button("Confirm payouts", () => send("confirm-payouts", {round_id: p.round_id})));
+    for (const box of p.pending) {
+      actions.push(button(`Confirm box ${box}`, () => send("confirm-payouts", {round_id: p.round_id, box}), {class: "small"}));
+    }
+  } else if (p.confirmations.length) {
+    const who = [...new Set(p.confirmations.map((c) => c.who))].join(", ");
+    actions.push(el("div", {class: "confirmed-by"}, `Confirmed by ${who}`));
+  }
+  $("payout-actions").replaceChildren(...actions);
+}
+
+function renderSupervisor(view) {
+  const supervising = ui.session && ui.session.acting_role === "supervisor";
+  $("supervisor").hidden = !supervising;
+  $("supervisor-title").textContent = ui.session && ui.session.supervisor_turn
+    ? `Supervisor ${ui.session.acting}: one decision` : "Supervisor";
+  if (!supervising) return;
+  const i = view.irregularity;
+  $("irregularity").replaceChildren(...(i ? [
+    el("p", {class: "irregularity-detail"}, `Irregularity ${i.ident}: ${i.detail}`),
+    ...i.decisions.map((d) => el("div", {class: "decision"},
+      button(d.decision.replace("_", " ").replace(/^./, (c) => c.toUpperCase()),
+        () => send("decide", {decision: d.decision}), {"aria-describedby": `decision-${d.decision}`}),
+      el("span", {id: `decision-${d.decision}`, class: "decision-words"}, d.words))),
+  ] : []));
+  const out = [];
+  if (view.state === "paused") out.push(button("Resume table", () => send("resume")));
+  else out.push(button("Pause", () => send("pause", {reason: "paused at the console"})));
+  if ((view.state === "dealing" || view.state === "revealing") && view.table.late_bets) {
+    out.push(button("Allow late bets", () => send("late-bets")));
+  }
+  for (const option of view.table.payout_options) {
+    if (option !== (view.pending_option || view.payout_option)) {
+      out.push(button(`Banker payout: ${option.replace("_", " ")}`, () => send("payout-option", {option})));
+    }
+  }
+  $("supervisor-actions").replaceChildren(...out);
+  $("alerts").replaceChildren(...view.alerts.map((alert) => el("div", {class: "alert-row"},
+    el("span", {class: "alert-text"}, `Alert ${alert.ident} (${alert.severity}): ${alert.detail}`),
+    el("label", {for: `note-${alert.ident}`}, `Note for alert ${alert.ident}`),
+    el("input", {id: `note-${alert.ident}`}),
+    button(`Acknowledge alert ${alert.ident}`, () => send("ack", {
+      ident: alert.ident, note: ($(`note-${alert.ident}`).value || "").trim(),
+    })))));
+}
+
+function renderCorrection(view) {
+  const c = view.correction;
+  $("correction-panel").hidden = !c;
+  $("correction-result").replaceChildren(...(c ? [
+    el("p", {class: "correction"}, `Correction of round ${c.round_id} by ${c.who}: ${c.before} → ${c.after}`),
+    ...c.differences.map((d) => el("p", {class: "difference"}, d)),
+    el("p", {class: "correction"}, c.house),
+  ] : []));
+}
+
+function renderHeader(view) {
+  const t = view.table;
+  $("table-name").textContent = t.name;
+  $("game-name").textContent = [t.title, t.variant, t.limits].filter(Boolean).join(" · ");
+  $("shoe-no").textContent = `Shoe ${view.shoe || "–"}`;
+  $("round-no").textContent = `Round ${view.round || "–"}`;
+  const problems = [];
+  for (const [device, reason] of Object.entries(view.faults)) problems.push(`${device}: ${reason}`);
+  if (view.journal_problem) problems.push(`journal: ${view.journal_problem}`);
+  $("dealer-line").textContent = view.expecting + (problems.length ? ` (${problems.join("; ")})` : "");
+  document.body.dataset.state = view.state;
+}
+
+function render() {
+  const signedIn = Boolean(ui.session);
+  const showSignIn = !signedIn || ui.signIn === "supervisor";
+  $("sign-in").hidden = !showSignIn || ui.recall;
+  $("sign-in-title").textContent = ui.signIn === "supervisor" ? "Supervisor sign-in" : "Sign in";
+  $("sign-in-cancel").hidden = ui.signIn !== "supervisor";
+  $("table").hidden = !signedIn || showSignIn || ui.recall;
+  $("recall").hidden = !ui.recall || !signedIn;
+  document.body.dataset.recall = ui.recall ? "yes" : "no";
+  for (const id of ["sign-out", "recall-open", "supervisor-open"]) $(id).hidden = !signedIn;
+  $("supervisor-open").hidden = !signedIn || ui.session.acting_role === "supervisor";
+  const view = ui.view;
+  if (!signedIn || !view) return;
+  renderHeader(view);
+  if (ui.recall) { $("dealer-line").textContent = `RECALL · ${view.expecting}`; return; }
+  renderChips(view.table);
+  renderLayout(view);
+  dealerActions(view);
+  renderCards(view);
+  renderPayouts(view);
+  renderSupervisor(view);
+  renderCorrection(view);
+}
+
+// --- recall and corrections ---------------------------------------------------------------
+
+async function showRecall(query) {
+  ui.recall = true;
+  render();
+  const data = await api(`/api/recall?${query}`);
+  if (!data || data.ok === false) { say((data && data.error) || "recall failed"); return; }
+  ui.lastRecall = data;
+  const supervising = ui.session && ui.session.acting_role === "supervisor";
+  const rounds = data.rounds.map((r) => el("article", {class: "recall-round"},
+    el("h3", {}, `Round ${r.round_id} · ${r.opened_at} – ${r.closed_at || "on the table"}`),
+    ...r.lines.map((line) => el("p", {class: "recall-line"}, line)),
+    ...r.bets.map((b) => el("p", {class: "recall-bet"}, b.text,
+      supervising && r.correctable ? button("Correct", () => openCorrection(r, b), {
+        class: "small", "aria-label": `Correct ${b.box_name} ${b.player} ${b.region_name} of round ${r.round_id}`,
+      }) : null)),
+    ...r.corrections.map((c) => el("p", {class: "recall-correction"}, c)),
+  ));
+  $("recall-rounds").replaceChildren(...(rounds.length ? rounds : [el("p", {}, data.message || "no rounds")]));
+}
+
+function openCorrection(round, b) {
+  const view = ui.view;
+  $("correct").hidden = false;
+  $("correct-round").value = round.round_id;
+  $("correct-recorded").value = `${b.box_name} · ${b.player} · ${b.region_name} ${b.amount_text}`;
+  $("correct-box").value = b.box;
+  $("correct-player").value = b.player;
+  $("correct-region").replaceChildren(...view.table.boxes[0].regions.map((r) => el("option", {
+    value: r.region, selected: r.region === b.region,
+  }, r.name)));
+  $("correct-amount").value = moneyText(b.amount, view.table.digits);
+  $("correct-reason").value = "";
+  $("correct").dataset.recorded = JSON.stringify([b.box, b.player, b.region]);
+}
+
+async function submitCorrection(event) {
+  event.preventDefault();
+  const [box, who, region] = JSON.parse($("correct").dataset.recorded || "[]");
+  const amount = minorUnits($("correct-amount").value, ui.view.table.digits);
+  if (amount === null) { say(`Correct amount: an amount such as ${moneyText(2500, ui.view.table.digits)}`); return; }
+  const applied = await send("correct", {
+    round_id: $("correct-round").value, box, player: who, region,
+    new_box: $("correct-box").value.trim(), new_player: $("correct-player").value.trim(),
+    new_region: $("correct-region").value, new_amount: amount, reason: $("correct-reason").value.trim(),
+  });
+  if (applied) {
+    $("correct").hidden = true;
+    ui.recall = false;
+    render();
+  }
+}
+
+// --- wiring -------------------------------------------------------------------------------
+
+async function signIn(event) {
+  event.preventDefault();
+  say("");
+  const reply = await api("/api/sign-in", {name: $("sign-in-name").value.trim(), pin: $("sign-in-pin").value});
+  $("sign-in-pin").value = "";
+  if (!reply || !reply.ok) { say((reply && reply.error) || "sign-in failed"); return; }
+  $("sign-in-name").value = "";
+  ui.signIn = "";
+  setSession(reply);
+  render();
+  poll();
+}
+
+async function signOut() {
+  const reply = await api("/api/sign-out", {});
+  if (reply && reply.signed_in) setSession(reply);
+  else { ui.session = null; ui.view = null; ui.version = 0; }
+  ui.signIn = ui.session ? "" : "dealer";
+  render();
+}
+
+function tick() {
+  const zone = ui.view ? ui.view.table.timezone : "UTC";
+  try {
+    $("table-clock").textContent = new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone, hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short",
+    }).format(new Date());
+  } catch (e) { $("table-clock").textContent = ""; }
+}
+
+async function boot() {
+  $("sign-in-form").addEventListener("submit", signIn);
+  $("sign-in-cancel").addEventListener("click", () => { ui.signIn = ""; render(); });
+  $("sign-out").addEventListener("click", signOut);
+  $("supervisor-open").addEventListener("click", () => { ui.signIn = "supervisor"; render(); $("sign-in-name").focus(); });
+  $("recall-open").addEventListener("click", () => showRecall("last=10"));
+  $("recall-last").addEventListener("click", () => showRecall("last=10"));
+  $("recall-show").addEventListener("click", () => showRecall(`round=${encodeURIComponent($("recall-round").value.trim())}`));
+  $("recall-close").addEventListener("click", () => { ui.recall = false; $("correct").hidden = true; render(); });
+  $("correct-form").addEventListener("submit", submitCorrection);
+  $("correct-cancel").addEventListener("click", () => { $("correct").hidden = true; });
+  const session = await api("/api/session");
+  setSession(session);
+  ui.signIn = ui.session ? "" : "dealer";
+  render();
+  if (ui.session) poll();
+  tick();
+  setInterval(tick, 1000);
+}
+
+boot();

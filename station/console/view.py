@@ -1,0 +1,334 @@
+"""The table as the console shows it: one picture, folded from the core loop's typed outputs.
+
+The station keeps a :class:`ConsoleView` and folds into it every output the console shows
+(:data:`KINDS`), each with the round on the table when it was published; the console's
+process receives the whole picture as JSON whenever it changes, so a console that starts
+(or starts again) is complete at once. After a restart of the station, outputs are not
+replayed: the picture starts from the machine's state as the journal's replay left it
+(:meth:`ConsoleView.resume`), as the display board's does.
+
+What is shown: the table's layout (boxes, regions, chips, limits), the state and the dealer's
+line, the shoe and round, the round's cards as they are turned, the bets on the layout with
+their players, the last round's payouts (each bet's line, the boxes still to confirm, the
+confirmations with who), a war decision's boxes, the active irregularity with what each of
+its decisions does, the open integrity alerts, device faults, the Banker payout option, and
+the last correction with its differences. Words come from :mod:`station.console.words`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from station.console.words import (
+    box_name,
+    card_text,
+    decision_words,
+    difference_words,
+    region_name,
+    settled_lines,
+)
+from station.core import outputs as out
+from station.core import states as st
+from station.core.payout_steps import box_order
+from station.core.rounds import BetKey, round_id
+from station.games.layout import SettledBet
+from station.money import Money
+
+#: Every output the console folds in.
+KINDS: tuple[type[out.Output], ...] = (
+    out.StateChanged, out.ExpectationChanged, out.ShoeStarted, out.ShoeEnded, out.CardRevealed, out.RoundResult,
+    out.RoundSettled, out.RoundVoided, out.BetAccepted, out.BetRemoved, out.BetsReduced, out.WarDecisionNeeded,
+    out.IrregularityRaised, out.IrregularityResolved, out.DeviceFaulted, out.DeviceBack, out.AlertRaised,
+    out.AlertCleared, out.PayoutOptionScheduled, out.PayoutOptionApplied, out.PayoutsDue, out.PayoutsConfirmation,
+    out.RoundCorrected, out.JournalUnwritable, out.JournalWritable,
+)
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """The fixed part: which table, its boxes and regions, chips, limits, money and time."""
+
+    name: str
+    game: str
+    title: str
+    variant: str
+    boxes: tuple[str, ...]
+    regions: tuple[str, ...]
+    carry_regions: tuple[str, ...]
+    players_per_box: int
+    chips: tuple[int, ...]
+    min_bet: int
+    max_bet: int
+    money: Money
+    timezone: str
+    choices: tuple[str, ...] = ()
+    betting_choices: tuple[str, ...] = ()
+    payout_options: tuple[str, ...] = ()
+    late_bets: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        m = self.money
+        return {
+            "name": self.name, "game": self.game, "title": self.title, "variant": self.variant,
+            "boxes": [{"box": b, "name": box_name(b),
+                       "regions": [{"region": r, "name": region_name(r)} for r in self.regions]} for b in self.boxes],
+            "players_per_box": self.players_per_box,
+            "chips": [{"amount": c, "text": m(c)} for c in self.chips],
+            "limits": f"{m(self.min_bet)} \u2013 {m(self.max_bet)} {m.currency}".strip(),
+            "currency": m.currency, "digits": m.digits, "timezone": self.timezone,
+            "choices": list(self.choices), "betting_choices": list(self.betting_choices),
+            "payout_options": list(self.payout_options), "late_bets": self.late_bets,
+        }
+
+
+@dataclass
+class Payouts:
+    """The payouts of the round last settled or voided, as the dealer confirms them."""
+
+    round_id: str
+    lines: list[dict[str, Any]]
+    house_net: int
+    pending: list[str] = field(default_factory=list)
+    confirmations: list[dict[str, Any]] = field(default_factory=list)
+    voided: bool = False
+
+
+class ConsoleView:
+    """The console's picture of the table; :meth:`apply` each output, :meth:`encode` to send."""
+
+    def __init__(self, layout: TableLayout) -> None:
+        self.layout = layout
+        self.version = 0
+        self.state = "starting"
+        self.expecting = ""
+        self.shoe = 0
+        self.round_id = ""
+        self.bets: dict[str, dict[BetKey, int]] = {}  # round id -> the bets on the layout
+        self.cards: list[dict[str, Any]] = []
+        self.cards_round = ""
+        self.result: dict[str, Any] | None = None
+        self.payouts: Payouts | None = None
+        self.war: list[str] = []
+        self.irregularity: dict[str, Any] | None = None
+        self.alerts: dict[int, dict[str, Any]] = {}
+        self.faults: dict[str, str] = {}
+        self.payout_option = ""
+        self.pending_option = ""
+        self.correction: dict[str, Any] | None = None
+        self.journal_problem = ""
+        self.confirm_payouts = False
+        self._layout_json = layout.to_json()
+
+    # --- after a restart ---------------------------------------------------------------
+
+    def resume(self, machine: Any) -> None:
+        """The picture as the machine stands after the journal's replay (before the loop runs)."""
+        self.state, self.expecting = machine.state, machine.announced_expectation
+        self.shoe = machine.shoe.number
+        self.payout_option = machine.payout_option
+        self.pending_option = (machine.pending_payout or {}).get("option", "")
+        self.faults = dict(machine.faulted)
+        self.confirm_payouts = machine.confirm_payouts
+        r = machine.round
+        if r is not None:
+            self.round_id = r.round_id
+            self.bets[r.round_id] = dict(r.bets)
+            seen: dict[str, int] = {}
+            for position, card in r.dealt[:r.revealed]:
+                seen[position] = seen.get(position, 0) + 1
+                self._card(r.round_id, position, seen[position], card)
+            if r.settlement is not None:
+                self._settled(r.round_id, r.settlement, -sum(b.net for b in r.settlement))
+            elif r.voided:
+                self._settled(r.round_id, r.returned(), 0, voided=True)
+            if self.payouts is not None:
+                self.payouts.pending = machine.pending_payouts() if machine.confirm_payouts else []
+                self.payouts.confirmations = [dict(c) for c in r.confirmations]
+        if machine.carried:
+            self.bets[round_id(self.shoe, machine.shoe.rounds + 1)] = dict(machine.carried)
+        i = machine.irregularity
+        if i is not None:
+            self._irregularity(i.ident, i.reason, i.detail, i.round_id, i.decisions)
+        for alert in machine.open_alerts():
+            self._alert(alert.ident, alert.code, alert.severity, alert.detail, alert.round_id)
+        self.version += 1
+
+    # --- folding outputs ---------------------------------------------------------------
+
+    def apply(self, output: out.Output, current_round: str) -> None:
+        """One output, published while ``current_round`` was on the table ("" between rounds)."""
+        if current_round and current_round != self.round_id:
+            self._new_round(current_round)
+        handler = getattr(self, f"_on_{type(output).__name__}", None)
+        if handler is not None:
+            handler(output)
+            self.version += 1
+
+    def _new_round(self, rid: str) -> None:
+        self.round_id = rid
+        self.cards, self.cards_round, self.result, self.war = [], rid, None, []
+        self.correction = None
+        if self.payouts is not None and self.payouts.round_id != rid and not self.payouts.pending:
+            self.payouts = None
+        self.bets = {k: v for k, v in self.bets.items() if k == rid}
+
+    def _on_StateChanged(self, o: out.StateChanged) -> None:
+        self.state = o.state
+        if o.previous == st.WAR_DECISION and o.state != st.IRREGULARITY:
+            self.war = []
+
+    def _on_ExpectationChanged(self, o: out.ExpectationChanged) -> None:
+        self.expecting = o.text
+
+    def _on_ShoeStarted(self, o: out.ShoeStarted) -> None:
+        self.shoe = o.shoe
+
+    def _on_ShoeEnded(self, o: out.ShoeEnded) -> None:
+        self.bets = {}
+
+    def _card(self, rid: str, position: str, index: int, card: Any) -> None:
+        if rid != self.cards_round:
+            self.cards, self.cards_round = [], rid
+        self.cards.append({"position": position, "index": index, "card": card.code, "text": card_text(card)})
+
+    def _on_CardRevealed(self, o: out.CardRevealed) -> None:
+        self._card(o.round_id, o.position, o.index, o.card)
+
+    def _on_RoundResult(self, o: out.RoundResult) -> None:
+        self.result = {"round_id": o.round_id, "outcome": o.outcome, "natural": o.natural,
+                       "hands": [{"position": p, "cards": " ".join(card_text(c) for c in cards),
+                                  "total": dict(o.totals).get(p)} for p, cards in o.hands]}
+
+    def _on_RoundSettled(self, o: out.RoundSettled) -> None:
+        if self.result is None or self.result["round_id"] != o.round_id:
+            self._on_RoundResult(out.RoundResult(o.round_id, o.game, o.hands, o.totals, o.outcome, o.natural,
+                                                 o.player_pair, o.banker_pair))
+        self._settled(o.round_id, o.bets, o.house_net)
+        carried = {(b.box, b.player, b.region): b.stake for b in o.bets
+                   if b.outcome == "push" and b.region in self.layout.carry_regions}
+        if carried:
+            shoe, _, number = o.round_id.partition("-")
+            self.bets.setdefault(round_id(int(shoe), int(number) + 1), {}).update(carried)
+
+    def _settled(self, rid: str, bets: Iterable[SettledBet], house_net: int, voided: bool = False) -> None:
+        self.payouts = Payouts(rid, settled_lines(bets, self.layout.money), house_net, voided=voided)
+
+    def _on_RoundVoided(self, o: out.RoundVoided) -> None:
+        self._settled(o.round_id, o.returned, 0, voided=True)
+        self.result = {"round_id": o.round_id, "outcome": f"void: {o.reason}", "natural": False, "hands": []}
+
+    def _on_BetAccepted(self, o: out.BetAccepted) -> None:
+        self.bets.setdefault(o.round_id, {})[(o.box, o.player, o.region)] = o.amount
+
+    def _on_BetRemoved(self, o: out.BetRemoved) -> None:
+        self.bets.get(o.round_id, {}).pop((o.box, o.player, o.region), None)
+
+    def _on_BetsReduced(self, o: out.BetsReduced) -> None:
+        layout = self.bets.setdefault(o.round_id, {})
+        for box, player, region, _old, new in o.reductions:
+            if new:
+                layout[(box, player, region)] = new
+            else:
+                layout.pop((box, player, region), None)
+
+    def _on_WarDecisionNeeded(self, o: out.WarDecisionNeeded) -> None:
+        self.war = list(o.boxes)
+
+    def _irregularity(self, ident: int, reason: str, detail: str, rid: str, decisions: Iterable[str]) -> None:
+        self.irregularity = {"ident": ident, "reason": reason, "detail": detail, "round_id": rid,
+                             "decisions": [{"decision": d, "words": decision_words(d, reason)} for d in decisions]}
+
+    def _on_IrregularityRaised(self, o: out.IrregularityRaised) -> None:
+        self._irregularity(o.ident, o.reason, o.detail, o.round_id, o.decisions)
+
+    def _on_IrregularityResolved(self, o: out.IrregularityResolved) -> None:
+        self.irregularity = None
+
+    def _on_DeviceFaulted(self, o: out.DeviceFaulted) -> None:
+        self.faults[o.device] = o.reason
+
+    def _on_DeviceBack(self, o: out.DeviceBack) -> None:
+        self.faults.pop(o.device, None)
+
+    def _alert(self, ident: int, code: str, severity: str, detail: str, rid: str) -> None:
+        self.alerts[ident] = {"ident": ident, "code": code, "severity": severity, "detail": detail, "round_id": rid}
+
+    def _on_AlertRaised(self, o: out.AlertRaised) -> None:
+        self._alert(o.ident, o.code, o.severity, o.detail, o.round_id)
+
+    def _on_AlertCleared(self, o: out.AlertCleared) -> None:
+        self.alerts.pop(o.ident, None)
+
+    def _on_PayoutOptionScheduled(self, o: out.PayoutOptionScheduled) -> None:
+        self.pending_option = o.option
+
+    def _on_PayoutOptionApplied(self, o: out.PayoutOptionApplied) -> None:
+        self.payout_option, self.pending_option = o.option, ""
+
+    def _on_PayoutsDue(self, o: out.PayoutsDue) -> None:
+        self.confirm_payouts = True
+        if self.payouts is not None and self.payouts.round_id == o.round_id:
+            self.payouts.pending = list(o.boxes)
+
+    def _on_PayoutsConfirmation(self, o: out.PayoutsConfirmation) -> None:
+        p = self.payouts
+        if p is not None and p.round_id == o.round_id:
+            p.pending = list(o.remaining)
+            p.confirmations.append({"boxes": list(o.boxes), "role": o.role, "who": o.who})
+
+    def _on_RoundCorrected(self, o: out.RoundCorrected) -> None:
+        m = self.layout.money
+        before, after = o.bet_before, o.bet_after
+        self.correction = {
+            "round_id": o.round_id, "reason": o.reason, "who": o.who,
+            "before": f"{box_name(before[0])} \u00b7 {before[1]} \u00b7 {region_name(before[2])} {m(before[3])}",
+            "after": (f"{box_name(after[0])} \u00b7 {after[1]} \u00b7 {region_name(after[2])} {m(after[3])}"
+                      if after[3] else "no bet"),
+            "differences": [difference_words(b, p, r, change, m) for b, p, r, change in o.differences],
+            "house": f"house result {m(o.house_before)} \u2192 {m(o.house_after)}",
+        }
+        if self.payouts is not None and self.payouts.round_id == o.round_id:
+            self.payouts.lines = settled_lines(o.after, m)
+            self.payouts.house_net = o.house_after
+
+    def _on_JournalUnwritable(self, o: out.JournalUnwritable) -> None:
+        self.journal_problem = o.reason
+
+    def _on_JournalWritable(self, o: out.JournalWritable) -> None:
+        self.journal_problem = ""
+
+    # --- the picture -------------------------------------------------------------------
+
+    def _layout_bets(self) -> list[dict[str, Any]]:
+        m = self.layout.money
+        bets = self.bets.get(self.round_id, {})
+        if self.state == st.PAYING and self.payouts is not None:
+            shoe, _, number = self.payouts.round_id.partition("-")
+            bets = self.bets.get(round_id(int(shoe), int(number) + 1), bets) if shoe.isdigit() else bets
+        ordered = sorted(bets.items(), key=lambda kv: (box_order(kv[0][0]), kv[0][1], kv[0][2]))
+        return [{"box": b, "player": p, "region": r, "amount": a, "text": f"{region_name(r)} {m(a)}"}
+                for (b, p, r), a in ordered]
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.payouts
+        m = self.layout.money
+        return {
+            "version": self.version, "table": self._layout_json, "state": self.state, "expecting": self.expecting,
+            "shoe": self.shoe, "round": self.round_id, "cards": list(self.cards), "result": self.result,
+            "bets": self._layout_bets(),
+            "payouts": None if p is None else {
+                "round_id": p.round_id, "lines": p.lines, "pending": p.pending, "voided": p.voided,
+                "confirmations": p.confirmations, "house": m.with_currency(p.house_net),
+                "confirm_required": self.confirm_payouts,
+            },
+            "war": self.war, "irregularity": self.irregularity,
+            "alerts": [self.alerts[k] for k in sorted(self.alerts)], "faults": dict(self.faults),
+            "payout_option": self.payout_option, "pending_option": self.pending_option,
+            "correction": self.correction, "journal_problem": self.journal_problem,
+        }
+
+    def encode(self) -> bytes:
+        return json.dumps(self.to_json(), separators=(",", ":")).encode()

@@ -1,0 +1,120 @@
+"""The console's words: money in the table's currency, cards, regions, payouts, decisions.
+
+Everything a dealer or supervisor reads on the console is worded here, in Python, from the
+table's typed facts (integers of minor units, card codes, settlement records), so each line is
+tested once and the page only shows text it is given. Nothing here is a rule of the game: a
+payout's figures are the settlement's own, and only their wording is made here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from station.cards import Card
+from station.games.layout import SettledBet
+from station.money import Money
+
+_SUIT = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+_RANK = {"T": "10"}
+_REGION = {"banker": "Banker", "player": "Player", "tie": "Tie", "war": "War", "go_to_war": "Go to war"}
+
+#: What each decision does, in a supervisor's words (station/core/irregularities.py).
+DECISION_WORDS: dict[str, str] = {
+    "void": "Void the round: every bet goes back to its owner",
+    "burn": "Burn the card(s) read meanwhile, and go on with the round",
+    "dummy": "Deal the card(s) read meanwhile to a dummy hand with no bets, and go on",
+    "resume": "Go on as if nothing happened (held cards are checked again)",
+    "reject": "Reject the card set: it stays out of play until it is shuffled again",
+    "recheck": "Have the shuffler count the set again",
+    "end_shoe": "End the shoe (the open round is voided if no card of it is out)",
+    "reduce": "Reduce the larger side's bets as the station proposes",
+    "accept": "Deal the bets as they are, over the differential",
+}
+#: ``resume`` where it means something else.
+RESUME_WORDS = {
+    "closing_decision": "Back to betting: the dealer changes the bets",
+    "device_fault": "Go on, once the device is back",
+    "self_test_failed": "The device was checked: go on",
+    "supervisor_called": "Go on with the round",
+}
+
+
+def card_text(code: str | Card) -> str:
+    """``"TS"`` as a person reads it: ``10♠``."""
+    text = code.code if isinstance(code, Card) else code
+    return _RANK.get(text[0], text[0]) + _SUIT.get(text[1:], text[1:])
+
+
+def region_name(region: str) -> str:
+    return _REGION.get(region, region.replace("_", " ").capitalize())
+
+
+def box_name(box: str) -> str:
+    """``"3"`` is "Box 3"; a standing region ``"S2"`` is "Standing 2"."""
+    text = box.strip()
+    if text[:1].upper() == "S" and text[1:].isdigit():
+        return f"Standing {text[1:]}"
+    return f"Box {text}"
+
+
+def decision_words(decision: str, reason: str) -> str:
+    if decision == "resume" and reason in RESUME_WORDS:
+        return RESUME_WORDS[reason]
+    return DECISION_WORDS.get(decision, decision.replace("_", " ").capitalize())
+
+
+def _odds(winnings: int, stake: int) -> str:
+    if winnings == stake:
+        return "even money"
+    if stake and winnings % stake == 0:
+        return f"{winnings // stake} to 1"
+    if stake and (2 * winnings) % stake == 0 and winnings < stake:
+        return "1 to 2" if 2 * winnings == stake else f"{2 * winnings // stake} to 2"
+    return ""
+
+
+def payout_words(bet: SettledBet, money: Money) -> tuple[str, str]:
+    """What the dealer does with one settled bet, and the line that says so:
+    ``("pay", "Box 3 · ann · Banker: pay 19.00 (20.00 less 1.00 commission)")``."""
+    head = f"{box_name(bet.box)} \u00b7 {bet.player} \u00b7 {region_name(bet.region)}"
+    void = f"; return {money(bet.void)} (void part, over the chip-exact limit)" if bet.void else ""
+    if bet.outcome == "win":
+        winnings = bet.net + bet.commission
+        if bet.commission:
+            detail = f"{money(winnings)} less {money(bet.commission)} commission"
+        else:
+            detail = _odds(winnings, bet.valid) or f"on {money(bet.valid)}"
+        return "pay", f"{head}: pay {money(bet.net)} ({detail}){void}"
+    if bet.outcome == "lose":
+        return "take", f"{head}: take {money(bet.valid)}{void}"
+    if bet.outcome == "push":
+        return "push", f"{head}: push, {money(bet.valid)} stays the player's{void}"
+    if bet.outcome == "surrender":
+        back = bet.stake + bet.net
+        return "take", f"{head}: surrender, take {money(-bet.net)} and return {money(back)}"
+    if bet.outcome == "void":
+        return "return", f"{head}: return {money(bet.stake)} (void)"
+    return bet.outcome, f"{head}: {bet.outcome} {money(bet.net)}"
+
+
+def difference_words(box: str, player: str, region: str, change: int, money: Money) -> str:
+    """A correction's difference for one bet: pay it now, or take it back."""
+    head = f"{box_name(box)} \u00b7 {player} \u00b7 {region_name(region)}"
+    if change > 0:
+        return f"{head}: pay {money(change)} more"
+    return f"{head}: take back {money(-change)}"
+
+
+def settled_lines(bets: Any, money: Money) -> list[dict[str, Any]]:
+    """Every settled bet as the payouts list shows it."""
+    lines = []
+    for bet in bets:
+        action, text = payout_words(bet, money)
+        lines.append({"box": bet.box, "player": bet.player, "region": bet.region, "action": action,
+                      "net": bet.net, "text": text})
+    return lines
+
+
+def bet_text(bet: Mapping[str, Any], money: Money) -> str:
+    return f"{region_name(str(bet['region']))} {money(int(bet['amount']))}"

@@ -1,0 +1,195 @@
+"""Checkpoints of the projection: every reader of the journal starts near its end.
+
+A checkpoint is a journal record of kind ``Checkpoint``: the projection's whole state after
+record ``at`` (:mod:`station.core.state`), derived data, hash-chained like every record. The
+core loop writes one
+
+- at every shoe end: the table goes back to shuffling, no round is open, and a reader that
+  wants whole shoes (recall of the last rounds) starts there;
+- after at most :data:`EVERY_RECORDS` records since the last (a continuous shuffler has no
+  shoe end, and a shoe may be long);
+- when it opens a journal whose newest checkpoint is further back than that (a journal
+  written before checkpoints existed is replayed from the start once, then checkpointed).
+
+A restart (:class:`~station.core.loop.CoreLoop`), the floor outbox and the integrity monitor
+then start from the newest checkpoint at or before where they stand, found through the
+journal's index of kinds (:meth:`~station.journal.access.Access.of_kind`), and replay only the
+records after it. A checkpoint of another state layout (:data:`~station.core.state.STATE_FORMAT`)
+or one that cannot be read back is passed over for an older one, or for the start.
+
+Never trusted blindly: ``station journal verify --deep`` replays the journal from its first
+record and compares every checkpoint with the state the replay has at that point
+(:func:`check_checkpoints`); one that differs (edited and re-hashed, or written by software
+that would now write it otherwise) is reported like any other tamper, naming its record and
+the first part of the state that differs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from station.core.options import CoreOptions
+from station.core.projection import CHECKPOINT, ProjectedRecord, Projection
+from station.core.state import STATE_FORMAT, machine_state, restore_machine
+from station.journal import JournalRecord, canonical_json
+from station.journal.access import Access
+
+log = structlog.get_logger("station.core")
+
+__all__ = ["CHECKPOINT", "EVERY_RECORDS", "CheckpointCheck", "Resumed", "check_checkpoints", "checkpoint_payload",
+           "latest_checkpoint", "projection_state", "restore_projection"]
+#: Records between two checkpoints at most. A restart replays at most this many records after
+#: the newest checkpoint: at the replay rate of docs/benchmarks.md about a tenth of a second on
+#: the table PC, under the 1 s a restart may take; and a checkpoint is a few kilobytes to some
+#: tens (the shoe's results), so a busy table writes one every few seconds, not every round.
+EVERY_RECORDS = 1000
+#: Checkpoints tried, newest first, before a reader gives up on them and replays from the start
+#: (each that cannot be read back is logged).
+TRIES = 3
+
+
+def projection_state(projection: Projection) -> dict[str, Any]:
+    """The projection's state as plain JSON: its counts, what it notes of the round in play,
+    and the machine's whole state."""
+    return {
+        "applied": projection.applied, "skipped": projection.skipped, "failures": projection.failures,
+        "opened": list(projection.opened), "refused": list(projection.refused),
+        "machine": machine_state(projection.machine),
+    }
+
+
+def checkpoint_payload(projection: Projection, reason: str) -> dict[str, Any]:
+    """The ``Checkpoint`` record of ``projection`` as it stands (after record ``at``)."""
+    return {"format": STATE_FORMAT, "at": projection.seq, "reason": reason, "shoe": projection.machine.shoe.number,
+            "state": projection_state(projection)}
+
+
+def restore_projection(options: CoreOptions | None, payload: dict[str, Any]) -> Projection:
+    """The projection a checkpoint's payload holds (raises for one that is not one)."""
+    state = payload["state"]
+    projection = Projection(options, restore_machine(options, state["machine"]))
+    projection.seq = int(payload["at"])
+    projection.applied, projection.skipped, projection.failures = state["applied"], state["skipped"], state["failures"]
+    opened = state["opened"]
+    projection.opened = (str(opened[0]), str(opened[1]))
+    projection.refused = [dict(note) for note in state["refused"]]
+    return projection
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A projection restored from the checkpoint record at ``seq`` (it stands after ``at``)."""
+
+    projection: Projection
+    seq: int
+
+    @property
+    def at(self) -> int:
+        return self.projection.seq
+
+
+def latest_checkpoint(journal: Access, options: CoreOptions | None, *, at_most: int | None = None) -> Resumed | None:
+    """The projection at the newest usable checkpoint of ``journal`` (one that stands at or
+    before record ``at_most``, when given), or None: replay from the start."""
+    before = None if at_most is None else at_most + 2  # a checkpoint follows the record it stands after
+    tries = 0
+    for record in journal.of_kind(CHECKPOINT, before=before):
+        payload = record.payload
+        if payload.get("format") != STATE_FORMAT:
+            continue  # another layout: written by other software, not for this one to read
+        at = payload.get("at")
+        if not isinstance(at, int) or at >= record.seq or (at_most is not None and at > at_most):
+            continue
+        try:
+            return Resumed(restore_projection(options, payload), record.seq)
+        except Exception as exc:  # whatever a damaged state raises: an older checkpoint, or the start
+            log.warning("core.checkpoint_unusable", seq=record.seq, error=f"{type(exc).__name__}: {exc}")
+            tries += 1
+            if tries >= TRIES:
+                break
+    return None
+
+
+# --- verification ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckpointCheck:
+    """What a deep replay found of the journal's checkpoints."""
+
+    ok: bool
+    checked: int  # checkpoints compared with the replay
+    other_format: int  # checkpoints of another state layout (not comparable, not used)
+    first_bad_seq: int | None = None
+    problem: str = ""
+
+    def words(self) -> str:
+        if not self.ok:
+            return self.problem
+        other = f", {self.other_format} of another layout not compared" if self.other_format else ""
+        return f"{self.checked} checkpoint{'s' if self.checked != 1 else ''} match the replay{other}"
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as it comes back from the journal (JSON: tuples become lists)."""
+    return json.loads(canonical_json(value))
+
+
+def first_difference(written: Any, replayed: Any, where: str = "") -> str:
+    """Where two JSON values first differ, in words ("machine.house_net: 1200, the replay gives 1000")."""
+    if isinstance(written, dict) and isinstance(replayed, dict):
+        for key in sorted(set(written) | set(replayed)):
+            if key not in written:
+                return f"{where}{key}: missing, the replay has it"
+            if key not in replayed:
+                return f"{where}{key}: the replay has no such part"
+            found = first_difference(written[key], replayed[key], f"{where}{key}.")
+            if found:
+                return found
+        return ""
+    if isinstance(written, list) and isinstance(replayed, list):
+        for index, (a, b) in enumerate(zip(written, replayed, strict=False)):
+            found = first_difference(a, b, f"{where[:-1]}[{index}].")
+            if found:
+                return found
+        if len(written) != len(replayed):
+            return f"{where[:-1]}: {len(written)} items, the replay gives {len(replayed)}"
+        return ""
+    if written != replayed:
+        shown = (json.dumps(written)[:60], json.dumps(replayed)[:60])
+        return f"{where[:-1]}: {shown[0]}, the replay gives {shown[1]}"
+    return ""
+
+
+def check_checkpoints(records: Iterable[JournalRecord], options: CoreOptions | None,
+                      observe: Callable[[ProjectedRecord, Projection], None] | None = None) -> CheckpointCheck:
+    """Replay ``records`` (a journal from its first record) and compare every checkpoint with
+    the replay's state at that point. ``observe`` hears every record the projection takes
+    (the integrity monitor's checkpoints are checked from the same replay)."""
+    projection = Projection(options)
+    checked = other = 0
+    bad: tuple[int, str] | None = None
+    for record in records:
+        if record.kind == CHECKPOINT and bad is None:
+            payload = record.payload
+            if payload.get("format") != STATE_FORMAT:
+                other += 1
+            else:
+                checked += 1
+                expected = _plain(checkpoint_payload(projection, str(payload.get("reason", ""))))
+                difference = first_difference({k: payload.get(k) for k in expected}, expected)
+                if difference:
+                    bad = (record.seq, f"record {record.seq}: checkpoint differs from the replay of the records "
+                                       f"before it ({difference}): altered, or written by software that would "
+                                       "now write it otherwise")
+        step = projection.take(record)
+        if observe is not None:
+            observe(step, projection)
+    if bad is not None:
+        return CheckpointCheck(False, checked, other, bad[0], bad[1])
+    return CheckpointCheck(True, checked, other)

@@ -1,0 +1,111 @@
+"""Baccarat's results board: the roads of the shoe and the last round's hands.
+
+Built from what the table says of each round (:class:`~station.games.board.BoardRound`: the
+hands, totals, outcome, natural and pairs it settled), or after a restart from the shoe's
+results the table keeps (the game's own record of each result, :meth:`BaccaratPlay.result`).
+Nothing here decides a hand again: the result shown is the one the table settled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import drivers.codec.display as wire
+from drivers.codec.display import BeadCell as WireBead
+from drivers.codec.display import BigRoadCell as WireBigRoad
+from drivers.codec.display import Mark, WireOutcome
+from drivers.codec.display import Prediction as WirePrediction
+from station.cards import Card, parse_card
+from station.games.baccarat.rules import BaccaratResult, Outcome
+from station.games.board import BoardRound
+from station.roads.cells import Roads
+from station.roads.results import ResultRecord
+from station.roads.scoreboard import Scoreboard
+
+_WIRE_OUTCOME = {"B": WireOutcome.BANKER, "P": WireOutcome.PLAYER, "T": WireOutcome.TIE}
+_WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
+
+
+def wire_roads(roads: Roads) -> dict[str, Any]:
+    """The roads in the display board's wire types (docs/protocols/display.md)."""
+    bead = [WireBead(_WIRE_OUTCOME[c.result], c.player_pair, c.banker_pair, c.natural) for c in roads.bead_plate]
+    big = [WireBigRoad(c.col, c.row, _WIRE_OUTCOME[c.result], min(c.ties, 255)) for c in roads.big_road]
+
+    def marks(name: str) -> list[Mark]:
+        return [_WIRE_MARK[c.colour] for c in roads.derived(name)]
+
+    def prediction(side: str) -> WirePrediction:
+        p = roads.predictions[side]
+        return WirePrediction(_WIRE_MARK[p.big_eye_boy], _WIRE_MARK[p.small_road], _WIRE_MARK[p.cockroach_pig])
+
+    return {
+        "bead_plate": bead, "big_road": big, "big_eye_boy": marks("big_eye_boy"),
+        "small_road": marks("small_road"), "cockroach_pig": marks("cockroach_pig"),
+        "if_banker": prediction("B"), "if_player": prediction("P"),
+    }
+
+
+def show_roads(roads: Roads) -> wire.ShowRoads:
+    parts = wire_roads(roads)
+    return wire.ShowRoads(
+        tuple(parts["bead_plate"]), tuple(parts["big_road"]), tuple(parts["big_eye_boy"]),
+        tuple(parts["small_road"]), tuple(parts["cockroach_pig"]), parts["if_banker"], parts["if_player"],
+    )
+
+
+def show_result(result: BaccaratResult, round_no: int) -> wire.ShowResult:
+    return wire.ShowResult(
+        round_no, _WIRE_OUTCOME[result.outcome.letter], result.player_total, result.banker_total,
+        tuple(result.player), tuple(result.banker), result.natural, result.player_pair, result.banker_pair,
+    )
+
+
+class RoadsBoard:
+    """Baccarat: the roads of the shoe and the last round's hands."""
+
+    def __init__(self) -> None:
+        self.scoreboard = Scoreboard()
+        self.last_result: BaccaratResult | None = None
+        self.last_round_no = 0
+
+    def reset(self) -> None:
+        self.scoreboard.reset()
+        self.last_result = None
+        self.last_round_no = 0
+
+    def _add(self, result: BaccaratResult, round_no: int) -> None:
+        self.scoreboard.add(ResultRecord(result.outcome.letter, result.player_pair, result.banker_pair,
+                                         result.natural, result.player_total, result.banker_total))
+        self.last_result = result
+        self.last_round_no = round_no
+
+    def add_round(self, round_: BoardRound) -> wire.ShowResult | None:
+        hands, totals = dict(round_.hands), dict(round_.totals)
+        self._add(_result(hands.get("player", ()), hands.get("banker", ()), totals.get("player", 0),
+                          totals.get("banker", 0), round_.outcome, round_.natural, round_.player_pair,
+                          round_.banker_pair), round_.round_no)
+        return self.last_shown()
+
+    def add_record(self, round_no: int, record: Mapping[str, Any]) -> None:
+        self._add(_result([parse_card(c) for c in record.get("player", ())],
+                          [parse_card(c) for c in record.get("banker", ())], record.get("player_total") or 0,
+                          record.get("banker_total") or 0, str(record["outcome"]), bool(record.get("natural")),
+                          bool(record.get("player_pair")), bool(record.get("banker_pair"))), round_no)
+
+    def last_shown(self) -> wire.ShowResult | None:
+        return show_result(self.last_result, self.last_round_no) if self.last_result is not None else None
+
+    def display_roads(self) -> wire.ShowRoads:
+        return show_roads(self.scoreboard.roads())
+
+    def snapshot_parts(self) -> dict[str, Any]:
+        return {"roads": self.scoreboard.roads(), "last_result": self.last_result,
+                "last_round_no": self.last_round_no}
+
+
+def _result(player: Iterable[Card], banker: Iterable[Card], player_total: int, banker_total: int, outcome: str,
+            natural: bool, player_pair: bool, banker_pair: bool) -> BaccaratResult:
+    """The round's result as the table settled it (its totals and outcome, not worked out again)."""
+    return BaccaratResult(tuple(player), tuple(banker), player_total, banker_total, Outcome(outcome), natural,
+                          player_pair, banker_pair)

@@ -1,0 +1,176 @@
+"""The meters' figures of one stretch of play, and how two stretches add up.
+
+A pit keeps its figures per gaming day, per dealer session and per shoe; every one of those is
+a sum of the same small *parts* (:mod:`station.meters.fold`): the rounds of one gaming day,
+dealt in one dealer session, from one shoe. So a figure is either a count or a sum of minor
+units, or the first and last time something happened: all of them add up whatever the order,
+and a part restored from a checkpoint and the rest of the journal give what the whole journal
+gives. Money is integers in minor units throughout; only :attr:`Figures.rounds_per_hour` is a
+fraction (a rate, not money).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Microseconds in an hour. Open table time is counted in microseconds, as journal times are
+#: written, so it adds up exactly; rounds per hour are ``rounds * HOUR_US / open_us``.
+HOUR_US = 3_600_000_000
+
+
+@dataclass
+class RegionFigures:
+    """The bets on one betting region (``banker``, ``player``, ``tie``, ``war``, ...) of the
+    rounds settled: how many, their stakes, and what the house won on them (commission included,
+    a loss negative)."""
+
+    bets: int = 0
+    stakes: int = 0
+    house: int = 0
+
+    def add(self, other: RegionFigures) -> None:
+        self.bets += other.bets
+        self.stakes += other.stakes
+        self.house += other.house
+
+    def to_json(self) -> dict[str, int]:
+        return {"bets": self.bets, "stakes": self.stakes, "house": self.house}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RegionFigures:
+        return cls(int(data["bets"]), int(data["stakes"]), int(data["house"]))
+
+
+def _add_counts(into: dict[str, int], other: dict[str, int]) -> None:
+    for key, count in other.items():
+        into[key] = into.get(key, 0) + count
+
+
+@dataclass
+class Figures:
+    """What the meters count for one stretch of play (docs/meters.md says each figure's rule).
+
+    ``rounds`` counts every round that ended, settled or voided; ``voided_rounds`` those voided,
+    whose bets all went back (``voided_returned``) and are in no region. The regions hold the
+    bets of the rounds settled, as last corrected; ``void_parts_returned`` is the void part of
+    Banker bets (rule 5.13). ``corrections`` counts the corrections made to the rounds here and
+    ``corrected_house`` how far they moved the house's result (already in ``house``).
+    """
+
+    rounds: int = 0
+    voided_rounds: int = 0
+    open_us: int = 0
+    first_round: str = ""  # journal time (UTC) the first round here ended; "" for none
+    last_round: str = ""
+    regions: dict[str, RegionFigures] = field(default_factory=dict)
+    commission: int = 0
+    void_parts_returned: int = 0
+    voided_returned: int = 0
+    corrections: int = 0
+    corrected_house: int = 0
+    refusals: int = 0
+    irregularities: dict[str, int] = field(default_factory=dict)  # reason -> raised
+    integrity_alarms: dict[str, int] = field(default_factory=dict)  # code -> raised
+    integrity_alerts: dict[str, int] = field(default_factory=dict)  # code -> raised (severity "alert")
+
+    # --- the figures people read -----------------------------------------------------------
+
+    @property
+    def bets(self) -> int:
+        return sum(r.bets for r in self.regions.values())
+
+    @property
+    def stakes(self) -> int:
+        return sum(r.stakes for r in self.regions.values())
+
+    @property
+    def house(self) -> int:
+        """The house's result: what it won on every bet settled, less what it paid."""
+        return sum(r.house for r in self.regions.values())
+
+    @property
+    def rounds_per_hour(self) -> float | None:
+        """Rounds per hour of open table time, to one decimal; None with no open time."""
+        if self.open_us <= 0:
+            return None
+        return round(self.rounds * HOUR_US / self.open_us, 1)
+
+    # --- adding up -------------------------------------------------------------------------
+
+    def region(self, name: str) -> RegionFigures:
+        found = self.regions.get(name)
+        if found is None:
+            found = self.regions[name] = RegionFigures()
+        return found
+
+    def saw_round(self, time: str) -> None:
+        """A round ended at journal time ``time`` (times are UTC in one format, so text order
+        is time order)."""
+        if not self.first_round or time < self.first_round:
+            self.first_round = time
+        self.last_round = max(self.last_round, time)
+
+    def add(self, other: Figures) -> None:
+        """Add ``other``'s figures to these."""
+        self.rounds += other.rounds
+        self.voided_rounds += other.voided_rounds
+        self.open_us += other.open_us
+        if other.first_round:
+            self.saw_round(other.first_round)
+            self.saw_round(other.last_round)
+        for name, region in other.regions.items():
+            self.region(name).add(region)
+        self.commission += other.commission
+        self.void_parts_returned += other.void_parts_returned
+        self.voided_returned += other.voided_returned
+        self.corrections += other.corrections
+        self.corrected_house += other.corrected_house
+        self.refusals += other.refusals
+        _add_counts(self.irregularities, other.irregularities)
+        _add_counts(self.integrity_alarms, other.integrity_alarms)
+        _add_counts(self.integrity_alerts, other.integrity_alerts)
+
+    @classmethod
+    def total(cls, parts: list[Figures]) -> Figures:
+        whole = cls()
+        for part in parts:
+            whole.add(part)
+        return whole
+
+    # --- as JSON ---------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The state form (a checkpoint's): the counted figures, nothing worked out from them."""
+        return {
+            "rounds": self.rounds, "voided_rounds": self.voided_rounds, "open_us": self.open_us,
+            "first_round": self.first_round, "last_round": self.last_round,
+            "regions": {name: self.regions[name].to_json() for name in sorted(self.regions)},
+            "commission": self.commission, "void_parts_returned": self.void_parts_returned,
+            "voided_returned": self.voided_returned, "corrections": self.corrections,
+            "corrected_house": self.corrected_house, "refusals": self.refusals,
+            "irregularities": dict(sorted(self.irregularities.items())),
+            "integrity_alarms": dict(sorted(self.integrity_alarms.items())),
+            "integrity_alerts": dict(sorted(self.integrity_alerts.items())),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Figures:
+        return cls(
+            rounds=int(data["rounds"]), voided_rounds=int(data["voided_rounds"]), open_us=int(data["open_us"]),
+            first_round=str(data["first_round"]), last_round=str(data["last_round"]),
+            regions={str(name): RegionFigures.from_json(r) for name, r in data["regions"].items()},
+            commission=int(data["commission"]), void_parts_returned=int(data["void_parts_returned"]),
+            voided_returned=int(data["voided_returned"]), corrections=int(data["corrections"]),
+            corrected_house=int(data["corrected_house"]), refusals=int(data["refusals"]),
+            irregularities={str(k): int(v) for k, v in data["irregularities"].items()},
+            integrity_alarms={str(k): int(v) for k, v in data["integrity_alarms"].items()},
+            integrity_alerts={str(k): int(v) for k, v in data["integrity_alerts"].items()},
+        )
+
+    def report(self) -> dict[str, Any]:
+        """The report form (``station meters --json``): the state form with the totals and the
+        rate worked out, and without a region a correction emptied."""
+        regions = {name: r.to_json() for name, r in sorted(self.regions.items()) if r.bets or r.stakes or r.house}
+        return {**self.to_json(), "regions": regions, "bets": self.bets, "stakes": self.stakes, "house": self.house,
+                "rounds_per_hour": self.rounds_per_hour}

@@ -1,0 +1,112 @@
+"""The meters as a pit reads them on paper: one block per gaming day, money in the currency,
+times in the table's zone (``station meters`` without ``--json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from station.localtime import local_time, zone
+from station.money import format_amount
+
+#: The columns of a block: heading, figure, whether it is money.
+_COLUMNS: tuple[tuple[str, str, bool], ...] = (
+    ("rounds", "rounds", False),
+    ("per hour", "rounds_per_hour", False),
+    ("open", "open_us", False),
+    ("voided", "voided_rounds", False),
+    ("bets", "bets", False),
+    ("stakes", "stakes", True),
+    ("house", "house", True),
+    ("commission", "commission", True),
+    ("void parts", "void_parts_returned", True),
+    ("voided back", "voided_returned", True),
+    ("corr.", "corrections", False),
+    ("refused", "refusals", False),
+    ("irreg.", "irregularities", False),
+    ("alarms", "integrity_alarms", False),
+)
+
+
+def _open_time(micros: int) -> str:
+    """Open time as hours and minutes: ``7:05``."""
+    minutes = micros // 60_000_000
+    return f"{minutes // 60}:{minutes % 60:02d}"
+
+
+def _cell(figures: dict[str, Any], name: str, money: bool, digits: int) -> str:
+    value = figures[name]
+    if money:
+        return format_amount(int(value), digits)
+    if name == "open_us":
+        return _open_time(int(value))
+    if name == "rounds_per_hour":
+        return "-" if value is None else f"{value:.1f}"
+    if isinstance(value, dict):
+        return str(sum(value.values()))
+    return str(value)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in sorted(counts.items())) or "none"
+
+
+def _table(rows: list[tuple[str, dict[str, Any]]], digits: int) -> list[str]:
+    cells = [[label, *(_cell(f, name, money, digits) for _, name, money in _COLUMNS)] for label, f in rows]
+    header = ["", *(heading for heading, _, _ in _COLUMNS)]
+    widths = [max(len(row[i]) for row in [header, *cells]) for i in range(len(header))]
+
+    def line(row: list[str]) -> str:
+        return "  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))])
+
+    return [line(header), *(line(row) for row in cells)]
+
+
+def render(report: dict[str, Any]) -> str:
+    """The whole report as text."""
+    table = report["table"]
+    tz = zone(table["timezone"])
+    digits = int(table["minor_digits"])
+    money = f"money in {table['currency']}" if table["currency"] else "money in the table's currency (none configured)"
+    blocks: list[str] = []
+    if not report["days"]:
+        return f"no play in {report['journal']}"
+    for day in report["days"]:
+        blocks.append("\n".join(_day(day, report, tz, digits, money)))
+    return "\n\n".join(blocks)
+
+
+def _when(text: str, tz: Any) -> str:
+    return local_time(text, tz, seconds=False) if text else "-"
+
+
+def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, money: str) -> list[str]:
+    table = report["table"]
+    whose = f", dealer {report['dealer']}" if report["dealer"] is not None else ""
+    lines = [
+        f"Gaming day {day['gaming_day']}{whose}: {_when(day['begins'], tz)} to {_when(day['ends'], tz)} "
+        f"({table['timezone']}); {table['game']}, {money}",
+    ]
+    totals = day["totals"]
+    if not totals["rounds"] and not totals["refusals"] and not totals["irregularities"] and not day["sessions"]:
+        lines.append("no play on this gaming day")
+        return lines
+    rows: list[tuple[str, dict[str, Any]]] = [("day", totals)]
+    for session in day["sessions"]:
+        who = session["dealer"] or "(nobody signed in)"
+        span = f"{_when(session['signed_in'], tz)} to {_when(session['relieved'], tz)}" if session["session"] else ""
+        rows.append((f"session {session['session']} {who} {span}".rstrip(), session["figures"]))
+    if any(d["sessions"] > 1 for d in day["dealers"]):  # a dealer's sessions added up
+        rows += [(f"dealer {d['dealer'] or '(nobody)'}", d["figures"]) for d in day["dealers"]]
+    rows += [(f"shoe {shoe['shoe']}", shoe["figures"]) for shoe in day["shoes"]]
+    lines += _table(rows, digits)
+    lines.append("")
+    lines.append("by region (rounds settled):")
+    for name, region in sorted(totals["regions"].items()):
+        lines.append(f"  {name}: {region['bets']} bets, stakes {format_amount(region['stakes'], digits)}, "
+                     f"house {format_amount(region['house'], digits)}")
+    lines.append(f"irregularities: {_counts(totals['irregularities'])}")
+    lines.append(f"integrity alarms: {_counts(totals['integrity_alarms'])}; "
+                 f"alerts: {_counts(totals['integrity_alerts'])}")
+    if totals["corrections"]:
+        lines.append(f"corrections moved the house's result by {format_amount(totals['corrected_house'], digits)}")
+    return lines

@@ -1,0 +1,168 @@
+"""The simulated shoe and shuffler as the simulated dealer handles them.
+
+A dealer loads a shoe by hand or from a batch shuffler, feeds a continuous shuffler, slides
+cards out one at a time (setting the cut card aside when it comes), and gives the round's
+cards back to a continuous shuffler. After a restart mid-shoe a simulated shoe is empty, so
+it is refilled with the cards the station knows are still in it (a real shoe keeps its cards
+when the PC restarts). What the dealer does with the cards once they are out is
+:mod:`station.sim.dealer`'s business.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+import structlog
+
+from drivers.simulators import CUT_CARD
+from drivers.simulators.pool import CardPool, ShoeItem
+from station.cards import Card, ShoeComposition
+from station.core.options import CoreOptions
+from station.sim.script import CUT_FROM_BACK, DealerScript, DealerStopped
+
+log = structlog.get_logger(__name__)
+
+
+class SimulatedShoe(Protocol):
+    """What the dealer does with the simulated shoe (:class:`drivers.simulators.shoe.ShoeSimulator`)."""
+
+    def load(self, items: Iterable[ShoeItem]) -> None: ...
+    def attach_pool(self, pool: CardPool) -> None: ...
+    def remaining(self) -> int: ...
+    def draw(self) -> ShoeItem: ...
+
+
+class SimulatedShuffler(Protocol):
+    """What the dealer does with the simulated shuffler
+    (:class:`drivers.simulators.shuffler.ShufflerSimulator`)."""
+
+    def held_cards(self) -> list[Card]: ...
+    def load_set(self, cards: Iterable[Card] | None = None, colour: str | None = None) -> None: ...
+    def start_shuffle(self) -> object: ...
+    def wait_shuffled(self, timeout: float = 10.0) -> bool: ...
+    def take_set(self) -> list[Card]: ...
+    def return_cards(self, cards: Iterable[Card]) -> None: ...
+
+
+class DealerEquipment:
+    """The shoe and the shuffler in the dealer's hands, and which cards are out of them."""
+
+    def __init__(self, options: CoreOptions, script: DealerScript, shoe: SimulatedShoe,
+                 shuffler: SimulatedShuffler | None, pool: CardPool | None, pause: Callable[[], None]) -> None:
+        self.options = options
+        self.script = script
+        self.shoe = shoe
+        self.shuffler = shuffler
+        self.pool = pool
+        self._pause = pause
+        self.shoes_loaded = 0
+        self.cut_card_out = False  # in the shoe being dealt
+        self.set_shuffled = False  # batch: a set shuffled and waiting for the station to take it
+        self._drawn: list[Card] = []  # cards out of the shoe, not yet back in a shuffler
+
+    # --- after a restart ---------------------------------------------------------------------
+
+    def refill(self, remaining: ShoeComposition, cut_card_out: bool) -> None:
+        """The simulated shoe gets back the cards the station knows are still in it."""
+        cards: list[ShoeItem] = [card for card, count in remaining for _ in range(count)]
+        random.Random(self.script.seed * 7919 + len(cards)).shuffle(cards)
+        if not cut_card_out:
+            cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
+        self.shoes_loaded = max(self.shoes_loaded, 1)
+        self.cut_card_out = cut_card_out
+        self.shoe.load(cards)
+        log.info("simulated_shoe_refilled", cards=len(remaining), cut_card_out=cut_card_out)
+
+    def hand_back(self, cards: list[Card]) -> None:
+        """Cards already out of a continuous shuffler when the dealer takes over: they go back
+        with the next return."""
+        self._drawn = list(cards)
+        self.shoes_loaded = max(self.shoes_loaded, 1)
+
+    # --- shuffling -----------------------------------------------------------------------------
+
+    def shuffle(self) -> bool:
+        """Make the next shoe ready; True when the dealer must then say so on the screen
+        (a shoe shuffled by hand; shufflers tell the station themselves)."""
+        equipment = self.options.equipment
+        if equipment == "manual":
+            self.shoes_loaded += 1
+            self.shoe.load(self.script.shoe(self.shoes_loaded))
+            self.cut_card_out = False
+            self._drawn = []
+            return True
+        if equipment == "batch":
+            self._batch_shuffle()
+        else:
+            self._continuous_ready()
+        return False
+
+    def _batch_shuffle(self) -> None:
+        """Shuffle the next set in the shuffler. The shuffler's DONE tells the station, which has
+        the set counted (its deck check) and only then calls for the cut: the dealer takes the
+        set out of the shuffler when the station says so (:meth:`take_shuffled_set`)."""
+        if self.set_shuffled:
+            return  # shuffled: the station is checking it
+        shuffler = self.shuffler
+        assert shuffler is not None, "a batch shuffler table needs a simulated shuffler"
+        self.shoes_loaded += 1
+        if not shuffler.held_cards():
+            colour = self.options.set_colours[(self.shoes_loaded - 1) % 2]
+            order = [c for c in self.script.shoe(self.shoes_loaded) if isinstance(c, Card)]
+            shuffler.load_set(order, colour=colour)
+        shuffler.start_shuffle()
+        if not shuffler.wait_shuffled(timeout=30):
+            raise DealerStopped("the simulated shuffler did not finish its shuffle")
+        self.set_shuffled = True
+
+    def take_shuffled_set(self) -> None:
+        """The station took the shuffled set: it goes from the shuffler into the shoe with the
+        cut card (nothing to do when no set is waiting)."""
+        if not self.set_shuffled:
+            return
+        assert self.shuffler is not None
+        cards: list[ShoeItem] = list(self.shuffler.take_set())
+        cards.insert(max(0, len(cards) - CUT_FROM_BACK), CUT_CARD)
+        self.set_shuffled = False
+        self.cut_card_out = False
+        self.shoe.load(cards)
+
+    def _continuous_ready(self) -> None:
+        shuffler = self.shuffler
+        assert shuffler is not None and self.pool is not None, "a continuous shuffler needs a simulated shuffler"
+        if self.shoes_loaded == 0:
+            self.shoes_loaded = 1
+            self.shoe.attach_pool(self.pool)
+        # Dropping nothing in makes the shuffler report its state (READY), which is what
+        # the station waits for before the first round.
+        shuffler.return_cards([])
+
+    # --- the cards -------------------------------------------------------------------------------
+
+    def remaining(self) -> int:
+        return self.shoe.remaining()
+
+    def draw(self) -> Card:
+        """Slide one card out; the cut card, if it comes first, is set aside and the next
+        card drawn, as a dealer does."""
+        try:
+            item = self.shoe.draw()
+            if item is CUT_CARD:
+                self.cut_card_out = True
+                self._pause()
+                item = self.shoe.draw()
+        except Exception as exc:
+            raise DealerStopped(f"cannot draw a card: {exc}") from None
+        assert isinstance(item, Card)
+        self._drawn.append(item)
+        return item
+
+    def collect(self) -> None:
+        """A new round: a continuous shuffler gets back the last round's cards, cleared from
+        the layout at "next round", before this round's first card leaves the shoe."""
+        if self.options.equipment == "continuous" and self._drawn:
+            assert self.shuffler is not None, "a continuous shuffler needs a simulated shuffler"
+            cards, self._drawn = self._drawn, []
+            self.shuffler.return_cards(cards)

@@ -1,0 +1,183 @@
+"""What the simulated dealer knows of the station: what it has heard, and its waits for more.
+
+The dealer never reads the state machine. It hears what a dealer at the table sees (the state
+and the expectation after each event, and the outputs it acts on: settlements, voids, war
+decisions, irregularities, payouts to confirm) from any thread, in order, and waits on this
+one queue for the station to move.
+
+How long it waits is the script's patience, and what it does when the station stands still
+that long, or stops for a person (a pause, an irregularity), is the script's too: in ``station
+run`` it waits for as long as the people take, and says so in the log now and then (after one
+patience, then two, four, eight...); in ``station demo`` it gives up (:class:`DealerStopped`).
+It never decides for them.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+import structlog
+
+from station.core import outputs as out
+from station.core import states as st
+from station.sim.script import DealerScript, DealerStopped
+
+log = structlog.get_logger(__name__)
+
+#: One thing heard: an output, a (state, expectation) pair, or None (stop listening).
+Heard = out.Output | tuple[str, str] | None
+#: The states in which the table waits for a person (a supervisor's decision, a resume).
+WAITING_FOR_PEOPLE = (st.IRREGULARITY, st.PAUSED)
+
+
+class StationWatch:
+    """The station as the dealer sees it, kept from what it hears."""
+
+    def __init__(self, script: DealerScript) -> None:
+        self._heard: queue.Queue[Heard] = queue.Queue()  # see station.core.queues
+        self.patience_s = script.patience_s
+        self.gives_up = script.gives_up
+        self.state = ""
+        self.expectation = ""
+        self.last_outcome = ""
+        self.rounds_closed = 0  # RoundSettled and RoundVoided heard
+        self.rounds_settled = 0  # RoundSettled alone: what a session's round limit counts
+        self.war_boxes: tuple[str, ...] = ()
+        self.payouts_due = ""  # the round whose payouts the table waits for the dealer to confirm
+        self.paid_round = ""  # the round last settled or voided
+        self.confirming = False  # the table has asked for a confirmation: it wants them all
+        self.irregularity = ""  # the one raised and not yet decided, in the station's words
+        self.burn_due = False  # a dealer took over with [table] burn_on_dealer_change: one card to burn
+        self._closed = False
+
+    @property
+    def person_needed(self) -> bool:
+        """The table waits for a person: nothing the dealer deals or presses counts until then."""
+        return bool(self.irregularity) or self.state in WAITING_FOR_PEOPLE
+
+    def hear(self, item: out.Output | tuple[str, str]) -> None:
+        """Something the station said (from any thread)."""
+        self._heard.put(item)
+
+    def close(self) -> None:
+        """Wake any wait: the dealer is stopping."""
+        self._closed = True
+        self._heard.put(None)
+
+    def wait_for_change(self) -> bool:
+        """Take what the station says until its state or expectation changes, then whatever
+        else is already there. True once it has changed; False when the watch is closed."""
+        wait = _Wait(self, "moved")
+        while (item := self._next(wait)) is not None:
+            if self._take(item):
+                wait.ended()
+                self.catch_up()
+                return not self._closed
+        return False
+
+    def wait_for_rounds_closed(self, count: int, stop: threading.Event) -> None:
+        """Take what the station says until it has closed ``count`` rounds in all, or stops
+        for a person (the rounds dealt ahead then wait for the decision, and the dealer
+        watches the screen again); then take what else is already there, so the state noted
+        is the station's latest."""
+        wait = _Wait(self, "settled the rounds dealt ahead")
+        while self.rounds_closed < count and not self.person_needed:
+            if stop.is_set() or (item := self._next(wait)) is None:
+                return
+            self._take(item)
+        wait.ended()
+        self.catch_up()
+
+    def _next(self, wait: _Wait) -> Heard:
+        """The next thing the station says, however long it takes (each patience that passes
+        first is ``wait``'s to act on); None once the watch is closed (the sentinel may have
+        been taken already, by a catch-up)."""
+        while not self._closed:
+            try:
+                return self._heard.get(timeout=wait.timeout())
+            except queue.Empty:
+                wait.another_patience()
+        return None
+
+    def catch_up(self) -> bool:
+        """Take what the station has already said, without waiting; True when its state or
+        expectation changed."""
+        changed = False
+        while True:
+            try:
+                item = self._heard.get_nowait()
+            except queue.Empty:
+                return changed
+            if item is None:
+                return changed
+            changed = self._take(item) or changed
+
+    def _take(self, item: out.Output | tuple[str, str]) -> bool:
+        """Note one thing the station said; True when its state or expectation changed."""
+        if isinstance(item, tuple):
+            changed = item != (self.state, self.expectation)
+            self.state, self.expectation = item
+            if self.state != st.IRREGULARITY:
+                self.irregularity = ""  # decided
+            return changed
+        if isinstance(item, out.PayoutsDue):
+            self.payouts_due = item.round_id
+            self.confirming = True
+        elif isinstance(item, out.RoundSettled):
+            self.paid_round = item.round_id
+            self.last_outcome = item.outcome
+            self.rounds_closed += 1
+            self.rounds_settled += 1
+        elif isinstance(item, out.RoundVoided):
+            self.paid_round = item.round_id
+            self.last_outcome = "void"
+            self.rounds_closed += 1
+        elif isinstance(item, out.DealerChanged):
+            self.burn_due = item.burn
+        elif isinstance(item, out.WarDecisionNeeded):
+            self.war_boxes = item.boxes
+        elif isinstance(item, out.IrregularityRaised):
+            decisions = ", ".join(item.decisions)
+            if self.gives_up:
+                raise DealerStopped(f"irregularity: {item.detail} (a supervisor must decide: {decisions})")
+            self.irregularity = item.detail
+            log.info("simulated_dealer_waits_for_a_supervisor", detail=item.detail, decisions=decisions)
+        return False
+
+
+class _Wait:
+    """One wait for news from the station, and what the dealer does each time it has lasted
+    another patience: a demo's dealer gives up; a run's says so after one patience, two,
+    four, eight... and waits on."""
+
+    def __init__(self, watch: StationWatch, what: str) -> None:
+        self.watch = watch
+        self.what = what  # what the station has not done: "moved"
+        self.since = time.monotonic()
+        self.patiences = 0
+        self.reports = 0
+
+    def timeout(self) -> float:
+        """Seconds until the next patience has passed."""
+        return max(0.0, self.since + self.watch.patience_s * (self.patiences + 1) - time.monotonic())
+
+    def another_patience(self) -> None:
+        watch = self.watch
+        self.patiences += 1
+        waited = time.monotonic() - self.since
+        if watch.gives_up:
+            raise DealerStopped(f"the station has not {self.what} for {round(waited, 1):g} s "
+                                f"(state {watch.state!r}, expecting {watch.expectation!r})")
+        if self.patiences == 2 ** self.reports:
+            report = log.info if watch.person_needed else log.warning
+            report("simulated_dealer_waiting", waiting_for="a person" if watch.person_needed else "the station",
+                   waited_s=round(waited, 2), state=watch.state, expecting=watch.expectation)
+            self.reports += 1
+
+    def ended(self) -> None:
+        """The station moved: say so when the wait was reported."""
+        if self.reports:
+            log.info("simulated_dealer_goes_on", waited_s=round(time.monotonic() - self.since, 2),
+                     state=self.watch.state, expecting=self.watch.expectation)

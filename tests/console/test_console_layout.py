@@ -1,0 +1,40 @@
+"""The console's layout as a dealer sees it, at every size the table's screens are used at
+(tests/layout.py): no text drawn over other text, none cut off, on the sign-in screen, the
+layout with bets on it, the payouts, a supervisor's decision in an irregularity, and recall."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..browser import BROWSER_MARKS
+from .console_page import ConsolePage, check_every_size
+
+pytestmark = BROWSER_MARKS
+
+
+def test_the_console_layout_holds_at_every_screen_size(browser: Any, console_table: Any) -> None:
+    table = console_table(decks=4)
+    table.start_station()
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    console = ConsolePage(page, table)
+    page.get_by_label("Name", exact=True).wait_for()
+    check_every_size(page, "layout sign-in")
+    console.sign_in("dee")
+    console.open_shoe(seed=5)
+    console.bet("ann", "20.00", "1", "Banker")
+    console.bet("ann", "10.00", "2", "Player")
+    console.bet("ben", "5.00", "3", "Tie")
+    check_every_size(page, "layout with bets")
+    console.act("No more bets", "dealing")
+    console.deal_until("paying")
+    console.wait_text("#payouts-title", "Payouts")
+    check_every_size(page, "layout payouts")
+    table.draw()  # a card nobody called for
+    console.wait_state("irregularity")
+    console.supervisor_signs_in("sue")
+    console.wait_text("#irregularity", "Irregularity")
+    check_every_size(page, "layout supervisor")
+    console.tap("Recall")
+    console.wait_text("#recall-rounds", "Round 1-1")
+    check_every_size(page, "layout recall")
+    table.stop_station()

@@ -1,0 +1,139 @@
+"""The console's parts without a browser: PIN hashes, sessions and the wrong-PIN limit on a
+clock the test turns, the words of every kind of payout, and the picture folded from outputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from station.cards import parse_card
+from station.console.pins import PinError, hash_pin, pin_problem, stored_problem, verify_pin
+from station.console.sessions import MAX_FAILURES, SUPERVISOR_TURN_S, SessionBook, User
+from station.console.settings import ConsoleSection
+from station.console.view import ConsoleView, TableLayout
+from station.console.words import payout_words
+from station.core import outputs as out
+from station.core.rounds import RoundId
+from station.games.layout import SettledBet
+from station.money import Money
+
+EUR = Money(2, "EUR")
+DEALER, OTHER, SUPERVISOR = User("dee", "dealer", ""), User("dan", "dealer", ""), User("sue", "supervisor", "")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_pin_is_stored_salted_and_slow_and_checked_in_full() -> None:
+    first, second = hash_pin("1234"), hash_pin("1234")
+    assert first != second and first.startswith("scrypt$16384$8$1$") and "1234" not in first
+    assert verify_pin("1234", first) and verify_pin("1234", second)
+    assert not verify_pin("1235", first) and not verify_pin("", first) and not verify_pin("1234", "garbage")
+    assert stored_problem(first) is None and stored_problem("sha256$abc")
+    assert pin_problem("12") and pin_problem("12a4") and pin_problem("1234") is None
+    with pytest.raises(PinError, match="4 to 12 digits"):
+        hash_pin("abc")
+
+
+def test_five_wrong_pins_a_minute_then_a_wait() -> None:
+    clock = Clock()
+    book = SessionBook(600, clock)
+    for _ in range(MAX_FAILURES):
+        assert book.wait_s("sue") == 0
+        book.failed("sue")
+        clock.now += 1
+    assert book.wait_s("sue") == pytest.approx(55)
+    assert book.wait_s("dee") == 0  # another name is not held up
+    clock.now += 55
+    assert book.wait_s("sue") == 0
+
+
+def test_idle_sessions_end_and_a_supervisor_has_one_turn_on_a_dealers_screen() -> None:
+    clock = Clock()
+    book = SessionBook(600, clock)
+    session = book.sign_in(DEALER, None)
+    assert book.find(session.ident) is session and session.csrf and session.csrf != session.ident
+    assert book.sign_in(SUPERVISOR, session) is session and session.acting is SUPERVISOR
+    assert session.describe()["turn"] == 1
+    book.decided(session)
+    # Each change of who acts is a newer turn: a screen told of turn 1 after turn 2 keeps turn 2.
+    assert session.acting is DEALER and session.describe()["turn"] == 2
+    book.sign_in(SUPERVISOR, session)
+    clock.now += SUPERVISOR_TURN_S + 1
+    assert book.find(session.ident) is session and session.acting is DEALER  # the turn ran out
+    assert session.describe()["turn"] == 4
+    assert book.sign_out(session) == "session" and book.find(session.ident) is None
+    other = book.sign_in(OTHER, book.sign_in(DEALER, None))  # a new dealer's shift: a session of their own
+    assert other.user is OTHER
+    clock.now += 601
+    assert book.find(other.ident) is None and book.counters.idle_signed_out == 1
+
+
+@pytest.mark.parametrize(("bet", "action", "line"), [
+    (SettledBet("3", "ann", "banker", 2000, 2000, 0, "win", 1900, 100), "pay",
+     "Box 3 · ann · Banker: pay 19.00 (20.00 less 1.00 commission)"),
+    (SettledBet("3", "ann", "banker", 2500, 2000, 500, "win", 1900, 100), "pay",
+     "Box 3 · ann · Banker: pay 19.00 (20.00 less 1.00 commission); return 5.00 (void part, over the chip-exact "
+     "limit)"),
+    (SettledBet("1", "bo", "tie", 500, 500, 0, "win", 4000), "pay", "Box 1 · bo · Tie: pay 40.00 (8 to 1)"),
+    (SettledBet("1", "bo", "banker", 2000, 2000, 0, "win", 1000), "pay", "Box 1 · bo · Banker: pay 10.00 (1 to 2)"),
+    (SettledBet("2", "cy", "player", 1000, 1000, 0, "lose", -1000), "take", "Box 2 · cy · Player: take 10.00"),
+    (SettledBet("2", "cy", "player", 1000, 1000, 0, "push", 0), "push",
+     "Box 2 · cy · Player: push, 10.00 stays the player's"),
+    (SettledBet("4", "di", "war", 1000, 1000, 0, "surrender", -500), "take",
+     "Box 4 · di · War: surrender, take 5.00 and return 5.00"),
+    (SettledBet("S2", "ed", "player", 1000, 0, 1000, "void", 0), "return",
+     "Standing 2 · ed · Player: return 10.00 (void)"),
+])
+def test_every_payout_in_words(bet: SettledBet, action: str, line: str) -> None:
+    assert payout_words(bet, EUR) == (action, line)
+
+
+def test_a_network_address_needs_tls() -> None:
+    with pytest.raises(ValueError, match="only over TLS"):
+        ConsoleSection(bind="192.168.1.20")
+    with pytest.raises(ValueError, match="go together"):
+        ConsoleSection(tls_cert="/etc/cert.pem")
+    assert ConsoleSection(bind="192.168.1.20", tls_cert="c.pem", tls_key="k.pem").url == "https://192.168.1.20:8081/"
+    assert ConsoleSection().url == "http://127.0.0.1:8081/"
+
+
+def layout() -> TableLayout:
+    return TableLayout("T1", "baccarat", "baccarat", "mini", ("1", "2"), ("banker", "player", "tie"),
+                       ("banker", "player"), 3, (500, 1000, 2000), 500, 100_000, EUR, "Europe/Vienna")
+
+
+def fold(view: ConsoleView, *steps: tuple[Any, str]) -> dict[str, Any]:
+    for output, round_id in steps:
+        view.apply(output, round_id)
+    return view.to_json()
+
+
+def test_the_picture_follows_a_round_and_keeps_the_bets_a_tie_leaves_on() -> None:
+    view = ConsoleView(layout())
+    round_1 = RoundId(1, 1)
+    card = parse_card
+    tie = (("player", (card("9S"), card("KH"))), ("banker", (card("9D"), card("QC"))))
+    bets = (SettledBet("1", "ann", "banker", 2000, 2000, 0, "push", 0), SettledBet("2", "bo", "tie", 500, 500, 0, "win",
+                                                                                  4000))
+    shown = fold(view, (out.BetAccepted(round_1, "1", "ann", "banker", 2000), "1-1"),
+                 (out.BetAccepted(round_1, "2", "bo", "tie", 500), "1-1"),
+                 (out.CardRevealed(round_1, "player", 1, card("9S")), "1-1"),
+                 (out.RoundSettled(round_1, "baccarat", tie, (("player", 9), ("banker", 9)), "tie", True, False, False,
+                                   bets, -4000), "1-1"),
+                 (out.PayoutsDue(round_1, ("1", "2")), "1-1"),
+                 (out.PayoutsConfirmation(round_1, ("2",), ("1",), "dealer", "dee"), "1-1"))
+    assert shown["cards"] == [{"position": "player", "index": 1, "card": "9S", "text": "9♠"}]
+    payouts = shown["payouts"]
+    assert payouts["pending"] == ["1"] and payouts["house"] == "-40.00 EUR"
+    assert [line["text"] for line in payouts["lines"]] == [
+        "Box 1 · ann · Banker: push, 20.00 stays the player's", "Box 2 · bo · Tie: pay 40.00 (8 to 1)"]
+    shown = fold(view, (out.StateChanged("betting", "paying"), "1-2"))
+    assert shown["round"] == "1-2" and shown["cards"] == []
+    assert shown["bets"] == [{"box": "1", "player": "ann", "region": "banker", "amount": 2000, "text": "Banker 20.00"}]

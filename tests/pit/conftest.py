@@ -1,0 +1,17 @@
+"""Fixtures of the pit page's tests: a real mosquitto per test (the floor tests' fixture, with
+persistence), and a real journal for the feed replayers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..floor.conftest import broker  # noqa: F401  (the same fixture: a real mosquitto per test)
+from .helpers import make_journal
+
+
+@pytest.fixture(scope="session")
+def recorded_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A whole shoe dealt by ``station demo`` on simulated hardware: the feed replayers replay it."""
+    return make_journal(tmp_path_factory.mktemp("recorded") / "journal.sqlite3")

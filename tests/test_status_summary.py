@@ -1,0 +1,67 @@
+"""``station ctl status`` for a person: state, expectation, shoe and round, devices, what is
+open, and times in the table's zone (read from the journal the station writes)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from station.cli.status_summary import summary, table_zone
+from station.journal import Journal
+from station.service.config import StationConfig
+from station.service.setup import CONFIGURATION_RECORD, new_journal_record
+
+VIENNA = ZoneInfo("Europe/Vienna")
+NOW = datetime(2026, 12, 1, 20, 45, 12, tzinfo=UTC)
+
+STATUS = {
+    "table": "Mini Baccarat 1", "state": "irregularity", "expecting": "waiting for supervisor: a card out of turn",
+    "shoe": 3, "round": "3-12", "devices": {"shoe": "connected", "display": "not connected"},
+    "faulted": {"display": "link lost"},
+    "irregularity": {"reason": "unexpected_card", "detail": "KH read while betting", "decisions": ["void", "burn"]},
+    "integrity": {"alerts_open": 1, "alerts": [{"ident": 7, "code": "repeat_shoe", "severity": "alarm",
+                                                "detail": "shoe 3 repeats shoe 1", "shoe": 3, "round": None}]},
+    "journal": "/var/lib/dealing-station/journal.sqlite3", "journal_writable": False,
+    "journal_error": "database or disk is full", "disk": {"free_mb": 0, "low": True},
+    "inputs": {"failed_to_apply": 0, "not_journalable": 0},
+    "anchor": {"seq": 120, "time": "2026-12-01T20:40:00.000000Z", "head": "ab", "journal_id": "cd",
+               "reason": "interval"},
+    "floor": None,
+}
+
+
+def test_the_summary_says_where_the_table_is_and_everything_open_in_local_time() -> None:
+    text = summary(STATUS, VIENNA, NOW)
+    lines = text.splitlines()
+    assert lines[0] == "Mini Baccarat 1: irregularity (as of 2026-12-01 21:45:12 CET)"
+    assert lines[1] == "  expects:  waiting for supervisor: a card out of turn"
+    assert lines[2] == "  shoe 3, round 3-12"
+    assert lines[3] == "  devices:  display NOT CONNECTED (fault: link lost), shoe connected"
+    assert "IRREGULARITY: unexpected_card: KH read while betting; decide: void, burn" in text
+    assert "ALARMS:   1 open (#7 alarm repeat_shoe: shoe 3 repeats shoe 1)" in text
+    assert "JOURNAL NOT WRITABLE: database or disk is full" in text and "DISK LOW: 0 MB free" in text
+    assert lines[-1].endswith("(anchored at seq 120, 2026-12-01 21:40:00 CET)")
+    assert len(lines) <= 10
+
+
+def test_a_quiet_table_is_four_lines_and_a_journal() -> None:
+    quiet = {**STATUS, "irregularity": None, "integrity": {"alerts_open": 0, "alerts": []}, "faulted": {},
+             "devices": {"shoe": "connected"}, "journal_writable": True, "disk": {"free_mb": 9000, "low": False},
+             "state": "betting", "expecting": "place your bets"}
+    assert len(summary(quiet, VIENNA, NOW).splitlines()) == 5
+
+
+def test_the_zone_is_the_one_the_journal_was_written_under(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.sqlite3"
+    config = StationConfig.model_validate({"table": {"timezone": "America/Los_Angeles"}})
+    with Journal(journal) as writer:
+        writer.append(CONFIGURATION_RECORD, new_journal_record(config))
+    assert table_zone(str(journal)) == ZoneInfo("America/Los_Angeles")
+    text = summary({**STATUS, "journal": str(journal)}, now=NOW)
+    assert "(as of 2026-12-01 12:45:12 PST)" in text
+
+
+def test_a_journal_that_cannot_be_read_gives_utc_said_as_utc(tmp_path: Path) -> None:
+    assert table_zone(str(tmp_path / "absent.sqlite3")) == ZoneInfo("UTC")
+    assert "(as of 2026-12-01 20:45:12 UTC)" in summary({**STATUS, "journal": str(tmp_path / "x")}, now=NOW)

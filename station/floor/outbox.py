@@ -215,6 +215,8 @@ class FloorPublisher:
                 self._wake.clear()
                 self._take_acks()
                 if self._stopping.is_set() and self._finished():
+                    if self.error is None:  # the table as it stopped, not as of the last interval
+                        self._send_state(final=True)
                     break
                 busy = self._send_anchors()
                 if self.error is None:
@@ -408,14 +410,16 @@ class FloorPublisher:
             self.published[message.kind] += 1
         self._groups.append(group)
 
-    def _send_state(self) -> None:
+    def _send_state(self, *, final: bool = False) -> None:
+        """The retained state, at most every ``STATE_INTERVAL_S`` while the table changes; the
+        ``final`` one at a stop goes at once, or the last changes before the stop would never be
+        published (a subscriber would keep a table that is shuffling when it has been cut)."""
         deriver, client = self._deriver, self._client
-        assert deriver is not None and client is not None
-        now = time.monotonic()
-        if not self._may_publish():
+        if deriver is None or client is None or not self._may_publish():
             return
-        if now - self._state_at < STATE_INTERVAL_S or (self._state_sent is not None
-                                                      and self._state_sent["seq"] == deriver.position.seq):
+        now = time.monotonic()
+        if (not final and now - self._state_at < STATE_INTERVAL_S) or (
+                self._state_sent is not None and self._state_sent["seq"] == deriver.position.seq):
             return
         state = deriver.state()
         previous = self._state_sent

@@ -22,7 +22,7 @@ from station.core.options import CoreOptions
 from station.core.sessions import generate
 from station.event_codec import event_to_dict
 from station.floor.cursor import cursor_path, load_cursor
-from station.floor.derive import derive_all
+from station.floor.derive import FeedDeriver, derive_all
 from station.floor.outbox import FloorPublisher
 from station.floor.settings import FloorSection
 from station.journal import Journal, JournalReader
@@ -168,3 +168,66 @@ def test_the_cursor_follows_the_acknowledgements_and_the_window_holds(journal: P
 def _stored_messages(path: Path, ident: str) -> int:
     position = load_cursor(path, ident, set_aside=False)
     return sum(counter.n for counter in position.counters.values())
+
+
+def _acking(client: FakeClient, stop: threading.Event) -> threading.Thread:
+    """The broker's side: every message handed over is acknowledged at once."""
+
+    def run() -> None:
+        acked: set[int] = set()
+        while not stop.is_set():
+            with client.lock:
+                fresh = [mid for mid, _, _ in client.published if mid not in acked]
+            for mid in fresh:
+                client.ack(mid)
+                acked.add(mid)
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_the_last_change_before_a_stop_is_the_retained_state(tmp_path: Path) -> None:
+    """The retained state is sent at most every quarter second while the table changes; the
+    changes of the last moments before a stop (the next shoe shuffled, say) still reach it."""
+    events = list(generate(seed=7, rounds=40))
+    path = tmp_path / "journal.sqlite3"
+    with Journal(path) as writer:
+        for event in events[:-3]:
+            writer.append(event.kind, event_to_dict(event))
+    tail = [(event.kind, event_to_dict(event)) for event in events[-3:]]
+    client, acks_stop = FakeClient(), threading.Event()
+    settings = FloorSection(enabled=True, broker="mqtt://broker.test", table="BAC-01", window=WINDOW)
+    publisher = FloorPublisher(settings, table="BAC-01", journal=path, options=OPTIONS,
+                               client_factory=lambda *_a, **_k: cast(mqtt.Client, client))
+
+    def states() -> list[dict[str, Any]]:
+        with client.lock:
+            return [json.loads(payload) for _, topic, payload in client.published if topic.endswith("/state")]
+
+    before_tail = len(events) - 3
+    publisher.start()
+    acker = _acking(client, acks_stop)
+    try:
+        _until(lambda: client.on_connect is not None, "the outbox's connection")
+        client.connect()
+        _until(lambda: any(s["seq"] == before_tail for s in states()), "the state of the journal so far")
+        with Journal(path) as writer:  # the tail, at once, and then the stop
+            for kind, body in tail:
+                publisher.notify(writer.append(kind, body).seq)
+        publisher.stop(drain_s=10)
+    finally:
+        acks_stop.set()
+        acker.join(5)
+    with JournalReader(path) as reader:
+        records = list(reader.records())
+        ident = journal_id(records[0].hash)
+        whole = FeedDeriver(OPTIONS, table="BAC-01", journal_id=ident)
+        for record in records:
+            whole.skip(record)
+    last = states()[-1]
+    expected = whole.state()
+    assert {**last, "time": ""} == {**expected, "time": ""}
+    assert any(s["seq"] == before_tail and s["state"] != expected["state"] for s in states()), \
+        "the tail changes the table's state (else this test proves nothing)"

@@ -24,6 +24,7 @@ JOURNAL_FOLDER = Path("/var/lib/dealing-station")
 
 pytestmark = [
     pytest.mark.deb,
+    pytest.mark.e2e,  # builds and installs with dpkg (tests/conftest.py)
     pytest.mark.skipif(os.geteuid() != 0, reason="installs a system package: needs root (CI runs it as root)"),
     pytest.mark.skipif(shutil.which("dpkg-buildpackage") is None or shutil.which("dh_virtualenv") is None,
                        reason="needs Debian's dpkg-dev, debhelper and dh-virtualenv (apt-get install; .ci/run does)"),

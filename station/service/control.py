@@ -43,6 +43,9 @@ MAX_CONNECTIONS = 32
 READ_TIMEOUT_S = 10.0
 #: Characters of a client's text that go into a log line.
 MAX_LOGGED = 64
+#: How often the listening thread looks whether it is asked to stop (socketserver's default is
+#: 0.5 s, which every stop of the station, and every test of the socket, waited out).
+SHUTDOWN_POLL_S = 0.05
 
 
 class ControlError(Exception):
@@ -361,7 +364,8 @@ class ControlServer:
         os.chmod(self.path, self._mode)
         server.control = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="control-socket", daemon=True)
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL_S},
+                                        name="control-socket", daemon=True)
         self._thread.start()
         log.info("control_socket_listening", path=str(self.path), mode=oct(self._mode))
 

@@ -17,7 +17,9 @@ Run: ``.venv/bin/python bench/console_load.py [--runs 5] [--seconds 10] [--conso
    poll the table's picture as the page does (``/api/view?since=N``, again as soon as each
    answer arrives), and ``--bad`` bad requests spread over the window (1,000 a second by
    default, 16 at a time at most): changes without a session, with a session but no CSRF token, from another site,
-   malformed JSON, unknown paths, and a wrong PIN for an unknown name now and then.
+   malformed JSON, unknown paths, and a wrong PIN for an unknown name now and then, all from
+   127.0.0.2 (another address, as a scanner on the casino's network would be; the console
+   shuts such an address out after 20 refusals, and the rest of the flood is closed unread).
    Meanwhile, from this process, one more signed-in console taps ``--bets`` bets (one every
    50 ms) and times each from the tap to the console's answer, which comes once the bet is
    journaled and the table has applied or refused it.
@@ -25,7 +27,9 @@ Run: ``.venv/bin/python bench/console_load.py [--runs 5] [--seconds 10] [--conso
 Quiet and loaded windows alternate ``--runs`` times; each loaded window is compared with the
 quiet one just before it and the median of those ratios is the figure (target: within 5%).
 Prints the rates, the ratios, the bet latencies (p50, p99, max; target p99 < 50 ms), what the
-bad requests were answered, and how many pictures the consoles got. Asserts nothing.
+bad requests were answered, how many pictures the consoles got, and the CPU seconds each
+process (station, simulated table, console, load generator) used in a loaded window.
+Asserts nothing.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.web_load import REPO, Station, free_port, rate, rounds_in
 
 PINS = {"dee": "1234", "dan": "2222"}
+#: The flood's source address; the consoles and the tapped bets come from 127.0.0.1.
+FLOOD_FROM = "127.0.0.2"
 
 
 def write_config(directory: Path, port: int) -> Path:
@@ -152,18 +158,21 @@ async def _bad(base: str, count: int, rate: float, answers: dict[str, int]) -> N
                 key = type(exc).__name__
             answers[key] = answers.get(key, 0) + 1
 
-    async with aiohttp.ClientSession() as session:
+    # From another address than the consoles' (another host of the loopback net): the flood
+    # stands for a scanner on the casino's network, the consoles for the table's own screens.
+    connector = aiohttp.TCPConnector(local_addr=(FLOOD_FROM, 0))
+    async with aiohttp.ClientSession(connector=connector) as session:
         await asyncio.gather(*(worker(session) for _ in range(16)))
 
 
-async def _load(base: str, seconds: float, consoles: int, bad: int, rate: float) -> dict[str, Any]:
+async def _load(base: str, seconds: float, consoles: int, bad: int, rate: float, flood_base: str) -> dict[str, Any]:
     stop = asyncio.Event()
     pictures: list[int] = []
     answers: dict[str, int] = {}
     polling = [asyncio.create_task(_poller(base, "dee" if i % 2 == 0 else "dan", stop, pictures))
                for i in range(consoles)]
     started = time.monotonic()
-    await _bad(base, bad, rate, answers)
+    await _bad(flood_base, bad, rate, answers)
     flood_s = time.monotonic() - started
     await asyncio.sleep(max(0.0, seconds - flood_s))
     stop.set()
@@ -171,16 +180,17 @@ async def _load(base: str, seconds: float, consoles: int, bad: int, rate: float)
     return {"pictures": pictures, "answers": answers, "flood_s": round(flood_s, 1)}
 
 
-def run_load(base: str, seconds: float, consoles: int, bad: int, rate: float) -> dict[str, Any]:
-    return asyncio.run(_load(base, seconds, consoles, bad, rate))
+def run_load(base: str, seconds: float, consoles: int, bad: int, rate: float, flood_base: str) -> dict[str, Any]:
+    return asyncio.run(_load(base, seconds, consoles, bad, rate, flood_base))
 
 
 def _load_in_child(base: str, args: argparse.Namespace, seconds: float) -> subprocess.Popen[str]:
     code = (
         "import json, os, sys; sys.path.insert(0, {bench!r})\n"
         "from console_load import run_load\n"
-        "print(json.dumps(run_load({base!r}, {seconds}, {c}, {b}, {r})))\n"
+        "print(json.dumps(run_load({base!r}, {seconds}, {c}, {b}, {r}, {flood!r})))\n"
     ).format(bench=str(REPO / "bench"), base=base, seconds=seconds, c=args.consoles, b=args.bad,
+             flood=f"http://127.0.0.1:{free_port()}/" if args.flood_to_nowhere else base,
              r=args.bad / args.seconds)
     # A session of its own (its own autogroup, see the module's docstring), at the normal class:
     # it takes its CPU from every session alike, as near as one machine can play another's.
@@ -212,6 +222,54 @@ def tap_bets(base: str, count: int) -> list[float]:
     return times
 
 
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc's children lists)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    todo.extend(int(c) for c in children.read().split())
+        except OSError:
+            continue
+    return found
+
+
+def _role(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            words = cmdline.read().split(b"\0")
+    except OSError:
+        return "gone"
+    text = b" ".join(words).decode(errors="replace")
+    for marker, role in (("station-console", "console"), ("scoreboard", "scoreboard"),
+                         ("station-sim", "simulated table"), ("outbox", "floor outbox"), ("station run", "station")):
+        if marker in text:
+            return role
+    return "other"
+
+
+def cpu_seconds(pids: list[int]) -> dict[str, float]:
+    """CPU seconds (user + system) each role has used so far, by /proc/PID/stat."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        role = _role(pid)
+        used[role] = used.get(role, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return used
+
+
+def _spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {role: after[role] - before.get(role, 0.0) for role in after}
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -224,6 +282,8 @@ def main() -> None:
     parser.add_argument("--bad", type=int, default=10_000)
     parser.add_argument("--bets", type=int, default=100, help="bets tapped in each loaded window")
     parser.add_argument("--runs", type=int, default=5, help="alternate quiet and loaded measurements this often")
+    parser.add_argument("--flood-to-nowhere", action="store_true",
+                        help="send the flood to a port nobody listens on: what the generator alone costs the table")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -238,6 +298,7 @@ def main() -> None:
             station.wait_dealing()
             time.sleep(3)
             quiet, loaded, windows = [], [], []
+            spent: list[dict[str, float]] = []
             report: dict[str, Any] = {}
             for _ in range(args.runs):
                 q, _, b, e = rate(station, args.seconds)
@@ -245,9 +306,13 @@ def main() -> None:
                 windows.append((b, e))
                 load = _load_in_child(base, args, args.seconds + 3)
                 time.sleep(1.5)  # the consoles sign in, the flood starts
+                table = _descendants(station.process.pid)
                 with ThreadPoolExecutor(1) as tapper:
                     tapped = tapper.submit(tap_bets, base, args.bets)
+                    before = {**cpu_seconds(table), "load generator": cpu_seconds([load.pid])["other"]}
                     r, _, b, e = rate(station, args.seconds)
+                    after = {**cpu_seconds(table), "load generator": cpu_seconds([load.pid])["other"]}
+                    spent.append(_spent(before, after))
                     loaded.append(r)
                     windows.append((b, e))
                     bets += tapped.result()
@@ -271,6 +336,9 @@ def main() -> None:
           f"p99 {percentile(bets, 0.99):.1f} ms, max {max(bets):.1f} ms")
     print(f"bad requests: {args.bad} in {report['flood_s']} s, answered {dict(sorted(report['answers'].items()))}")
     print(f"pictures each polling console got in the last window: {report['pictures']}")
+    roles = sorted({role for window in spent for role in window})
+    print("CPU seconds per loaded window of " + f"{args.seconds:g} s, median: " + ", ".join(
+        f"{role} {statistics.median(w.get(role, 0.0) for w in spent):.2f}" for role in roles))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,10 @@ so nothing a browser or a scanner sends shares the core loop's interpreter. What
   (:meth:`station.service.control.ControlServer.serve_line`). This server decides nothing
   about the table.
 * **Floods.** At most ``max_connections`` connections at once (more are answered 503 before a
-  byte is read) and a deadline for each request's headers: the scoreboard's guard.
+  byte is read) and a deadline for each request's headers: the scoreboard's guard. An address
+  refused ``after`` times within ``window_s`` (:class:`~station.web.shutout.ShutoutRules`:
+  20 within 10 s) is shut out for ``shut_s`` (30 s): its connections are closed unread, so
+  a scanner costs the table PC an accept and a close per attempt, not an HTTP exchange.
 
 Routes: ``/`` the page and its two files; ``GET /api/session``; ``POST /api/sign-in``,
 ``/api/sign-out``, ``/api/command``; ``GET /api/view?since=N`` (waits up to 20 s for a newer
@@ -42,6 +45,7 @@ from aiohttp import web
 from station.console.pins import decoy, verify_pin
 from station.console.sessions import ConsoleSession, SessionBook, User
 from station.web.server import SAFE_HEADERS, Limits, _Guard, serve_guarded
+from station.web.shutout import Shutout, ShutoutRules
 
 log = logging.getLogger("station.console")
 
@@ -56,6 +60,8 @@ VIEW_WAIT_S = 20.0
 #: Longest a command waits for the station's answer (the station itself answers within 2 s).
 ANSWER_WAIT_S = 8.0
 MAX_BODY = 16 * 1024
+#: Answers that count as a refusal of the address that asked (a shut-out's count).
+REFUSALS = frozenset({400, 401, 403, 404, 405, 413, 415, 429})
 
 #: Sends a request line to the station for a user; resolves to the station's reply.
 Ask = Callable[[str, bytes], Awaitable[dict[str, Any]]]
@@ -113,7 +119,8 @@ class ConsoleApp:
 
     def __init__(self, host: str, port: int, users: list[User], ask: Ask, *, idle_s: float = 600.0,
                  tls: ssl.SSLContext | None = None, limits: Limits | None = None, recall: Recall | None = None,
-                 clock: Callable[[], float] = time.monotonic, tell: Tell | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, tell: Tell | None = None,
+                 shutout: ShutoutRules | None = None) -> None:
         self.host, self.port = host, port
         self.users = {u.name: u for u in users if u.pin_scrypt}
         self.ask = ask
@@ -125,6 +132,7 @@ class ConsoleApp:
         self.hub = _Hub()
         self.counters = _ConsoleCounters()
         self.guards: dict[asyncio.Transport, _Guard] = {}
+        self.shutout = Shutout(shutout, clock)
         self._static = _load_static()
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
@@ -174,7 +182,21 @@ class ConsoleApp:
             response = web.Response(status=exc.status, text=f"{exc.reason.lower()}\n", headers=SAFE_HEADERS)
         if not response.prepared:
             response.force_close()
+        if response.status in REFUSALS and request.remote is not None:
+            self._refused(request.remote, request.transport)
         return response
+
+    def _refused(self, address: str, answering: asyncio.BaseTransport | None) -> None:
+        """One more refusal of ``address``; at the one that shuts it out, it is logged and its
+        other open connections are closed (the one being answered closes after its answer)."""
+        if not self.shutout.refused(address):
+            return
+        rules = self.shutout.rules
+        log.warning("console shut out %s for %g s: %d refused requests within %g s (%d addresses shut out so far)",
+                    address, rules.shut_s, rules.after, rules.window_s, self.shutout.shut_outs)
+        for transport, guard in list(self.guards.items()):
+            if guard.address == address and transport is not answering:
+                transport.close()
 
     def _json(self, body: Any, status: int = 200) -> web.Response:
         return web.Response(status=status, body=json.dumps(body).encode(),

@@ -35,13 +35,14 @@ import logging
 import socket
 import ssl
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from aiohttp import web
 
+from station.web.shutout import Shutout, peer_address
 from station.web.snapshot import Snapshot, encode_snapshot
 
 log = logging.getLogger(__name__)
@@ -130,20 +131,29 @@ class _Counters:
 
 
 class _Guard(asyncio.Protocol):
-    """Wraps aiohttp's protocol for one connection: refuses it past the cap, and closes it if
-    its request has not arrived in time (aiohttp itself waits as long as bytes trickle in)."""
+    """Wraps aiohttp's protocol for one connection: closes it unread when its address is shut
+    out (the app's ``shutout``, if it keeps one), refuses it past the cap, and closes it if its
+    request has not arrived in time (aiohttp itself waits as long as bytes trickle in)."""
 
-    def __init__(self, inner: asyncio.Protocol, app: Any) -> None:
-        self.inner = inner
+    def __init__(self, make_inner: Callable[[], asyncio.Protocol], app: Any) -> None:
+        self._make_inner = make_inner
+        self.inner: asyncio.Protocol | None = None  # made only for a connection let in
         self.app = app
         self.transport: asyncio.Transport | None = None
+        self.address: str | None = None
         self.admitted = False
         self.timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
+        self.address = peer_address(transport.get_extra_info("peername"))
         app = self.app
+        shutout: Shutout | None = getattr(app, "shutout", None)
+        if shutout is not None and shutout.is_shut(self.address):
+            shutout.closed += 1  # not a byte read: the flood costs an accept and a close
+            transport.abort()
+            return
         if app.counters.connections >= app.limits.max_connections or app.hub.stopping:
             app.counters.refused += 1
             transport.write(BUSY)
@@ -153,6 +163,7 @@ class _Guard(asyncio.Protocol):
         app.counters.connections += 1
         app.guards[transport] = self
         self.timer = asyncio.get_running_loop().call_later(app.limits.header_timeout, self._too_slow)
+        self.inner = self._make_inner()
         self.inner.connection_made(transport)
 
     def request_arrived(self) -> None:
@@ -167,18 +178,18 @@ class _Guard(asyncio.Protocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        if self.admitted:
+        if self.admitted and self.inner is not None:
             self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
-        return self.inner.eof_received() if self.admitted else None
+        return self.inner.eof_received() if self.admitted and self.inner is not None else None
 
     def pause_writing(self) -> None:
-        if self.admitted:
+        if self.admitted and self.inner is not None:
             self.inner.pause_writing()
 
     def resume_writing(self) -> None:
-        if self.admitted:
+        if self.admitted and self.inner is not None:
             self.inner.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -189,7 +200,8 @@ class _Guard(asyncio.Protocol):
         self.app.counters.connections -= 1
         if self.transport is not None:
             self.app.guards.pop(self.transport, None)
-        self.inner.connection_lost(exc)
+        if self.inner is not None:
+            self.inner.connection_lost(exc)
 
 
 async def serve_guarded(app: web.Application, guarded: Any, host: str, port: int,
@@ -214,7 +226,7 @@ async def serve_guarded(app: web.Application, guarded: Any, host: str, port: int
     factory = runner.server
     assert factory is not None
     server = await asyncio.get_running_loop().create_server(
-        lambda: _Guard(factory(), guarded), sock=sock, backlog=limits.backlog, ssl=tls,
+        lambda: _Guard(factory, guarded), sock=sock, backlog=limits.backlog, ssl=tls,
     )
     return runner, server, sock.getsockname()[:2]
 

@@ -6,12 +6,15 @@ leaves the table dealing, and the next one shows the same table."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import time
 from typing import Any
 
 import pytest
+
+from station.web.shutout import ShutoutRules
 
 from .conftest import ConsoleClient
 
@@ -180,4 +183,32 @@ def test_a_supervisors_own_screen_pauses_resumes_and_switches_the_payout_option(
     assert {"PauseRequested", "ResumeRequested", "PayoutOptionChanged", "AlertAcknowledged"} <= set(kinds)
     pause = next(r for r in table.journal_records() if r["kind"] == "PauseRequested")
     assert pause["payload"]["actor"] == {"role": "supervisor", "who": "sue"}
+    table.stop_station()
+
+
+def _ask_from(address: str, port: int, path: str) -> int | None:
+    """GET ``path`` from a source address of our choosing (another host of the loopback net,
+    as another machine would be); the status, or None when the console closes unanswered."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(address, 0))
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    except (ConnectionError, http.client.RemoteDisconnected):
+        return None
+    finally:
+        connection.close()
+
+
+def test_an_address_that_keeps_being_refused_is_shut_out_and_the_dealer_is_not(console_table: Any) -> None:
+    table = console_table()
+    table.start_station()
+    dealer = table.client()
+    assert dealer.sign_in("dee")[0] == 200
+    rules = ShutoutRules()
+    answers = [_ask_from("127.0.0.2", table.console_port, "/api/view") for _ in range(rules.after)]
+    assert answers == [401] * rules.after, "each is answered until the last of them"
+    assert _ask_from("127.0.0.2", table.console_port, "/healthz") is None, "then closed unread"
+    assert _ask_from("127.0.0.3", table.console_port, "/healthz") == 200, "another address is not"
+    assert dealer.view()["state"], "the dealer's own screen goes on"
+    wait_until(lambda: "console shut out 127.0.0.2 for 30 s" in table.log.read_text(), what="the log line")
     table.stop_station()

@@ -12,9 +12,11 @@ from typing import Any
 
 from drivers.simulators import CardPool, start_simulator
 from station.cards import Card
+from station.journal import JournalReader
 from station.service.control import ControlError, request
 
 from ..station_run import control_section, start_station_run
+from ..waiting import wait_until
 
 DEALER, SUPERVISOR = "dealer-token-integrity", "supervisor-token-integrity"
 
@@ -81,20 +83,33 @@ url = "{self.shuffler.url}"
         self.wait_for(lambda s: s["state"] == "dealing")
         return self.deal_while(("dealing",))
 
+    def cards_journaled(self) -> int:
+        """The cards the station has journaled so far (each card it was sent, taken or not)."""
+        with JournalReader(self.directory / "journal.sqlite3") as reader:
+            return sum(1 for record in reader.records() if record.kind == "CardDrawn")
+
     def deal_while(self, states: tuple[str, ...]) -> list[Any]:
         """Slide cards out of the shoe, one at a time, while the table is in ``states``,
-        waiting for the station to take each card before the next."""
+        waiting for the station to take each card before the next: the card itself in the
+        journal, and then the table moved on from it (a change of the table for another
+        reason, a shuffler's report say, is not taken for the card)."""
         out: list[Any] = []
         while True:
             before = self.ctl("status")
             if before["state"] not in states:
                 return out
             seen = (before["state"], before["expecting"], before.get("round"))
+            journaled = self.cards_journaled()
             item = self.shoe.simulator.draw()
             out.append(item)
             if not isinstance(item, Card):
                 time.sleep(0.05)  # the cut card: the dealer sets it aside; the next card follows
                 continue
+
+            def taken(journaled: int = journaled) -> bool:
+                return self.cards_journaled() > journaled
+
+            wait_until(taken, 30, "the card journaled")
 
             def moved(s: dict[str, Any], seen: tuple[Any, ...] = seen) -> bool:
                 return (s["state"], s["expecting"], s.get("round")) != seen

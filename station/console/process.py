@@ -122,7 +122,10 @@ async def serve(feed: socket.socket) -> int:
         return await loop.run_in_executor(None, recall_for_console, settings["recall"], last, round_id)
 
     try:
-        limits = Limits(max_connections=int(settings["max_connections"]), backlog=256)
+        # One address (a scanner, a broken script) may hold a quarter of the places at most:
+        # the dealer's screen and a supervisor's tablet always find one.
+        most = int(settings["max_connections"])
+        limits = Limits(max_connections=most, max_per_address=max(1, most // 4), backlog=256)
         app = ConsoleApp(settings["host"], int(settings["port"]), users, ask, idle_s=float(settings["idle_s"]),
                          tls=_tls(settings), limits=limits, recall=recall, tell=tell)
         await app.start()

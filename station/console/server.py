@@ -19,8 +19,11 @@ so nothing a browser or a scanner sends shares the core loop's interpreter. What
 * **Floods.** At most ``max_connections`` connections at once (more are answered 503 before a
   byte is read) and a deadline for each request's headers: the scoreboard's guard. An address
   refused ``after`` times within ``window_s`` (:class:`~station.web.shutout.ShutoutRules`:
-  20 within 10 s) is shut out for ``shut_s`` (30 s): its connections are closed unread, so
-  a scanner costs the table PC an accept and a close per attempt, not an HTTP exchange.
+  20 within 10 s) is shut out for ``shut_s`` (30 s): the kernel drops its packets from then
+  on (:class:`~station.web.source_filter.SourceFilter` on the listening socket), so a
+  scanner's next attempts never become connections and cost this process nothing; its open
+  connections are closed. Where the kernel cannot filter, its connections are closed as they
+  are accepted, unread.
 
 Routes: ``/`` the page and its two files; ``GET /api/session``; ``POST /api/sign-in``,
 ``/api/sign-out``, ``/api/command``; ``GET /api/view?since=N`` (waits up to 20 s for a newer
@@ -30,6 +33,7 @@ picture than ``N``); ``GET /api/recall?last=N`` or ``?round=ID``; ``/healthz``.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hmac
 import json
@@ -46,6 +50,7 @@ from station.console.pins import decoy, verify_pin
 from station.console.sessions import ConsoleSession, SessionBook, User
 from station.web.server import SAFE_HEADERS, Limits, _Guard, serve_guarded
 from station.web.shutout import Shutout, ShutoutRules
+from station.web.source_filter import SourceFilter
 
 log = logging.getLogger("station.console")
 
@@ -77,6 +82,7 @@ class _ConsoleCounters:
 
     def __init__(self) -> None:
         self.connections = 0
+        self.by_address: collections.Counter[str | None] = collections.Counter()
         self.refused = 0
         self.slow_closed = 0
         self.requests = 0
@@ -133,6 +139,8 @@ class ConsoleApp:
         self.counters = _ConsoleCounters()
         self.guards: dict[asyncio.Transport, _Guard] = {}
         self.shutout = Shutout(shutout, clock)
+        self.source_filter: SourceFilter | None = None  # on the listening socket once started
+        self._expiry: asyncio.TimerHandle | None = None
         self._static = _load_static()
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
@@ -156,12 +164,16 @@ class ConsoleApp:
         app.router.add_post("/api/sign-out", self._sign_out)
         app.router.add_post("/api/command", self._command)
         self._runner, self._server, self.address = await serve_guarded(app, self, self.host, self.port, self.tls)
+        self.source_filter = SourceFilter(self._server.sockets[0])
+        self.shutout.on_change = self.source_filter.drop_from
 
     def publish(self, data: bytes) -> None:
         self.hub.publish(data)
 
     def close_now(self) -> None:
         self.hub.stop()
+        if self._expiry is not None:
+            self._expiry.cancel()
         if self._server is not None:
             self._server.close()
         for transport in list(self.guards):
@@ -197,6 +209,22 @@ class ConsoleApp:
         for transport, guard in list(self.guards.items()):
             if guard.address == address and transport is not answering:
                 transport.close()
+        if self._expiry is None:
+            self._expiry = asyncio.get_running_loop().call_later(rules.shut_s, self._expire)
+
+    def on_busy(self, address: str | None) -> None:
+        """The guard answered ``address`` 503 (the cap, or its address's share): a refusal too,
+        so a flood that fills its share is shut out as soon as one that is answered."""
+        if address is not None:
+            self._refused(address, None)
+
+    def _expire(self) -> None:
+        """Let in the addresses whose shut-out is over (the kernel drops the others' packets,
+        so no connection of theirs would come to end it), and wait for the next."""
+        self._expiry = None
+        wait = self.shutout.expire()
+        if wait is not None:
+            self._expiry = asyncio.get_running_loop().call_later(max(wait, 0.01), self._expire)
 
     def _json(self, body: Any, status: int = 200) -> web.Response:
         return web.Response(status=status, body=json.dumps(body).encode(),

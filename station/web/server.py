@@ -29,6 +29,7 @@ tools); the station uses :class:`station.web.feed.ScoreboardProcess`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -73,6 +74,9 @@ class Limits:
     """How much the server takes on (docs/web-scoreboard.md, "A server that cannot hurt the table")."""
 
     max_connections: int = 512
+    #: At most this many of them from one address (0: no such cap), so that one program
+    #: cannot take every place from the screens; more are answered 503 like those past the cap.
+    max_per_address: int = 0
     backlog: int = 1024
     header_timeout: float = 5.0
     write_timeout: float = 5.0
@@ -124,6 +128,7 @@ class Hub:
 class _Counters:
     def __init__(self) -> None:
         self.connections = 0
+        self.by_address: collections.Counter[str | None] = collections.Counter()
         self.refused = 0
         self.slow_closed = 0
         self.stalled_closed = 0
@@ -132,7 +137,8 @@ class _Counters:
 
 class _Guard(asyncio.Protocol):
     """Wraps aiohttp's protocol for one connection: closes it unread when its address is shut
-    out (the app's ``shutout``, if it keeps one), refuses it past the cap, and closes it if its
+    out (the app's ``shutout``, if it keeps one), refuses it past the cap or past its address's
+    share (telling the app's ``on_busy``, if it has one, which address), and closes it if its
     request has not arrived in time (aiohttp itself waits as long as bytes trickle in)."""
 
     def __init__(self, make_inner: Callable[[], asyncio.Protocol], app: Any) -> None:
@@ -154,13 +160,19 @@ class _Guard(asyncio.Protocol):
             shutout.closed += 1  # not a byte read: the flood costs an accept and a close
             transport.abort()
             return
-        if app.counters.connections >= app.limits.max_connections or app.hub.stopping:
-            app.counters.refused += 1
+        limits, counters = app.limits, app.counters
+        if (counters.connections >= limits.max_connections or app.hub.stopping
+                or 0 < limits.max_per_address <= counters.by_address[self.address]):
+            counters.refused += 1
             transport.write(BUSY)
             transport.close()
+            on_busy: Callable[[str | None], None] | None = getattr(app, "on_busy", None)
+            if on_busy is not None:
+                on_busy(self.address)
             return
         self.admitted = True
-        app.counters.connections += 1
+        counters.connections += 1
+        counters.by_address[self.address] += 1
         app.guards[transport] = self
         self.timer = asyncio.get_running_loop().call_later(app.limits.header_timeout, self._too_slow)
         self.inner = self._make_inner()
@@ -197,7 +209,11 @@ class _Guard(asyncio.Protocol):
             return
         self.admitted = False
         self.request_arrived()
-        self.app.counters.connections -= 1
+        counters = self.app.counters
+        counters.connections -= 1
+        counters.by_address[self.address] -= 1
+        if counters.by_address[self.address] <= 0:
+            del counters.by_address[self.address]
         if self.transport is not None:
             self.app.guards.pop(self.transport, None)
         if self.inner is not None:

@@ -4,10 +4,11 @@ A scanner or a broken script on the casino's network can send the dealer's conso
 of bad requests a second. Answering each one (an HTTP parse, a route, a refusal) costs the
 table PC's CPU, which the table needs. A person's screen is refused now and then (a session
 that timed out, a wrong PIN); it is never refused dozens of times in a few seconds. So an
-address refused ``after`` times within ``window_s`` is shut out for ``shut_s``: its
-connections are closed as they are accepted, before a byte of them is read, and those it
-has open are closed at once. Each shut-out is logged once by the server that keeps it and
-counted.
+address refused ``after`` times within ``window_s`` is shut out for ``shut_s``: the kernel
+drops its packets (:mod:`station.web.source_filter`, told by ``on_change``), those of its
+connections already accepted are closed, and where the kernel cannot drop them its new
+connections are closed as they are accepted, before a byte of them is read. Each shut-out is
+logged once by the server that keeps it and counted.
 
 The book is bounded (``MAX_ADDRESSES``): a flood from many addresses cannot grow it without
 limit; the addresses heard from longest ago are forgotten first.
@@ -36,9 +37,13 @@ class ShutoutRules:
 class Shutout:
     """The refusals of each address and the addresses shut out (on the server's loop only)."""
 
-    def __init__(self, rules: ShutoutRules | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, rules: ShutoutRules | None = None, clock: Callable[[], float] = time.monotonic,
+                 on_change: Callable[[frozenset[str]], None] | None = None) -> None:
+        """``on_change`` gets the addresses shut out whenever that set changes: at a shut-out,
+        and at an expiry seen by :meth:`is_shut` or :meth:`expire`."""
         self.rules = rules or ShutoutRules()
         self._clock = clock
+        self.on_change = on_change
         self._refusals: OrderedDict[str, deque[float]] = OrderedDict()
         self._until: dict[str, float] = {}
         self.shut_outs = 0  # addresses shut out so far
@@ -59,6 +64,7 @@ class Shutout:
         self._until[address] = now + self.rules.shut_s
         self.shut_outs += 1
         times.clear()
+        self._changed()
         return True
 
     def is_shut(self, address: str | None) -> bool:
@@ -70,8 +76,25 @@ class Shutout:
             return False
         if self._clock() >= until:
             del self._until[address]
+            self._changed()
             return False
         return True
+
+    def expire(self) -> float | None:
+        """Let in every address whose time is up; the seconds until the next one's is (None
+        when no address is shut out). The server calls it by a timer: once the kernel drops an
+        address's packets, no connection of it comes to ask :meth:`is_shut`."""
+        now = self._clock()
+        ended = [address for address, until in self._until.items() if until <= now]
+        for address in ended:
+            del self._until[address]
+        if ended:
+            self._changed()
+        return min(self._until.values()) - now if self._until else None
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(frozenset(self._until))
 
     def shut(self) -> dict[str, float]:
         """The addresses shut out now, with the seconds each has left."""

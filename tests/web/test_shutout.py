@@ -67,3 +67,22 @@ def test_the_peer_is_the_host_of_an_inet_address_and_none_for_a_unix_socket() ->
     assert peer_address(("127.0.0.2", 40000)) == "127.0.0.2"
     assert peer_address(("::1", 40000, 0, 0)) == "::1"
     assert peer_address("") is None and peer_address(None) is None
+
+
+def test_a_listener_hears_every_change_of_the_set_and_expire_ends_what_is_due() -> None:
+    clock = Clock()
+    heard: list[frozenset[str]] = []
+    book = Shutout(RULES, clock, on_change=heard.append)
+    assert book.expire() is None, "nobody shut out: nothing to wait for"
+    for _ in range(5):
+        book.refused("10.0.0.9")
+    clock.now += 10
+    for _ in range(5):
+        book.refused("10.0.0.8")
+    assert heard == [frozenset({"10.0.0.9"}), frozenset({"10.0.0.9", "10.0.0.8"})]
+    assert book.expire() == 20.0, "the first ends in 20 s"
+    clock.now += 20
+    assert book.expire() == 10.0 and heard[-1] == frozenset({"10.0.0.8"})
+    clock.now += 10
+    assert book.expire() is None and heard[-1] == frozenset()
+    assert len(heard) == 4, "a change is told once"

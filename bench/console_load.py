@@ -16,10 +16,15 @@ Run: ``.venv/bin/python bench/console_load.py [--runs 5] [--seconds 10] [--conso
    a session of its own it got almost nothing and sent the flood over minutes): ``--consoles`` signed-in consoles that
    poll the table's picture as the page does (``/api/view?since=N``, again as soon as each
    answer arrives), and ``--bad`` bad requests spread over the window (1,000 a second by
-   default, 16 at a time at most): changes without a session, with a session but no CSRF token, from another site,
+   default, each started at its time whatever the others wait for, as a scanner sends):
+   changes without a session, with a session but no CSRF token, from another site,
    malformed JSON, unknown paths, and a wrong PIN for an unknown name now and then, all from
    127.0.0.2 (another address, as a scanner on the casino's network would be; the console
-   shuts such an address out after 20 refusals, and the rest of the flood is closed unread).
+   shuts such an address out after 20 refusals, and its kernel drops the rest of the flood's
+   SYNs, so those attempts count as unanswered after 1 s; the flood is ``bench/flood.py``,
+   on bare sockets, so that its own CPU, taken from the same two CPUs, is as small as it can
+   be). ``--flood-from N`` spreads the
+   flood over N addresses, each refused 20 times before it is shut out.
    Meanwhile, from this process, one more signed-in console taps ``--bets`` bets (one every
    50 ms) and times each from the tap to the console's answer, which comes once the bet is
    journaled and the table has applied or refused it.
@@ -46,12 +51,14 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import flood
 from bench.web_load import REPO, Station, free_port, rate, rounds_in
 
 PINS = {"dee": "1234", "dan": "2222"}
@@ -108,7 +115,7 @@ async def _poller(base: str, name: str, stop: asyncio.Event, pictures: list[int]
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
         async with session.post(f"{base}api/sign-in", json={"name": name, "pin": PINS[name]}) as response:
             if response.status != 200:
-                pictures.append(-1)
+                pictures.append(-response.status)  # the sign-in's refusal, as a negative count
                 return
         version, got = 0, 0
         while not stop.is_set():
@@ -119,60 +126,20 @@ async def _poller(base: str, name: str, stop: asyncio.Event, pictures: list[int]
         pictures.append(got)
 
 
-async def _bad(base: str, count: int, rate: float, answers: dict[str, int]) -> None:
-    import aiohttp
-
-    kinds = [
-        ("POST", "api/command", b'{"command": "bet", "args": {}}', {"Content-Type": "application/json"}),
-        ("POST", "api/command", b"{not json", {"Content-Type": "application/json"}),
-        ("POST", "api/command", b"command=bet", {"Content-Type": "application/x-www-form-urlencoded"}),
-        ("POST", "api/command", b'{"command": "bet"}', {"Content-Type": "application/json",
-                                                       "Origin": "http://evil.example"}),
-        ("GET", "wp-login.php", b"", {}),
-        ("GET", "api/view", b"", {}),
-    ]
-    done = 0
-    lock = asyncio.Lock()
-    started = time.monotonic()
-
-    async def worker(session: Any) -> None:
-        nonlocal done
-        while True:
-            async with lock:
-                if done >= count:
-                    return
-                index, done = done, done + 1
-            ahead = index / rate - (time.monotonic() - started)
-            if ahead > 0:
-                await asyncio.sleep(ahead)
-            if index % 200 == 0:  # a wrong PIN for a name nobody has: a sign-in's whole cost
-                method, path, body, headers = ("POST", "api/sign-in", b'{"name": "x%d", "pin": "0000"}' % index,
-                                               {"Content-Type": "application/json"})
-            else:
-                method, path, body, headers = kinds[index % len(kinds)]
-            try:
-                async with session.request(method, base + path, data=body or None, headers=headers) as response:
-                    await response.read()
-                    key = str(response.status)
-            except aiohttp.ClientError as exc:
-                key = type(exc).__name__
-            answers[key] = answers.get(key, 0) + 1
-
-    # From another address than the consoles' (another host of the loopback net): the flood
-    # stands for a scanner on the casino's network, the consoles for the table's own screens.
-    connector = aiohttp.TCPConnector(local_addr=(FLOOD_FROM, 0))
-    async with aiohttp.ClientSession(connector=connector) as session:
-        await asyncio.gather(*(worker(session) for _ in range(16)))
-
-
-async def _load(base: str, seconds: float, consoles: int, bad: int, rate: float, flood_base: str) -> dict[str, Any]:
+async def _load(base: str, seconds: float, consoles: int, bad: int, rate: float, flood_base: str,
+                sources: int) -> dict[str, Any]:
     stop = asyncio.Event()
     pictures: list[int] = []
     answers: dict[str, int] = {}
     polling = [asyncio.create_task(_poller(base, "dee" if i % 2 == 0 else "dan", stop, pictures))
                for i in range(consoles)]
     started = time.monotonic()
-    await _bad(flood_base, bad, rate, answers)
+    # From other addresses than the consoles' (other hosts of the loopback net): the flood
+    # stands for a scanner on the casino's network, the consoles for the table's own screens.
+    target = urllib.parse.urlsplit(flood_base)
+    addresses = [FLOOD_FROM.rsplit(".", 1)[0] + f".{2 + n}" for n in range(sources)]
+    answers.update(await asyncio.to_thread(flood.send, target.hostname or "127.0.0.1", target.port or 80, bad, rate,
+                                           addresses))
     flood_s = time.monotonic() - started
     await asyncio.sleep(max(0.0, seconds - flood_s))
     stop.set()
@@ -180,18 +147,19 @@ async def _load(base: str, seconds: float, consoles: int, bad: int, rate: float,
     return {"pictures": pictures, "answers": answers, "flood_s": round(flood_s, 1)}
 
 
-def run_load(base: str, seconds: float, consoles: int, bad: int, rate: float, flood_base: str) -> dict[str, Any]:
-    return asyncio.run(_load(base, seconds, consoles, bad, rate, flood_base))
+def run_load(base: str, seconds: float, consoles: int, bad: int, rate: float, flood_base: str,
+             sources: int = 1) -> dict[str, Any]:
+    return asyncio.run(_load(base, seconds, consoles, bad, rate, flood_base, sources))
 
 
 def _load_in_child(base: str, args: argparse.Namespace, seconds: float) -> subprocess.Popen[str]:
     code = (
         "import json, os, sys; sys.path.insert(0, {bench!r})\n"
         "from console_load import run_load\n"
-        "print(json.dumps(run_load({base!r}, {seconds}, {c}, {b}, {r}, {flood!r})))\n"
+        "print(json.dumps(run_load({base!r}, {seconds}, {c}, {b}, {r}, {flood!r}, {sources})))\n"
     ).format(bench=str(REPO / "bench"), base=base, seconds=seconds, c=args.consoles, b=args.bad,
              flood=f"http://127.0.0.1:{free_port()}/" if args.flood_to_nowhere else base,
-             r=args.bad / args.seconds)
+             r=args.bad / args.seconds, sources=args.flood_from)
     # A session of its own (its own autogroup, see the module's docstring), at the normal class:
     # it takes its CPU from every session alike, as near as one machine can play another's.
     return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=REPO,
@@ -284,6 +252,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="alternate quiet and loaded measurements this often")
     parser.add_argument("--flood-to-nowhere", action="store_true",
                         help="send the flood to a port nobody listens on: what the generator alone costs the table")
+    parser.add_argument("--flood-from", type=int, default=1, metavar="N",
+                        help="spread the flood over N source addresses (127.0.0.2 onwards): each is refused "
+                             "20 times before it is shut out")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f}")

@@ -96,7 +96,7 @@ def _tls(settings: dict[str, Any]) -> ssl.SSLContext | None:
 async def serve(feed: socket.socket) -> int:
     from station.console.server import ConsoleApp
     from station.console.sessions import User
-    from station.web.server import Limits
+    from station.web.guard import Limits
 
     feed.setblocking(False)
     reader, writer = await asyncio.open_unix_connection(sock=feed, limit=MAX_FRAME)

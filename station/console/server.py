@@ -48,7 +48,8 @@ from aiohttp import web
 
 from station.console.pins import decoy, verify_pin
 from station.console.sessions import ConsoleSession, SessionBook, User
-from station.web.server import SAFE_HEADERS, Limits, _Guard, serve_guarded
+from station.web.guard import Guard, Limits, serve_guarded
+from station.web.server import SAFE_HEADERS
 from station.web.shutout import Shutout, ShutoutRules
 from station.web.source_filter import SourceFilter
 
@@ -137,7 +138,7 @@ class ConsoleApp:
         self.book = SessionBook(idle_s, clock)
         self.hub = _Hub()
         self.counters = _ConsoleCounters()
-        self.guards: dict[asyncio.Transport, _Guard] = {}
+        self.guards: dict[asyncio.Transport, Guard] = {}
         self.shutout = Shutout(shutout, clock)
         self.source_filter: SourceFilter | None = None  # on the listening socket once started
         self._expiry: asyncio.TimerHandle | None = None

@@ -144,7 +144,8 @@ class PitService:
 
     async def run(self) -> int:
         """Serve until SIGTERM or SIGINT (or :meth:`request_stop`); 0 when stopped."""
-        from station.web.server import Limits, ScoreboardApp
+        from station.web.guard import Limits
+        from station.web.server import ScoreboardApp
 
         self._loop = asyncio.get_running_loop()
         self._changed, self._stop = asyncio.Event(), asyncio.Event()

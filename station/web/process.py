@@ -44,7 +44,8 @@ def _tell(feed: socket.socket, message: dict[str, object]) -> None:
 
 
 async def serve(feed: socket.socket, host: str, port: int, max_connections: int) -> int:
-    from station.web.server import Limits, ScoreboardApp
+    from station.web.guard import Limits
+    from station.web.server import ScoreboardApp
 
     app = ScoreboardApp(host, port, Limits(max_connections=max_connections))
     try:

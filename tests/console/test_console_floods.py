@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from station.console.server import ConsoleApp
-from station.web.server import Limits
+from station.web.guard import Limits
 from station.web.shutout import ShutoutRules
 from tests.waiting import wait_until
 

@@ -22,7 +22,8 @@ import pytest
 
 from station.web import Snapshot, TableInfo
 from station.web.feed import ScoreboardProcess, ScoreboardStartError
-from station.web.server import Limits, ScoreboardServer
+from station.web.guard import Limits
+from station.web.server import ScoreboardServer
 
 from ..waiting import wait_until
 from .conftest import SseStream

@@ -80,9 +80,14 @@ class SimulatedDealer:
         """Start dealing from where the station stands. After a restart in the middle of a
         shoe, ``remaining`` (the cards the station knows are still in the shoe) refills the
         simulated shoe: a real shoe keeps its cards when the PC restarts; a simulated one
-        has to be given them back."""
+        has to be given them back. Called after :meth:`resume_round` (which says how many
+        shoes the table has had)."""
         self.watch.state, self.watch.expectation = state, expectation
-        if remaining is not None and len(remaining) and state not in (st.SHUFFLING, st.CUTTING):
+        if state == st.CUTTING:
+            # The station's count of the new shoe starts at the cut: ``remaining`` is still the
+            # last shoe's. The shoe shuffled before the restart goes back in instead.
+            self.equipment.reload_for_the_cut(self.equipment.shoes_loaded)
+        elif remaining is not None and len(remaining) and state != st.SHUFFLING:
             self.equipment.refill(remaining, cut_card_out)
         self._thread.start()
 

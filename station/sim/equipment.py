@@ -4,7 +4,8 @@ A dealer loads a shoe by hand or from a batch shuffler, feeds a continuous shuff
 cards out one at a time (setting the cut card aside when it comes), and gives the round's
 cards back to a continuous shuffler. After a restart mid-shoe a simulated shoe is empty, so
 it is refilled with the cards the station knows are still in it (a real shoe keeps its cards
-when the PC restarts). What the dealer does with the cards once they are out is
+when the PC restarts); after a restart while the table waits for the cut, it is given the
+shoe the dealer had shuffled and put in. What the dealer does with the cards once they are out is
 :mod:`station.sim.dealer`'s business.
 """
 
@@ -74,6 +75,23 @@ class DealerEquipment:
         self.cut_card_out = cut_card_out
         self.shoe.load(cards)
         log.info("simulated_shoe_refilled", cards=len(remaining), cut_card_out=cut_card_out)
+
+    def reload_for_the_cut(self, shoes_dealt: int) -> None:
+        """After a restart while the station waits for the cut: the new shoe, shuffled and put
+        in (by hand, or out of the batch shuffler) before the restart, is back in the simulated
+        shoe. The station starts its count of the new shoe only at the cut, so it has no cards
+        to give back here; the shoe is the script's next, the same cards as before the restart
+        (a shoe is seeded by its number). A shoe that still holds cards is left as it is."""
+        if self.options.equipment == "continuous" or self.shoe.remaining():
+            return
+        self.shoes_loaded = shoes_dealt + 1
+        cards = self.script.shoe(self.shoes_loaded)
+        self.cut_card_out = False
+        self.set_shuffled = False
+        self._drawn = []
+        self.shoe.load(cards)
+        log.info("simulated_shoe_reloaded_for_the_cut", shoe=self.shoes_loaded,
+                 cards=sum(1 for card in cards if isinstance(card, Card)))
 
     def hand_back(self, cards: list[Card]) -> None:
         """Cards already out of a continuous shuffler when the dealer takes over: they go back

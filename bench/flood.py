@@ -32,7 +32,7 @@ KINDS = [
     ("GET", "/wp-login.php", b"", "", ""),
     ("GET", "/api/view", b"", "", ""),
 ]
-#: Longest an accepted attempt waits for its whole answer.
+#: After the last request's time, how long the answers still awaited are waited for.
 ANSWER_TIMEOUT_S = 30.0
 
 
@@ -55,7 +55,6 @@ def request_bytes(host: str, index: int) -> bytes:
 @dataclass
 class _Attempt:
     request: bytes
-    deadline: float
     connected: bool = False
     answer: bytearray = field(default_factory=bytearray)
 
@@ -88,7 +87,7 @@ def send(host: str, port: int, count: int, rate: float, sources: list[str],
                 answers[errno.errorcode.get(code, str(code))] += 1
                 sock.close()
             else:
-                attempts[sock] = _Attempt(request_bytes(host, sent), now + connect_timeout)
+                attempts[sock] = _Attempt(request_bytes(host, sent))
                 connecting.append((now + connect_timeout, sock))
                 selector.register(sock, selectors.EVENT_WRITE)
             sent += 1
@@ -100,8 +99,7 @@ def send(host: str, port: int, count: int, rate: float, sources: list[str],
         wake = [started + sent / rate] if sent < count else []
         if connecting:
             wake.append(connecting[0][0])
-        timeout = max(0.0, min(wake) - now) if wake else 0.05
-        for key, _ in selector.select(min(timeout, 0.05)):
+        for key, _ in selector.select(min(0.05, max(0.0, min(wake) - now)) if wake else 0.05):
             sock = key.fileobj  # type: ignore[assignment]
             attempt = attempts[sock]
             if not attempt.connected:
@@ -110,7 +108,6 @@ def send(host: str, port: int, count: int, rate: float, sources: list[str],
                     end(sock, "reset" if error == errno.ECONNRESET else errno.errorcode.get(error, str(error)))
                     continue
                 attempt.connected = True
-                attempt.deadline = time.monotonic() + ANSWER_TIMEOUT_S
                 try:
                     sock.send(attempt.request)  # small enough for one send on a fresh socket
                 except OSError:

@@ -33,7 +33,6 @@ picture than ``N``); ``GET /api/recall?last=N`` or ``?round=ID``; ``/healthz``.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import hmac
 import json
@@ -48,7 +47,7 @@ from aiohttp import web
 
 from station.console.pins import decoy, verify_pin
 from station.console.sessions import ConsoleSession, SessionBook, User
-from station.web.guard import Guard, Limits, serve_guarded
+from station.web.guard import Guard, GuardCounters, Limits, serve_guarded
 from station.web.server import SAFE_HEADERS
 from station.web.shutout import Shutout, ShutoutRules
 from station.web.source_filter import SourceFilter
@@ -78,15 +77,11 @@ Recall = Callable[[int, str], Awaitable[dict[str, Any]]]
 Tell = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-class _ConsoleCounters:
-    """The guard's counters (connections, refused, slow_closed) and the server's own."""
+class _ConsoleCounters(GuardCounters):
+    """The guard's counters and the server's own."""
 
     def __init__(self) -> None:
-        self.connections = 0
-        self.by_address: collections.Counter[str | None] = collections.Counter()
-        self.refused = 0
-        self.slow_closed = 0
-        self.requests = 0
+        super().__init__()
         self.commands = 0
 
 

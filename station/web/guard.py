@@ -12,6 +12,7 @@ address's share, and closes a connection whose request's headers have not arrive
 from __future__ import annotations
 
 import asyncio
+import collections
 import socket
 import ssl
 from collections.abc import Callable
@@ -46,6 +47,18 @@ class Limits:
     retry_ms: int = 1000
     stream_sndbuf: int = 64 * 1024
 
+
+
+class GuardCounters:
+    """What the guard counts for a server: connections open (in all and by address), those
+    answered busy, those closed for a request too slow. Each server adds its own counts."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.by_address: collections.Counter[str | None] = collections.Counter()
+        self.refused = 0
+        self.slow_closed = 0
+        self.requests = 0
 
 
 class Guard(asyncio.Protocol):
@@ -160,4 +173,4 @@ async def serve_guarded(app: web.Application, guarded: Any, host: str, port: int
     return runner, server, sock.getsockname()[:2]
 
 
-__all__ = ["BUSY", "Guard", "Limits", "serve_guarded"]
+__all__ = ["BUSY", "Guard", "GuardCounters", "Limits", "serve_guarded"]

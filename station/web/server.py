@@ -29,7 +29,6 @@ tools); the station uses :class:`station.web.feed.ScoreboardProcess`.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import json
 import logging
@@ -41,7 +40,7 @@ from typing import Any
 
 from aiohttp import web
 
-from station.web.guard import Guard, Limits, serve_guarded
+from station.web.guard import Guard, GuardCounters, Limits, serve_guarded
 from station.web.snapshot import Snapshot, encode_snapshot
 
 log = logging.getLogger(__name__)
@@ -99,14 +98,10 @@ class Hub:
             await asyncio.wait_for(self._changed.wait(), timeout)
 
 
-class _Counters:
+class _Counters(GuardCounters):
     def __init__(self) -> None:
-        self.connections = 0
-        self.by_address: collections.Counter[str | None] = collections.Counter()
-        self.refused = 0
-        self.slow_closed = 0
+        super().__init__()
         self.stalled_closed = 0
-        self.requests = 0
 
 
 class ScoreboardApp:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.client
 import socket
 import sys
 import threading
@@ -25,12 +24,9 @@ from station.web.guard import Limits
 from station.web.shutout import ShutoutRules
 from tests.waiting import wait_until
 
+from .asking import ask_from
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="socket filters are Linux's")
-
-#: How long an attempt is given to be accepted before it counts as unanswered: an accepted one
-#: on loopback takes well under a millisecond; a dropped one is never answered.
-UNANSWERED_S = 0.5
-
 
 async def _no_station(user: str, line: bytes) -> dict[str, Any]:
     raise AssertionError("a refused request never reaches the station")
@@ -56,22 +52,7 @@ class _Console:
         self.port = self.app.address[1]
 
     def ask(self, source: str, path: str) -> int | None:
-        """GET ``path`` from ``source``; the status, or None when nothing answers."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=UNANSWERED_S,
-                                                source_address=(source, 0))
-        try:
-            connection.connect()  # dropped: times out here, before anything is sent
-        except TimeoutError:
-            return None
-        try:
-            assert connection.sock is not None
-            connection.sock.settimeout(30)  # accepted: its answer may wait for a busy CPU
-            connection.request("GET", path)
-            return connection.getresponse().status
-        except (ConnectionError, http.client.RemoteDisconnected):
-            return None
-        finally:
-            connection.close()
+        return ask_from(source, self.port, path)
 
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.app.close_now)

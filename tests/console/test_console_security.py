@@ -6,7 +6,6 @@ leaves the table dealing, and the next one shows the same table."""
 
 from __future__ import annotations
 
-import http.client
 import os
 import signal
 import time
@@ -16,6 +15,7 @@ import pytest
 
 from station.web.shutout import ShutoutRules
 
+from .asking import ask_from
 from .conftest import ConsoleClient
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
@@ -186,36 +186,16 @@ def test_a_supervisors_own_screen_pauses_resumes_and_switches_the_payout_option(
     table.stop_station()
 
 
-def _ask_from(address: str, port: int, path: str) -> int | None:
-    """GET ``path`` from a source address of our choosing (another host of the loopback net,
-    as another machine would be); the status, or None when nothing answers: the connection
-    is never accepted (the kernel drops its SYN, so connecting waits out 0.5 s; an accepted
-    one on loopback takes well under a millisecond) or is closed unanswered."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=0.5, source_address=(address, 0))
-    try:
-        connection.connect()
-    except TimeoutError:
-        return None
-    try:
-        connection.sock.settimeout(30)  # accepted: the answer may wait for a busy CPU
-        connection.request("GET", path)
-        return connection.getresponse().status
-    except (ConnectionError, http.client.RemoteDisconnected):
-        return None
-    finally:
-        connection.close()
-
-
 def test_an_address_that_keeps_being_refused_is_shut_out_and_the_dealer_is_not(console_table: Any) -> None:
     table = console_table()
     table.start_station()
     dealer = table.client()
     assert dealer.sign_in("dee")[0] == 200
     rules = ShutoutRules()
-    answers = [_ask_from("127.0.0.2", table.console_port, "/api/view") for _ in range(rules.after)]
+    answers = [ask_from("127.0.0.2", table.console_port, "/api/view") for _ in range(rules.after)]
     assert answers == [401] * rules.after, "each is answered until the last of them"
-    assert _ask_from("127.0.0.2", table.console_port, "/healthz") is None, "then no longer heard"
-    assert _ask_from("127.0.0.3", table.console_port, "/healthz") == 200, "another address is not"
+    assert ask_from("127.0.0.2", table.console_port, "/healthz") is None, "then no longer heard"
+    assert ask_from("127.0.0.3", table.console_port, "/healthz") == 200, "another address is not"
     assert dealer.view()["state"], "the dealer's own screen goes on"
     wait_until(lambda: "console shut out 127.0.0.2 for 30 s" in table.log.read_text(), what="the log line")
     table.stop_station()

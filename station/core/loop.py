@@ -1,8 +1,7 @@
 """The core loop: one queue in, journal first, then the machine, then the subscribers.
 
 Everything that changes the table's state is a typed event posted with :meth:`CoreLoop.post`
-(thread-safe: drivers get ``post`` as their ``emit`` sink; the control socket and the dealer's
-buttons use it too). The loop, on its own single thread:
+(thread-safe: drivers, the control socket and the dealer's buttons post). On its own thread:
 
 1. drains what is queued (up to ``batch_limit`` events),
 2. appends the batch to the journal in one transaction (group commit, one fsync),
@@ -15,35 +14,32 @@ newest checkpoint of the projection (:mod:`station.core.checkpoints`), and the r
 the journaled but unapplied events. The loop writes those checkpoints itself: at every shoe
 end, after at most ``EVERY_RECORDS`` records, and on opening a journal whose newest checkpoint
 is further back than that; so a restart costs the same on the table's three-hundredth day as
-on its first. The outputs of that replay are the same the
-live run gave, and the loop hands none of them to its subscribers: a subscriber never hears an
-output twice and no command reaches a device before replay is complete (after the replay
-:meth:`CoreLoop.announce` says where the table stands). Settlement is part of the machine's
-state, so replay never pays twice either.
+on its first. The outputs of that replay are the same the live run gave, and the loop hands
+none of them to its subscribers: a subscriber never hears an output twice and no command
+reaches a device before replay is complete (after the replay :meth:`CoreLoop.announce` says
+where the table stands). Settlement is part of the machine's state, so replay never pays twice.
 
-When the table is busy, the loop gathers a little before it writes: if events arrived while
-it was processing the last batch (a backlog: more are coming back to back), it waits up to
-``commit_window`` for more events to join the next batch. Every fsync costs the same whatever
-the batch holds, so under a burst (a dealer at full speed, a shoe emptying its buffer after a
-reconnection) fewer, fuller batches keep the journal ahead. When the loop has caught up, an
-event is written at once: at a dealer's pace, and whenever someone is waiting for the station's
-answer to what they just did (a burn card, a confirmed cut), nothing waits for a window nobody
-else will join.
+When the table is busy, the loop gathers a little before it writes: if events arrived while it
+was processing the last batch (a backlog), it waits up to ``commit_window`` for more to join the
+next batch. Every fsync costs the same whatever the batch holds, so under a burst (a dealer at
+full speed, a shoe emptying its buffer after a reconnection) fewer, fuller batches keep the
+journal ahead. When the loop has caught up, an event is written at once: at a dealer's pace, and
+whenever someone waits for the station's answer (a burn card, a confirmed cut), nothing waits
+for a window nobody else will join.
 
-What arrives from outside is contained here. An event the journal refuses to store (text that
-is not valid Unicode, say) is refused on its own, with a journaled note of the refusal, and the
-rest of its batch goes on. When the journal cannot be written at all (the disk is full), nothing
-is applied: the loop says so once (:class:`~station.core.outputs.JournalUnwritable`), keeps the
-batch, keeps its heartbeat (the station is alive and waiting), tries again every
-``JOURNAL_RETRY_S`` and goes on by itself once the write succeeds. An exception while applying
-an event latches the table into an irregularity (:func:`~station.core.projection.apply_safely`).
+What arrives from outside is contained here. An event the journal refuses to store (text that is
+not valid Unicode, say) is refused on its own, with a journaled note of the refusal; the rest of
+its batch goes on. When the journal cannot be written at all (the disk is full), nothing is
+applied: the loop says so once (:class:`~station.core.outputs.JournalUnwritable`), keeps the batch
+and its heartbeat, tries again every ``JOURNAL_RETRY_S`` and goes on once the write succeeds. An
+exception while applying an event latches an irregularity (:func:`~station.core.projection.apply_safely`).
 
-Whoever posts an event may ask to hear what became of it (:meth:`CoreLoop.post` with
-``on_done``): :class:`Verdict` says whether it was applied or refused, with the rule's reason.
+Whoever posts an event may hear what became of it (:meth:`CoreLoop.post` with ``on_done``):
+a :class:`Verdict`, applied or refused with the rule's reason.
 
 Timers live on the loop, not on threads: the machine says which timer it wants
-(:meth:`TableMachine.wanted_timer`), the loop notes its due time on a monotonic clock and, when
-it is due, posts a :class:`~station.events.Timer` event, which is journaled like any other.
+(:meth:`TableMachine.wanted_timer`), the loop notes its due time on a monotonic clock and then
+posts a :class:`~station.events.Timer` event, journaled like any other.
 """
 
 from __future__ import annotations
@@ -88,13 +84,12 @@ JOURNAL_RETRY_S = 1.0
 log = structlog.get_logger("station.core")
 
 Subscriber = Callable[[Output], None]
-#: Told of every commit on the loop's thread, right after it: (seconds the append took, records
-#: in it, seq and hash of its last record). It must be quick and must not raise (anchors,
-#: metrics and the floor feed's wake-up use it).
+#: Told of every commit on the loop's thread, right after it: (seconds the append took, records in
+#: it, seq and hash of its last record); quick, never raising (anchors, metrics, the floor feed).
 CommitHook = Callable[[float, int, int, str], None]
 
-#: Told of every input applied, on the loop's thread: (its record, the input, its outputs). It
-#: must be quick and must not raise (the significant-event metrics read the journal this way).
+#: Told of every input applied, on the loop's thread: (its record, the input, its outputs); quick,
+#: never raising (the significant-event metrics read the journal this way).
 AppliedHook = Callable[[JournalRecord, Event, Sequence[Output]], None]
 
 #: How often the loop looks for more events while it gathers a batch (see ``CoreLoop._gather``).
@@ -104,10 +99,9 @@ GATHER_SLICE_S = 0.0005
 class CoreLoop:
     """The single owner of the table's state machine and of the journal's writing end.
 
-    ``journal`` is an open :class:`~station.journal.Journal` or a path to one. Opening the
-    loop replays the journal (``replayed`` says how many events); then call :meth:`run` (or
-    :meth:`start` for a thread of its own), or :meth:`run_pending` to process what is queued
-    now (tests, tools).
+    ``journal`` is an open :class:`~station.journal.Journal` or a path to one. Opening the loop
+    replays the journal (``replayed`` says how many events); then call :meth:`run` (or :meth:`start`
+    for a thread of its own), or :meth:`run_pending` to process what is queued now (tests, tools).
     """
 
     def __init__(
@@ -181,6 +175,13 @@ class CoreLoop:
         passes over it), in order with every input posted before it (any thread). The
         integrity monitor journals its checkpoints this way, after the alerts it posted."""
         self._queue.put(Note(kind, payload))
+
+    def write_own(self, kind: str, payload: dict[str, Any]) -> None:
+        """A :meth:`note` journaled now, on the caller's thread, before the loop runs (the
+        start-up's configuration and software records): the projection takes it as a replay
+        will, so no checkpoint after it differs from ``verify --deep``'s."""
+        assert self._thread is None, "write_own is for start-up, before the loop's thread runs"
+        self._process([Note(kind, payload)])
 
     def subscribe(self, callback: Subscriber, kinds: tuple[type[Output], ...] | None = None) -> Callable[[], None]:
         """Hear every output from now on, or only those of ``kinds``; returns a function that

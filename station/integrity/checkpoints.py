@@ -64,7 +64,7 @@ class MonitorCheck:
         extra = [f"{self.other_format} of another layout" if self.other_format else "",
                  f"{self.not_compared} after a change of settings" if self.not_compared else ""]
         skipped = "; ".join(e for e in extra if e)
-        return (f"{self.checked} integrity checkpoint{'s' if self.checked != 1 else ''} match the replay"
+        return (f"{self.checked} integrity checkpoint{'s match' if self.checked != 1 else ' matches'} the replay"
                 + (f" ({skipped} not compared)" if skipped else ""))
 
     def __call__(self, step: ProjectedRecord, projection: Projection) -> None:

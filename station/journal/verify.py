@@ -6,8 +6,12 @@ refuse to parse is still reported rather than crashing the check):
 1. the sequence starts at 1 and steps by exactly one (a gap is a removed record);
 2. ``prev_hash`` equals the hash of the record before (a break is a removed or reordered
    record, or records renumbered to hide a removal);
-3. the payload is a JSON object and the record's ``hash`` recomputes from its fields
-   (a mismatch is an altered record).
+3. the payload is a JSON object stored byte for byte as the canonical JSON the station
+   writes (no space, keys sorted, no escape the station would not write, no key given twice),
+   and the record's ``hash`` recomputes from its fields (a mismatch is an altered record).
+   The hash covers the payload's canonical text, so without the first test a change of bytes
+   that keeps the meaning (or that a reader keeping the first of two keys would read
+   otherwise) would pass.
 
 Then the head checkpoint (written in the same transaction as every append) must name the
 last record: records missing from the end, or added behind the station's back, show there.
@@ -101,12 +105,42 @@ def _check_row(row: tuple[Any, ...], expected: int, prev_hash: str) -> tuple[int
     if not isinstance(payload, dict):
         return seq, f"record {seq}: payload is not a JSON object (altered)"
     try:
-        digest = record_hash(seq, time, kind, canonical_json(payload), prev)
+        canonical = canonical_json(payload)
     except ValueError:  # NaN/Infinity smuggled into the text: not JSON the station writes
         return seq, f"record {seq}: payload is not strict JSON (altered)"
-    if digest != stored_hash:
+    if canonical != payload_text:
+        return seq, _not_canonical(seq, payload_text)
+    if record_hash(seq, time, kind, payload_text, prev) != stored_hash:
         return seq, f"record {seq}: hash mismatch (altered)"
     return None, ""
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise _RepeatedKey(key)
+        value[key] = item
+    return value
+
+
+def _not_canonical(seq: int, payload_text: str) -> str:
+    """Why a stored payload is not byte for byte what the station writes (the hash covers its
+    meaning, so a space, another order of keys, an escape or a repeated key would otherwise
+    pass): a repeated key is named, since two readers may see two different records in it."""
+    try:
+        json.loads(payload_text, object_pairs_hook=_once)
+    except _RepeatedKey as exc:
+        key = str(exc.args[0])[:40]
+        return (f"record {seq}: payload names {key!r} twice (altered: readers that keep the first or the last "
+                "would see two different records)")
+    except ValueError:
+        pass
+    return f"record {seq}: payload is not stored as the canonical JSON the station writes (altered)"
 
 
 def verify_rows(rows: Iterable[tuple[Any, ...]], anchor: tuple[int, str] | None = None,

@@ -145,8 +145,8 @@ class Station:
         self.run_began_after = journal.head()[0]  # what this run journals comes after this record
         started_record = start_record(journal, self.loaded.path)  # before this run writes anything
         if self._record_configuration:
-            journal.append(CONFIGURATION_RECORD, new_journal_record(self.config))
-        record_software(journal, self.journal_path)
+            loop.write_own(CONFIGURATION_RECORD, new_journal_record(self.config))
+        record_software(journal, self.journal_path, loop.write_own)
         self.lifecycle.started(loop, started_record)
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)

@@ -44,7 +44,7 @@ def deep_check(path: Path) -> DeepCheck:
             else None
         monitor = MonitorCheck(options, settings)
         check = check_checkpoints(chain_records(path), options, observe=monitor)
-    bad = sorted((seq, words) for seq, words in ((check.first_bad_seq, check.problem),
+    bad = sorted((seq, words) for seq, words in ((check.first_bad_seq, check.words()),
                                                   (monitor.first_bad_seq, monitor.problem)) if seq is not None)
     if bad:
         return DeepCheck(False, bad[0][1], bad[0][0], check.checked)

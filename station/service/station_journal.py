@@ -9,7 +9,9 @@ tell which software dealt each round after an upgrade.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -47,9 +49,11 @@ def open_journal(path: Path, config: StationConfig, config_path: Path) -> tuple[
     return journal, recorded is None
 
 
-def record_software(journal: Journal, path: Path) -> None:
+def record_software(journal: Journal, path: Path, write: Callable[[str, dict[str, Any]], None]) -> None:
     """Journal which software writes from here on, when it is not the one that last did
-    (an upgrade): an auditor can then tell which software dealt each round."""
+    (an upgrade): an auditor can then tell which software dealt each round. ``write`` is the
+    core loop's :meth:`~station.core.loop.CoreLoop.write_own`, so the live projection takes
+    the record as a replay does."""
     last_software = journal.last_of_kind(SOFTWARE_RECORD)
     last_configuration = journal.last_of_kind(CONFIGURATION_RECORD)
     last = max((r for r in (last_software, last_configuration) if r is not None), key=lambda r: r.seq,
@@ -58,5 +62,5 @@ def record_software(journal: Journal, path: Path) -> None:
                                           else last.payload.get(SOFTWARE_KEY))
     current = software_record()
     if recorded != current:
-        journal.append(SOFTWARE_RECORD, current)
+        write(SOFTWARE_RECORD, current)
         log.info("software_recorded", journal=str(path), **current)

@@ -96,7 +96,7 @@ def test_a_change_of_settings_is_compared_up_to_the_segment_limit_exactly(monkey
         assert check.ok
         assert (check.checked, check.not_compared) == ((1, 0) if compared else (0, 1)), kept
         skipped = "0 integrity checkpoints match the replay (1 after a change of settings not compared)"
-        assert check.words() == ("1 integrity checkpoint match the replay" if compared else skipped)
+        assert check.words() == ("1 integrity checkpoint matches the replay" if compared else skipped)
 
 
 def test_only_integrity_checkpoints_are_compared_and_another_layout_is_counted_apart() -> None:

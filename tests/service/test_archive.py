@@ -149,8 +149,9 @@ def test_an_archive_edited_by_hand_is_caught(written: tuple[Path, CoreOptions]) 
     rows = conn.execute("SELECT seq, time, kind, payload, prev_hash FROM records ORDER BY seq").fetchall()
     prev = rows[0][4]
     for seq, time, kind, payload, _ in rows:
-        digest = record_hash(seq, time, kind, canonical_json(json.loads(payload)), prev)
-        conn.execute("UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, seq))
+        text = canonical_json(json.loads(payload))  # stored as the station stores it, keys sorted
+        digest = record_hash(seq, time, kind, text, prev)
+        conn.execute("UPDATE records SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?", (text, prev, digest, seq))
         prev = digest
     conn.execute("UPDATE head SET last_hash = ? WHERE id = 1", (prev,))
     conn.commit()

@@ -91,3 +91,23 @@ def test_a_forged_monitor_checkpoint_is_reported_like_a_tamper(tmp_path: Path) -
     done = _verify(path)
     assert done.returncode == 1 and f"BAD: record {target}: integrity checkpoint differs" in done.stdout
     assert "monitor.window_rounds" in done.stdout
+
+
+def test_every_forged_checkpoint_of_a_real_journal_is_counted(tmp_path: Path) -> None:
+    """On a journal written by the real ``station demo`` (its start, its stop, its pedals and
+    its start-up records: what in-process journals lack), the untouched journal passes, and a
+    forgery of the last checkpoint is not hidden behind a forgery of the first."""
+    path = tmp_path / "demo.sqlite3"
+    demo = subprocess.run([sys.executable, "-m", "station", "demo", "--fast", "--shoes", "3", "--journal", str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert demo.returncode == 0, demo.stderr[-2000:]
+    assert _verify(path).returncode == 0, _verify(path).stdout
+    with JournalReader(path) as reader:
+        checkpoints = [r.seq for r in reader.records() if r.kind == CHECKPOINT]
+    assert len(checkpoints) >= 3, checkpoints
+    _rewrite(path, checkpoints[0], "house_net")
+    _rewrite(path, checkpoints[-1], "rounds_settled")
+    done = _verify(path)
+    assert done.returncode == 1, done.stdout
+    assert f"BAD: record {checkpoints[0]}: checkpoint differs" in done.stdout
+    assert f"1 more checkpoint differs (records {checkpoints[-1]})" in done.stdout, done.stdout

@@ -27,6 +27,9 @@ class Status(IntEnum):
     UNAVAILABLE = 69
     """Something it needs is held by another process (the journal, a device, the web port):
     restarting once that process has stopped helps."""
+    FAILED = 70
+    """It ran, and stopped by itself because a part of it could not go on (the line says which
+    and why; the log has the rest): systemd starts it again (``EX_SOFTWARE``)."""
     CANT_CREATE = 73
     """It cannot create or write its files (the journal's folder is read-only or missing)."""
     CONFIG = 78

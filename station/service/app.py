@@ -116,6 +116,8 @@ class Station:
         self.outbox: PreparedOutbox | None = None  # the floor feed's process, until the feed starts
         self.start_seconds = 0.0
         self.stop_reason = ""
+        #: Why the station stopped on an error, not because it was asked to ("" when it was).
+        self.failure = ""
         self._last_ping = 0.0
         self._published: tuple[str, str] = ("starting", "")
         self._record_configuration = False
@@ -348,12 +350,16 @@ class Station:
             return
         self.loop.run(poll_seconds=0.2)
 
-    def request_stop(self, reason: str = "requested") -> None:
+    def request_stop(self, reason: str = "requested", *, failed: bool = False) -> None:
+        """Stop after the batch in hand. ``failed``: a part of the station cannot go on, so the
+        run ends in :attr:`failure` (``station run`` exits non-zero with it, docs/install.md)."""
         if self._stopping.is_set():
             return
         self._stopping.set()
         self.stop_reason = reason
-        log.info("station_stopping", reason=reason)
+        if failed:
+            self.failure = reason
+        (log.error if failed else log.info)("station_stopping", reason=reason, failed=failed)
         if self.loop is not None:
             self.loop.stop(timeout=0)
 

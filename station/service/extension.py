@@ -51,8 +51,11 @@ class StationHooks(Protocol):
         """Call ``callback(count)`` on the device's reader thread each time its driver has
         handed events to the core loop (``count`` in all). False when there is no such device."""
 
-    def request_stop(self, reason: str) -> None:
-        """Ask the station to stop after the batch in hand (logged with the reason)."""
+    def request_stop(self, reason: str, *, failed: bool = False) -> None:
+        """Ask the station to stop after the batch in hand (logged with the reason).
+        ``failed``: the extension cannot go on (the simulated table ended): ``station run``
+        then exits with :attr:`~station.cli.exits.Status.FAILED`, so that systemd starts it
+        again and a person sees why, rather than 0 as after a stop that was asked for."""
 
 
 class StationExtension(Protocol):

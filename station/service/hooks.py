@@ -51,5 +51,5 @@ class Hooks:
         driver.observe_deliveries(callback)
         return True
 
-    def request_stop(self, reason: str) -> None:
-        self._station.request_stop(reason)
+    def request_stop(self, reason: str, *, failed: bool = False) -> None:
+        self._station.request_stop(reason, failed=failed)

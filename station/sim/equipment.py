@@ -147,12 +147,21 @@ class DealerEquipment:
         self.cut_card_out = False
         self.shoe.load(cards)
 
-    def _continuous_ready(self) -> None:
-        shuffler = self.shuffler
-        assert shuffler is not None and self.pool is not None, "a continuous shuffler needs a simulated shuffler"
+    def feed_from_the_shuffler(self) -> None:
+        """A continuous shuffler feeds the shoe from the moment it is switched on: the shoe
+        deals from its pool. Done when the dealer takes the table, not when the dealer first
+        sees the station shuffling: a station that hears the shuffler say READY of itself (it
+        asks the shuffler's state at its start) goes straight on to betting, and a dealer
+        waiting to see "shuffling" would never give the shoe its cards."""
+        assert self.pool is not None, "a continuous shuffler needs a simulated shuffler"
         if self.shoes_loaded == 0:
             self.shoes_loaded = 1
             self.shoe.attach_pool(self.pool)
+
+    def _continuous_ready(self) -> None:
+        shuffler = self.shuffler
+        assert shuffler is not None and self.pool is not None, "a continuous shuffler needs a simulated shuffler"
+        self.feed_from_the_shuffler()
         # Dropping nothing in makes the shuffler report its state (READY), which is what
         # the station waits for before the first round.
         shuffler.return_cards([])

@@ -173,7 +173,8 @@ class Simulation:
         assert self.table is not None
         self.table.stopped.wait()
         if self.table.error and not self._halted and self._hooks is not None:
-            self._hooks.request_stop(f"simulated dealer stopped: {self.table.error}")
+            self._hooks.request_stop(f"simulated dealer stopped: {self.table.error}",
+                                     failed=not self.table.asked_to_stop)
 
 
 def resume_point(machine: TableMachine, state: str, expectation: str, options: CoreOptions) -> Resume:

@@ -95,6 +95,8 @@ class SimulatedTable:
         self._last_view: View | None = None
         self._station_cpus: set[int] | None = None  # the station's own CPUs before the table took one
         self.error: str | None = None
+        #: The table was told to stop (a signal to its process): a stop asked for, not a failure.
+        self.asked_to_stop = False
         self.stopped = threading.Event()
         self._stopping = False
         self._order = ScreenOrder(post, self._confirm)
@@ -237,6 +239,7 @@ class SimulatedTable:
                         self.stopped.set()
                     case TableStopping(reason):
                         self.error = reason
+                        self.asked_to_stop = True
                         self.stopped.set()
                     case other:
                         log.error("simulated_table_unexpected_message", message=type(other).__name__)
@@ -244,6 +247,7 @@ class SimulatedTable:
                     order.caught_up()  # one confirmation for a burst of actions
         except (EOFError, OSError, ValueError, TypeError) as exc:  # TypeError: closed under the read
             if not self._stopping:
-                self.error = f"the simulated table went away: {exc or type(exc).__name__}"
+                why = str(exc) or ("its pipe closed" if isinstance(exc, EOFError) else type(exc).__name__)
+                self.error = f"the simulated table's process ended ({why})"
         finally:
             self.stopped.set()

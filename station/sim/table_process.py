@@ -234,6 +234,8 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
             pool.remove(card)
         dealer.hand_back(list(resume.out_cards))
         shoe.attach_pool(pool)
+    elif pool is not None:
+        dealer.equipment.feed_from_the_shuffler()
 
     def report() -> None:
         dealer.stopped.wait()

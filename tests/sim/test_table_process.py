@@ -86,6 +86,16 @@ def test_a_signal_to_the_table_stops_the_station_in_order(running: Running, sig:
     assert '"station_stopped"' in log and "Traceback" not in log
 
 
+def test_a_station_whose_table_was_killed_stops_with_status_70(running: Running) -> None:
+    """A part of the station that cannot go on stops it, and the stop must say so: 70 with one
+    line on its output (systemd starts it again; a person sees why), never 0."""
+    os.kill(running.table, signal.SIGKILL)
+    assert running.process.wait(30) == 70
+    log = running.log.read_text()
+    assert "station run: stopped on an error: simulated dealer stopped: the simulated table's process ended" in log
+    assert "Traceback" not in log
+
+
 def test_the_next_start_removes_what_a_killed_station_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A SIGKILL leaves the simulated table's pseudo-terminal folder behind (it cannot tidy
     up); the next start removes it, and an orderly stop leaves nothing (issue 24)."""

@@ -43,6 +43,8 @@ def _run(args: argparse.Namespace) -> int:
     # how a technician sees where a stuck station is stuck without stopping it.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     serve(station)
+    if station.failure:
+        raise CliError(f"stopped on an error: {station.failure}", Status.FAILED)
     return 0
 
 

@@ -27,6 +27,7 @@ from drivers.simulators import RunningSimulator, simulator_options, start_simula
 from drivers.usb.protocol import DEFAULT_BUTTONS as PEDAL_BUTTONS
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
+from station.core.rounds import RoundId
 from station.service.config import StationConfig
 from station.service.extension import StationHooks
 from station.sim.messages import Resume, View
@@ -181,16 +182,42 @@ def resume_point(machine: TableMachine, state: str, expectation: str, options: C
     """Where the station stands after replaying its journal, as the dealer needs to know it."""
     shoe = machine.shoe
     continuous = options.equipment == "continuous"
-    round_cards = tuple(card for _, card in machine.round.dealt) if machine.round is not None else ()
-    out_cards = (*shoe.awaiting_return, *round_cards)
+    r = machine.round
+    round_cards = tuple(card for _, card in r.dealt) if r is not None else ()
+    # Out of a continuous shuffler: the cards cleared and not yet counted back, and those on the
+    # layout (dealt, burned, dummy), less those the dealer dropped in ahead of "next round"
+    # (the shuffler counted them back already; the station notes them as returned ahead).
+    out_cards = list(shoe.awaiting_return)
+    if r is not None:
+        out_cards += [*round_cards, *r.burned, *r.dummy]
+    for card in shoe.returned_ahead:
+        if card in out_cards:
+            out_cards.remove(card)
     results = machine.shoe_results
+    last_outcome = str(results[-1].get("outcome", "")) if results else ""
     return Resume(
         state, expectation,
         remaining=None if continuous else shoe.composition,
         cut_card_out=bool(shoe.progress is not None and shoe.progress.cut_card_out),
-        shoe_in_progress=bool(shoe.number), out_cards=out_cards if continuous else (),
+        shoe_in_progress=bool(shoe.number), out_cards=tuple(out_cards) if continuous else (),
         round_cards=round_cards, shoes_dealt=shoe.number,
-        last_outcome=str(results[-1].get("outcome", "")) if results else "",
+        last_outcome=last_outcome if last_outcome != "tie" or _bets_left_on(machine) else "",
         confirm_payouts=machine.confirm_payouts,
         payouts_due=machine.round.round_id if machine.round is not None and machine.payouts_hold() else "",
     )
+
+
+def _bets_left_on(machine: TableMachine) -> bool:
+    """Whether the Banker/Player bets of a Tie are on the layout, so the dealer must not place
+    them again (5.16): once the Tie is settled, until the next round opens, the core holds them
+    (``carried``); from then they are that round's, while it is open. A shoe's end returns them
+    to their owners (``carried`` is dropped), though the shoe's results still end on the Tie
+    until the next cut: "tie" there would make the dealer deal the new shoe's first round
+    without its Banker and Player bets."""
+    if machine.carried is not None:
+        return True
+    r, results = machine.round, machine.shoe_results
+    if r is None or r.settled or not results:
+        return False
+    tied, open_round = RoundId.parse(str(results[-1]["round_id"])), RoundId.parse(str(r.round_id))
+    return results[-1].get("outcome") == "tie" and (tied.shoe, tied.number + 1) == (open_round.shoe, open_round.number)

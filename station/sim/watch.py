@@ -30,6 +30,8 @@ log = structlog.get_logger(__name__)
 Heard = out.Output | tuple[str, str] | None
 #: The states in which the table waits for a person (a supervisor's decision, a resume).
 WAITING_FOR_PEOPLE = (st.IRREGULARITY, st.PAUSED)
+#: The states between two shoes: the last shoe has ended (or none has started yet).
+BETWEEN_SHOES = (st.SHUFFLING, st.CUTTING, st.BURNING)
 
 
 class StationWatch:
@@ -41,7 +43,7 @@ class StationWatch:
         self.gives_up = script.gives_up
         self.state = ""
         self.expectation = ""
-        self.last_outcome = ""
+        self.last_outcome = ""  # of the last round of this shoe ("tie": its Banker/Player bets stay on)
         self.rounds_closed = 0  # RoundSettled and RoundVoided heard
         self.rounds_settled = 0  # RoundSettled alone: what a session's round limit counts
         self.war_boxes: tuple[str, ...] = ()
@@ -121,6 +123,12 @@ class StationWatch:
             self.state, self.expectation = item
             if self.state != st.IRREGULARITY:
                 self.irregularity = ""  # decided
+            if self.state in BETWEEN_SHOES:
+                # The shoe has ended: the bets a final Tie left on the layout went back to their
+                # owners (the core's ``carried`` is dropped at the shoe's end), so the first round
+                # of the next shoe takes every bet afresh. A batch shuffler's next set may be
+                # ready at once, so the dealer may hear "cutting" without "shuffling" before it.
+                self.last_outcome = ""
             return changed
         if isinstance(item, out.PayoutsDue):
             self.payouts_due = item.round_id

@@ -5,8 +5,9 @@ Run: ``.venv/bin/python bench/floor.py [--stations 50] [--shoes 1] [--backlog-ro
 Three measurements, each against a fresh Debian mosquitto (``/usr/sbin/mosquitto``) on a free
 local port and one paho subscriber in this process (QoS 1, persistent session):
 
-1. **Many stations**: ``--stations`` real ``station demo --fast`` processes (each with its own
-   journal, its simulated table and its outbox process) started together, each dealing
+1. **Many stations**: ``--stations`` real ``station demo --fast --floor`` processes (each with its
+   own journal, its simulated table and its outbox process, publishing as ``T-nn-demo``: a demo
+   never speaks for its table, docs/demo.md) started together, each dealing
    ``--shoes`` shoe(s) at full speed. Reports the messages per second the subscriber received,
    the end-to-end lag of every round and event message (journal time of its record to the
    subscriber's receipt, one clock: the same machine) at p50/p99/max, and checks that every
@@ -159,14 +160,15 @@ def many_stations(folder: Path, stations: int, shoes: int) -> None:
     processes = []
     started = time.perf_counter()
     for index in range(1, stations + 1):
-        table = f"T-{index:02d}"
+        name = f"T-{index:02d}"
+        table = f"{name}-demo"  # what `station demo --floor` publishes as (docs/demo.md); the catch-up too
         station_dir = folder / table
         station_dir.mkdir()
         journals[table] = station_dir / "journal.sqlite3"
-        config = _config(station_dir, table, broker.url)
+        config = _config(station_dir, name, broker.url)
         with (station_dir / "demo.log").open("w") as log:
             processes.append(subprocess.Popen(
-                [sys.executable, "-m", "station", "demo", "--shoes", str(shoes), "--fast", "-c", str(config),
+                [sys.executable, "-m", "station", "demo", "--shoes", str(shoes), "--fast", "--floor", "-c", str(config),
                  "--journal", str(journals[table])], stdout=subprocess.DEVNULL, stderr=log, env=_env(station_dir)))
     codes = [p.wait(1800) for p in processes]
     failed = [table for table, code in zip(journals, codes, strict=True) if code != 0]

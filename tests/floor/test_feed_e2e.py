@@ -52,10 +52,10 @@ def test_a_whole_demo_shoe_reaches_the_subscriber_exactly_once_in_journal_order(
     subscriber = Subscriber(broker.port, "dealing-station/#")
     config = floor_config(tmp_path / "station.toml", broker.url)
     journal = tmp_path / "journal.sqlite3"
-    demo = station("demo", "--shoes", "1", "--fast", "-c", str(config), "--journal", str(journal),
+    demo = station("demo", "--shoes", "1", "--fast", "--floor", "-c", str(config), "--journal", str(journal),
                    env=station_env(tmp_path))
     assert demo.returncode == 0, demo.stderr[-3000:]
-    expected = expected_feed(journal, "BAC-01")
+    expected = expected_feed(journal, "BAC-01-demo")  # a demo publishes only when asked, as a demo
     subscriber.wait_for(lambda s: len(sequenced(s)) >= len(expected), 30, "every round and event")
     subscriber.wait_for(lambda s: any(m["status"] == "offline" for m in s.kind("status")), 10, "offline status")
     subscriber.close()

@@ -52,10 +52,10 @@ def test_the_feed_over_tls_with_a_client_certificate(tmp_path: Path) -> None:
         extra = f'ca_file = "{certs["ca"]}"\ncert_file = "{certs["client_cert"]}"\nkey_file = "{certs["client_key"]}"'
         config = floor_config(tmp_path / "station.toml", broker.url, extra=extra)
         journal = tmp_path / "journal.sqlite3"
-        demo = station("demo", "--rounds", "20", "--fast", "-c", str(config), "--journal", str(journal),
+        demo = station("demo", "--rounds", "20", "--fast", "--floor", "-c", str(config), "--journal", str(journal),
                        env=station_env(tmp_path))
         assert demo.returncode == 0, demo.stderr[-3000:]
-        expected = expected_feed(journal, "BAC-01")
+        expected = expected_feed(journal, "BAC-01-demo")  # a demo publishes only when asked, as a demo
         subscriber.wait_for(lambda s: len(sequenced(s)) >= len(expected), 30, "the feed over TLS")
         subscriber.close()
         assert sequenced(subscriber) == expected
@@ -65,7 +65,7 @@ def test_the_feed_over_tls_with_a_client_certificate(tmp_path: Path) -> None:
         # its journal keeps the backlog for when the certificate is fixed.
         refused = floor_config(tmp_path / "refused.toml", broker.url, extra=f'ca_file = "{certs["ca"]}"')
         other = tmp_path / "other.sqlite3"
-        demo = station("demo", "--rounds", "5", "--fast", "-c", str(refused), "--journal", str(other), "-v",
+        demo = station("demo", "--rounds", "5", "--fast", "--floor", "-c", str(refused), "--journal", str(other), "-v",
                        env=station_env(tmp_path))
         assert demo.returncode == 0, demo.stderr[-3000:]
         cursor = station("floor", "cursor", "--journal", str(other), "--json", env=station_env(tmp_path))
@@ -121,7 +121,7 @@ def test_watch_shows_a_line_per_table_and_collects_anchors_that_expose_a_rewrite
             config = floor_config(tmp_path / f"{table}.toml", broker.url, table=table, base=base,
                                   extra=f'anchor_records = 50\nanchor_key_file = "{key}"')
             journals[table] = tmp_path / "journals" / f"{table}.sqlite3"  # the key is kept elsewhere
-            demo = station("demo", "--rounds", "30", "--fast", "-c", str(config), "--journal",
+            demo = station("demo", "--rounds", "30", "--fast", "--floor", "-c", str(config), "--journal",
                            str(journals[table]), env=env)
             assert demo.returncode == 0, demo.stderr[-3000:]
         wait_until(lambda: all(v["status"] == "offline" and v["rounds_seen"] == 30 for v in _views(watch_out).values())
@@ -133,19 +133,19 @@ def test_watch_shows_a_line_per_table_and_collects_anchors_that_expose_a_rewrite
     _, err = watch.communicate(timeout=30)
     assert watch.returncode == 0, err
     last = _views(watch_out)
-    assert set(last) == {"BAC-01", "WAR-02"}
+    assert set(last) == {"BAC-01-demo", "WAR-02-demo"}  # demos, published as demos
     for view in last.values():
         assert view["status"] == "offline" and view["rounds_seen"] == 30 and view["gaps"] == 0, view
         assert view["journal_id"] and view["anchor_seq"] > 0
     lines.communicate(timeout=30)
     plain = lines_out.read_text()
-    assert any(line.startswith("BAC-01") and "offline" in line and "last 1-30" in line
+    assert any(line.startswith("BAC-01-demo") and "offline" in line and "last 1-30" in line
                for line in plain.splitlines()), plain[-2000:]
 
     # Every anchor heard checks out against the untouched journals ...
     for table, journal in journals.items():
         verified = station("journal", "verify", "--journal", str(journal), "--anchors", str(anchors),
-                           "--anchor-key", str(key), "--table", table, env=env)
+                           "--anchor-key", str(key), "--table", f"{table}-demo", env=env)
         assert verified.returncode == 0, verified.stdout + verified.stderr
     # ... and a bet raised in the journal, the chain recomputed, no longer does.
     journal = journals["BAC-01"]
@@ -154,10 +154,10 @@ def test_watch_shows_a_line_per_table_and_collects_anchors_that_expose_a_rewrite
     rewrite_journal(journal, bet.seq, lambda payload: payload.update(amount=100000))
     assert station("journal", "verify", "--journal", str(journal), env=env).returncode == 0  # the chain alone
     verified = station("journal", "verify", "--journal", str(journal), "--anchors", str(anchors),
-                       "--anchor-key", str(key), "--table", "BAC-01", env=env)
+                       "--anchor-key", str(key), "--table", "BAC-01-demo", env=env)
     assert verified.returncode == 1, verified.stdout
     heard = sorted({json.loads(line)["seq"] for line in anchors.read_text().splitlines()
-                    if json.loads(line)["table"] == "BAC-01"})
+                    if json.loads(line)["table"] == "BAC-01-demo"})
     first_after = min(seq for seq in heard if seq >= bet.seq)
     assert f"record {first_after}: hash differs from the anchor" in verified.stdout
 

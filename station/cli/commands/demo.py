@@ -7,6 +7,10 @@ own: the report of what was dealt and the bounds that stop the run. It then prin
 happened; with ``--json``, one JSON object per line as it happens (documented in docs/demo.md);
 at human pace, a line per round as it is settled. Times are the table's (``[table] timezone``),
 money in its currency.
+
+A demo never speaks for the real table on the casino floor: whatever the configuration's
+``[floor]`` says, it publishes nothing unless ``--floor`` asks, and then under the table's id
+with ``-demo`` appended (docs/demo.md). A pit page once showed a demo's rounds as the table's.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -29,6 +34,7 @@ from station.cli.configuration import load_station_config
 from station.cli.exits import Status, config_status
 from station.cli.main import CliError
 from station.core import outputs as out
+from station.floor.settings import table_id
 from station.journal.store import format_time, utc_now
 from station.localtime import clock_time, local, local_time, zone
 from station.money import format_money
@@ -40,6 +46,10 @@ from station.sim.shoe_file import ShoeFileError, parse_shoe_file
 BOX_RESULT = re.compile(r"box (\S+):(\S+)")
 #: A continuous shuffler has no shoe end: ``--shoes N`` then means N times this many rounds.
 ROUNDS_PER_CONTINUOUS_SHOE = 80
+#: What a demo's table id and MQTT client id end with on the floor: never the real table's.
+DEMO_SUFFIX = "-demo"
+#: The longest table id or client id the floor takes (``[floor] table`` and ``client_id``).
+FLOOR_ID_MAX = 64
 
 
 def _bet(text: str) -> tuple[str, int]:
@@ -269,6 +279,53 @@ def _playable(loaded: LoadedConfig, bets: list[tuple[str, int]]) -> None:
             raise CliError(f"--bet {region}={amount}: {problem}")
 
 
+def _marked(ident: str) -> str:
+    """An id on the floor made a demo's: ``BAC-01`` -> ``BAC-01-demo`` (shortened to fit)."""
+    return ident[:FLOOR_ID_MAX - len(DEMO_SUFFIX)] + DEMO_SUFFIX
+
+
+@dataclass(frozen=True)
+class DemoFloor:
+    """What the demo is to the floor: the real table's id, the demo's, and whether it publishes."""
+
+    table: str
+    """The real table's id (``[floor] table``, or made from the station's name)."""
+    demo_table: str
+    publishes: bool
+    broker: str
+    configured: bool
+    """The configuration's ``[floor]`` is on: the real table publishes there."""
+
+    def line(self) -> str:
+        """The summary's word on the floor, for a person ("" when there is nothing to say)."""
+        if self.publishes:
+            return f"floor: published as {self.demo_table} to {self.broker}, never as {self.table}"
+        if self.configured:
+            return (f"floor: nothing published (a demo never speaks for {self.table}; --floor publishes it as "
+                    f"{self.demo_table})")
+        return ""
+
+
+def demo_floor(loaded: LoadedConfig, publish: bool) -> tuple[LoadedConfig, DemoFloor]:
+    """The configuration the demo runs under, and what it is to the floor.
+
+    Its ``[floor]`` is the configuration's with the feed off, unless ``publish`` (``--floor``)
+    turns it on; either way under the table's id marked ``-demo`` (the anchors it logs name
+    that id too), with a client id of its own (a broker drops the older of two connections with
+    one client id: the demo would cut the real station off), and in no place in the pit (no
+    ``pit``, no ``number``: the pit page does not seat it at the real table's place)."""
+    floor = loaded.config.floor
+    real = table_id(floor, loaded.config.station.name)
+    if publish and not floor.broker:
+        raise CliError(f"--floor: {loaded.path}: floor.broker is not set: the demo publishes to the broker of the "
+                       "configuration's [floor]")
+    changes: dict[str, Any] = {"enabled": publish, "table": _marked(real), "pit": "", "number": 0}
+    if floor.client_id:
+        changes["client_id"] = _marked(floor.client_id)
+    config = loaded.config.model_copy(update={"floor": floor.model_copy(update=changes)})
+    return LoadedConfig(loaded.path, config), DemoFloor(real, _marked(real), publish, floor.broker, floor.enabled)
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         loaded = load_station_config(args.config or default_config_path())
@@ -285,6 +342,7 @@ def _run(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from None
     if args.shoes < 1:
         raise CliError("--shoes must be at least 1")
+    from station.floor.service import setting_problems
     from station.service.app import RunOptions, Station
     from station.service.logging import configure_logging
     from station.service.setup import core_options
@@ -299,16 +357,21 @@ def _run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="station-demo-") as scratch:
         rounds = args.rounds or (args.shoes * ROUNDS_PER_CONTINUOUS_SHOE if continuous else 0)
         bounds = DemoBounds(shoes=0 if continuous else args.shoes, rounds=rounds)
+        journal = args.journal or str(Path(scratch) / "journal.sqlite3")
         try:
-            simulation = Simulation(loaded.config, core_options(loaded.config, loaded.path), DealerOverrides(
+            # The configuration's [floor] is refused as `station run` would refuse it (its files
+            # included), though the demo publishes under it only with --floor, and as a demo.
+            problems = setting_problems(loaded.config, Path(journal))
+            if problems:
+                raise ConfigError(loaded.path, problems)
+            demo, floor = demo_floor(loaded, args.floor)
+            simulation = Simulation(demo.config, core_options(demo.config, demo.path), DealerOverrides(
                 simulated=True, pace_s=0.0 if args.fast else None, seed=args.seed, stacked_shoe=stacked,
                 bets=dict(args.bet) if args.bet else None, rounds=rounds, gives_up=True,
             ))
-            run = RunOptions(
-                journal=args.journal or str(Path(scratch) / "journal.sqlite3"),
-                control_socket=False, hold_devices=False, extensions=(simulation, report, bounds),
-            )
-            station = Station(loaded, run)
+            run = RunOptions(journal=journal, control_socket=False, hold_devices=False,
+                             extensions=(simulation, report, bounds))
+            station = Station(demo, run)
         except ConfigError as exc:
             raise CliError(str(exc), Status.CONFIG) from None
         serve(station)
@@ -316,6 +379,8 @@ def _run(args: argparse.Namespace) -> int:
     if report.closed:
         return 0  # the reader has what it wanted (`| head`): nothing more to say, to anyone
     summary = report.summary()
+    if floor.publishes:
+        summary["floor"] = {"table": floor.demo_table, "broker": floor.broker}
     if args.json:
         print(json.dumps(summary))
     else:
@@ -327,6 +392,8 @@ def _run(args: argparse.Namespace) -> int:
               f"refused inputs: {summary['refused']}")
         for reason in sorted(set(report.refusals)):
             print(f"  refused: {reason}")
+        if floor.line():
+            print(floor.line())
     if dealer_error and not bounds.reached:
         print(f"station demo: stopped early: {dealer_error or station.stop_reason}", file=sys.stderr)
         return 1
@@ -346,6 +413,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--bet", action="append", type=_bet, metavar="REGION=AMOUNT",
                         help="bet for one player in box 1 every round, in minor units (repeatable)")
     parser.add_argument("--journal", help="keep the journal here instead of a temporary file")
+    parser.add_argument("--floor", action="store_true",
+                        help="publish to the configuration's [floor] broker, as <table>-demo (never as the table)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line as the shoes are dealt")
     parser.add_argument("-v", "--verbose", action="store_true", help="log the station's events to stderr")
     parser.set_defaults(handler=_run)

@@ -5,17 +5,26 @@
 ``--anchors-out FILE`` it appends every anchor it hears to FILE, for
 ``station journal verify --anchors``. ``station floor cursor`` says how far a journal has been
 published. See docs/floor.md.
+
+A reader that goes away (``station floor watch --json | head``) ends the watch quietly, with
+status 0, as the other commands do (``station demo``, ``station journal export``): the lines
+are printed on paho's network thread, where a ``BrokenPipeError`` used to kill the thread with
+a traceback and leave the watch running, deaf, until interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import select
 import signal
+import stat
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,24 +61,75 @@ def _broker_options(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 class _Printer:
-    """Lines (or JSON objects) as tables change; on a terminal, the whole floor redrawn."""
+    """Lines (or JSON objects) as tables change; on a terminal, the whole floor redrawn.
 
-    def __init__(self, stream: IO[str], as_json: bool, redraw: bool) -> None:
+    Called on paho's network thread. When the reader of the output has gone (a pipe closed by
+    ``head``), it prints nothing more, points the descriptor at /dev/null (so the interpreter's
+    last flush cannot fail again, with an "Exception ignored" on stderr) and calls
+    ``on_closed``, which ends the watch."""
+
+    def __init__(self, stream: IO[str], as_json: bool, redraw: bool,
+                 on_closed: Callable[[], None] = lambda: None) -> None:
         self.stream = stream
         self.as_json = as_json
         self.redraw = redraw and not as_json
+        self.on_closed = on_closed
+        self.closed = False
         self.lock = threading.Lock()
 
     def show(self, view: Any, floor: Any) -> None:
         with self.lock:
-            if self.as_json:
-                self.stream.write(json.dumps(view.to_json()) + "\n")
-            elif self.redraw:
-                lines = [floor.tables[t].line() for t in sorted(floor.tables)]
-                self.stream.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
-            else:
-                self.stream.write(view.line() + "\n")
-            self.stream.flush()
+            if self.closed:
+                return
+            try:
+                if self.as_json:
+                    self.stream.write(json.dumps(view.to_json()) + "\n")
+                elif self.redraw:
+                    lines = [floor.tables[t].line() for t in sorted(floor.tables)]
+                    self.stream.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
+                else:
+                    self.stream.write(view.line() + "\n")
+                self.stream.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def reader_gone(self) -> bool:
+        """Whether the reader has closed its end of the pipe, without writing: a quiet floor
+        (a table that is not dealing) may print nothing for hours, and ``| head -1`` must not
+        wait for the next change to end. True once the output is closed either way. Never
+        waits for a write in progress (a reader that is slow, not gone, may hold it up): that
+        write finds out itself."""
+        if not self.lock.acquire(blocking=False):
+            return self.closed
+        try:
+            if not self.closed and _pipe_closed(self.stream):
+                self._reader_gone()
+            return self.closed
+        finally:
+            self.lock.release()
+
+    def _reader_gone(self) -> None:
+        self.closed = True
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        self.on_closed()
+
+
+def _pipe_closed(stream: IO[str]) -> bool:
+    """A pipe (or socket) whose reader has closed its end: the writer's end then polls as an
+    error (POLLERR) on Linux. Anything else (a terminal, a file) is never "closed" here."""
+    try:
+        descriptor = stream.fileno()
+        mode = os.fstat(descriptor).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return False
+        poller = select.poll()
+        poller.register(descriptor, 0)  # errors and hang-ups are always reported
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return False
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -81,9 +141,9 @@ def _watch(args: argparse.Namespace) -> int:
     options, prefix = _broker_options(args)
     wanted = set(args.table or ())
     floor = FloorView(prefix)
-    printer = _Printer(sys.stdout, args.json, sys.stdout.isatty())
-    anchors_out = open(args.anchors_out, "a", encoding="utf-8") if args.anchors_out else None  # noqa: SIM115
     done = threading.Event()
+    printer = _Printer(sys.stdout, args.json, sys.stdout.isatty(), on_closed=done.set)
+    anchors_out = open(args.anchors_out, "a", encoding="utf-8") if args.anchors_out else None  # noqa: SIM115
     failure: list[str] = []
     client_id = args.client_id or f"station-floor-watch-{os.getpid()}"
     try:
@@ -123,7 +183,7 @@ def _watch(args: argparse.Namespace) -> int:
     try:
         deadline = time.monotonic() + args.seconds if args.seconds else None
         while not done.wait(0.2):
-            if deadline is not None and time.monotonic() >= deadline:
+            if (deadline is not None and time.monotonic() >= deadline) or printer.reader_gone():
                 break
     finally:
         client.disconnect()

@@ -11,6 +11,18 @@ so nothing a browser or a scanner sends shares the core loop's interpreter. What
 * **PINs.** Checked here against the salted scrypt hashes of ``[[control.users]]``, at most
   five wrong per name and minute (:mod:`station.console.sessions`); scrypt runs on a worker
   thread so a sign-in never holds up other screens.
+* **A supervisor's turn on the dealer's screen** has a cookie and a CSRF token of its own
+  (:mod:`station.console.sessions`): while it lasts the dealer's cookie cannot act (a change or
+  a sign-out with it is refused, 403; a read is answered 409, which the page asks again), and
+  once it ends its cookie is given the dealer's cookie back but never acts as the dealer (a
+  change sent with it is refused, 409, :data:`TURN_ENDED`).
+* **What a request carries** is checked before anything acts on it
+  (:mod:`station.console.inputs`): a body of at most 16 KB, nested at most four deep (measured
+  as it arrives, before any parser sees it), strict JSON with no key twice (the control
+  socket's rules, :mod:`station.strict_json`); query parameters in their ranges. Anything else
+  is refused, 400 (413 for a body too long), and counts against the address.
+* **No traceback from a request.** A handler that fails is one line in the log and a 500,
+  which counts against the address like a refusal.
 * **The door.** What a signed-in person asks goes to the station as a control request line,
   with the name of who asks (the supervisor during their turn, else the signed-in user), and
   the station answers it through the control socket's own checks
@@ -27,7 +39,7 @@ so nothing a browser or a scanner sends shares the core loop's interpreter. What
 
 Routes: ``/`` the page and its two files; ``GET /api/session``; ``POST /api/sign-in``,
 ``/api/sign-out``, ``/api/command``; ``GET /api/view?since=N`` (waits up to 20 s for a newer
-picture than ``N``); ``GET /api/recall?last=N`` or ``?round=ID``; ``/healthz``.
+picture than ``N``); ``GET /api/recall?last=N`` (1 to 50) or ``?round=ID``; ``/healthz``.
 """
 
 from __future__ import annotations
@@ -45,8 +57,9 @@ from typing import Any
 
 from aiohttp import web
 
+from station.console.inputs import MAX_BODY, Refusal, json_body, recall_query, view_since
 from station.console.pins import decoy, verify_pin
-from station.console.sessions import ConsoleSession, SessionBook, User
+from station.console.sessions import Key, SessionBook, User
 from station.web.guard import Guard, GuardCounters, Limits, serve_guarded
 from station.web.server import SAFE_HEADERS
 from station.web.shutout import Shutout, ShutoutRules
@@ -64,9 +77,14 @@ STATIC_FILES = {
 VIEW_WAIT_S = 20.0
 #: Longest a command waits for the station's answer (the station itself answers within 2 s).
 ANSWER_WAIT_S = 8.0
-MAX_BODY = 16 * 1024
-#: Answers that count as a refusal of the address that asked (a shut-out's count).
-REFUSALS = frozenset({400, 401, 403, 404, 405, 413, 415, 429})
+#: Answers that count as a refusal of the address that asked (a shut-out's count): a request
+#: that made a handler fail (500) too, so a sender who finds a fault cannot repeat it at will.
+#: Not 409: the answer an honest page gets for a poll that was on its way when a supervisor's
+#: turn began on the screen, and for a tap that reached the console after the turn ended.
+REFUSALS = frozenset({400, 401, 403, 404, 405, 413, 415, 429, 500})
+#: The refusal of a change sent with an ended turn's cookie (it was meant as the supervisor's).
+TURN_ENDED = ("the supervisor's turn has ended and the screen is the dealer's again: nothing was done "
+              "(the dealer may do it, or a supervisor sign in again)")
 
 #: Sends a request line to the station for a user; resolves to the station's reply.
 Ask = Callable[[str, bytes], Awaitable[dict[str, Any]]]
@@ -83,6 +101,7 @@ class _ConsoleCounters(GuardCounters):
     def __init__(self) -> None:
         super().__init__()
         self.commands = 0
+        self.failed = 0
 
 
 class _Hub:
@@ -186,8 +205,15 @@ class ConsoleApp:
             guard.request_arrived()
         try:
             response: web.StreamResponse = await handler(request)
+        except Refusal as refusal:
+            response = self._refuse(refusal.status, refusal.error)
         except web.HTTPException as exc:
             response = web.Response(status=exc.status, text=f"{exc.reason.lower()}\n", headers=SAFE_HEADERS)
+        except Exception as exc:  # any fault of a handler: one line in the log, never a traceback
+            self.counters.failed += 1
+            log.error("console %s %s failed: %s: %r (%d so far)", request.method, request.raw_path[:64],
+                      type(exc).__name__, str(exc)[:200], self.counters.failed)
+            response = self._refuse(500, "the console could not answer this request")
         if not response.prepared:
             response.force_close()
         if response.status in REFUSALS and request.remote is not None:
@@ -229,8 +255,9 @@ class ConsoleApp:
     def _refuse(self, status: int, error: str) -> web.Response:
         return self._json({"ok": False, "error": error}, status)
 
-    def _session_of(self, request: web.Request) -> ConsoleSession | None:
-        return self.book.find(request.cookies.get(COOKIE))
+    def _key(self, request: web.Request) -> Key:
+        """What the request's cookie opens now (a session, a supervisor's turn, ...)."""
+        return self.book.look_up(request.cookies.get(COOKIE))
 
     def _foreign(self, request: web.Request) -> str:
         """Why a request with a body is not from this console's own page ("" when it is)."""
@@ -241,25 +268,37 @@ class ConsoleApp:
             return "a request from another site"
         return ""
 
-    async def _body(self, request: web.Request) -> dict[str, Any] | None:
-        try:
-            body = await request.json()
-        except (ValueError, UnicodeDecodeError):
-            return None
-        return body if isinstance(body, dict) else None
-
-    def _csrf_ok(self, request: web.Request, session: ConsoleSession) -> bool:
+    def _csrf_ok(self, request: web.Request, key: Key) -> bool:
         token = request.headers.get("X-CSRF-Token", "")
-        return hmac.compare_digest(token.encode(), session.csrf.encode())
+        return bool(key.csrf) and hmac.compare_digest(token.encode(), key.csrf.encode())
 
-    def _set_cookie(self, response: web.Response, session: ConsoleSession) -> None:
-        response.set_cookie(COOKIE, session.ident, httponly=True, samesite="Strict", secure=self.tls is not None,
-                            path="/")
+    def _covered(self, status: int) -> web.Response:
+        """The dealer's cookie while a supervisor's turn is on the screen: it may not act (403);
+        a read is answered 409, which the page asks again with the turn's own cookie."""
+        if status == 403:
+            self.book.counters.covered_refused += 1
+        return self._refuse(status, "a supervisor is acting on this screen with a sign-in of their own: the "
+                                    "dealer's session acts again when the supervisor's turn ends")
 
-    def _described(self, session: ConsoleSession | None) -> dict[str, Any]:
-        if session is None:
+    def _set_cookie(self, response: web.Response, ident: str) -> None:
+        response.set_cookie(COOKIE, ident, httponly=True, samesite="Strict", secure=self.tls is not None, path="/")
+
+    def _answer(self, key: Key, body: dict[str, Any], status: int = 200) -> web.Response:
+        """``body`` as JSON; to an ended turn's cookie, with the dealer's cookie set again (the
+        screen is the dealer's), as the body describes it."""
+        response = self._json(body, status)
+        if key.standing == "ended" and key.session is not None:
+            self._set_cookie(response, key.session.ident)
+        return response
+
+    def _described(self, key: Key) -> dict[str, Any]:
+        """The screen as the cookie sees it, with the token its changes must carry: a turn's
+        own, or (to an ended turn's cookie too) the dealer's session's."""
+        session = key.session
+        if session is None or key.standing not in ("own", "turn", "ended"):
             return {"signed_in": False, "idle_s": self.book.idle_s}
-        return {"signed_in": True, "csrf": session.csrf, "idle_s": self.book.idle_s, **session.describe()}
+        csrf = key.turn.csrf if key.standing == "turn" and key.turn is not None else session.csrf
+        return {"signed_in": True, "csrf": csrf, "idle_s": self.book.idle_s, **session.describe()}
 
     # --- handlers ------------------------------------------------------------------------
 
@@ -271,17 +310,22 @@ class ConsoleApp:
         return web.Response(text="ok\n", headers=SAFE_HEADERS)
 
     async def _session(self, request: web.Request) -> web.Response:
-        return self._json(self._described(self._session_of(request)))
+        key = self._key(request)
+        if key.standing == "covered":
+            return self._covered(409)
+        return self._answer(key, self._described(key))
 
     async def _sign_in(self, request: web.Request) -> web.Response:
         foreign = self._foreign(request)
         if foreign:
             return self._refuse(403, foreign)
-        body = await self._body(request)
-        name = body.get("name") if body else None
-        pin = body.get("pin") if body else None
+        body = await json_body(request)
+        name, pin = body.get("name"), body.get("pin")
         if not isinstance(name, str) or not isinstance(pin, str) or not name or len(name) > 64 or len(pin) > 64:
             return self._refuse(400, "give your name and PIN")
+        key = self._key(request)
+        if key.standing == "covered":
+            return self._covered(403)
         name = name.strip()
         wait = self.book.wait_s(name)
         if wait > 0:
@@ -299,12 +343,18 @@ class ConsoleApp:
                         self.book.counters.wrong_pins)
             await self._told({"refused": name, "reason": "wrong name or PIN"})
             return self._refuse(401, "wrong name or PIN")
-        session = self.book.sign_in(user, self._session_of(request))
-        log.info("console sign-in: %s %s", user.role, user.name)
-        if session.user is user:  # signed in on a screen of their own (not a supervisor's turn)
+        key = self._key(request)  # again: the PIN took a while, and a turn may have begun or ended
+        if key.standing == "covered":
+            return self._covered(403)
+        signed = self.book.sign_in(user, key.session)
+        log.info("console sign-in: %s %s%s", user.role, user.name,
+                 " (a turn on a dealer's screen)" if signed.turn is not None else "")
+        if signed.turn is None:  # signed in on a screen of their own (not a supervisor's turn)
             await self._told({"signed_in": user.name})
-        response = self._json({"ok": True, **self._described(session)})
-        self._set_cookie(response, session)
+        response = self._json({"ok": True, **self._described(signed)})
+        owner = signed.turn or signed.session
+        assert owner is not None  # a sign-in is a session or a turn
+        self._set_cookie(response, owner.ident)
         return response
 
     async def _told(self, news: dict[str, Any]) -> None:
@@ -313,14 +363,23 @@ class ConsoleApp:
                 await self.tell(news)
 
     async def _sign_out(self, request: web.Request) -> web.Response:
-        session = self._session_of(request)
-        if session is None:
+        foreign = self._foreign(request)
+        if foreign:
+            return self._refuse(403, foreign)
+        key = self._key(request)
+        if key.standing == "none":
             return self._json({"ok": True, "signed_in": False})
-        if not self._csrf_ok(request, session):
+        if key.standing == "covered":
+            return self._covered(403)
+        if not self._csrf_ok(request, key):
             self.book.counters.csrf_refused += 1
             return self._refuse(403, "this screen's token is missing: reload the page")
-        ended = self.book.sign_out(session)
-        response = self._json({"ok": True, **self._described(session if ended == "supervisor" else None)})
+        await json_body(request)
+        if key.standing == "ended":  # the turn ended before this reached us: the dealer stays signed in
+            return self._answer(key, {"ok": True, "message": TURN_ENDED, **self._described(key)})
+        ended = self.book.sign_out(key)
+        after = self._key(request)  # a turn's cookie is an ended turn's now: the dealer's session again
+        response = self._answer(after, {"ok": True, **self._described(after)})
         if ended == "session":
             response.del_cookie(COOKIE, path="/")
         return response
@@ -329,57 +388,67 @@ class ConsoleApp:
         foreign = self._foreign(request)
         if foreign:
             return self._refuse(403, foreign)
-        session = self._session_of(request)
-        if session is None:
+        key = self._key(request)
+        if key.standing == "none":
             self.book.counters.no_session += 1
             return self._refuse(401, "not signed in (or signed out after a while without a tap): sign in")
-        if not self._csrf_ok(request, session):
+        if key.standing == "covered":
+            return self._covered(403)
+        if key.standing == "ended":  # meant as the supervisor's: never carried out as the dealer
+            self.book.counters.ended_turn_refused += 1
+            return self._answer(key, {"ok": False, "error": TURN_ENDED, "session": self._described(key)}, 409)
+        if not self._csrf_ok(request, key):
             self.book.counters.csrf_refused += 1
             return self._refuse(403, "this screen's token is missing: reload the page")
-        body = await self._body(request)
-        if body is None or set(body) - {"command", "args"}:
+        body = await json_body(request)
+        if set(body) - {"command", "args"}:
             return self._refuse(400, "a command is {command, args}")
+        acting, session = key.acting, key.session
+        assert acting is not None and session is not None  # an own session or a live turn
         self.book.tapped(session)
-        acting = session.acting
         line = json.dumps({"command": body.get("command"), "args": body.get("args") or {}}).encode() + b"\n"
         self.counters.commands += 1
         try:
             reply = await asyncio.wait_for(self.ask(acting.name, line), ANSWER_WAIT_S)
         except (TimeoutError, ConnectionError):
             return self._refuse(503, "the station did not answer: see whether it is running")
-        if reply.get("ok") and session.supervisor is not None and acting is session.supervisor:
-            self.book.decided(session)
-        return self._json({**reply, "session": self._described(session)})
+        if reply.get("ok") and key.turn is not None:
+            self.book.decided(key.turn)
+        after = self._key(request)  # the turn's cookie leads back to the dealer's session once it ended
+        return self._answer(after, {**reply, "session": self._described(after)})
 
     async def _view(self, request: web.Request) -> web.StreamResponse:
-        session = self._session_of(request)
-        if session is None:
+        key = self._key(request)
+        if key.standing == "none":
             return self._refuse(401, "not signed in")
-        try:
-            seen = int(request.query.get("since", "0"))
-        except ValueError:
-            seen = 0
+        if key.standing == "covered":
+            return self._covered(409)
+        seen = view_since(request)
         await self.hub.wait(seen, VIEW_WAIT_S)
-        session = self._session_of(request)  # it may have ended meanwhile
-        if session is None:
+        key = self._key(request)  # it may have ended meanwhile, or a turn begun or ended
+        if key.standing == "none":
             return self._refuse(401, "not signed in")
+        if key.standing == "covered":
+            return self._covered(409)
         body = b'{"version": %d, "session": %s, "view": %s}' % (
-            self.hub.version, json.dumps(self._described(session)).encode(), self.hub.json)
-        return web.Response(body=body, headers={**SAFE_HEADERS, "Content-Type": "application/json"})
+            self.hub.version, json.dumps(self._described(key)).encode(), self.hub.json)
+        response = web.Response(body=body, headers={**SAFE_HEADERS, "Content-Type": "application/json"})
+        if key.standing == "ended" and key.session is not None:
+            self._set_cookie(response, key.session.ident)
+        return response
 
     async def _recall(self, request: web.Request) -> web.Response:
-        session = self._session_of(request)
-        if session is None:
+        key = self._key(request)
+        if key.standing == "none":
             return self._refuse(401, "not signed in")
+        if key.standing == "covered":
+            return self._covered(409)
+        last, round_id = recall_query(request)
         if self.recall is None:
             return self._refuse(503, "recall is not available")
-        round_id = request.query.get("round", "").strip()[:16]
-        try:
-            last = int(request.query.get("last", "10"))
-        except ValueError:
-            return self._refuse(400, "last: a number of rounds")
-        self.book.tapped(session)
-        return self._json(await self.recall(max(1, min(last, 50)), round_id))
+        assert key.session is not None
+        self.book.tapped(key.session)
+        return self._answer(key, await self.recall(last, round_id))
 
 
 __all__ = ["ConsoleApp", "Limits"]

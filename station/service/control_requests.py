@@ -7,14 +7,19 @@ in any object (JSON parsers keep the last of two, so ``"command": "status", "com
 "resume"`` would run ``resume`` behind a reader who saw ``status``); each command then checks
 its own arguments (:mod:`station.service.control_commands`). Anything else is refused with
 ``<field>: <what is wrong>``, never turned into an exception that could reach the table.
+
+The parsing itself (the depth measured before the parser runs, repeated keys, bounded
+integers, no ``NaN``) is :mod:`station.strict_json`'s, shared with the dealer's console;
+this module words its refusals as the control socket always has.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from station import strict_json
 
 MAX_REQUEST_BYTES = 64 * 1024
 #: Objects and arrays inside objects and arrays: a request needs two (request, args).
@@ -46,12 +51,19 @@ def decode_request(line: bytes) -> Request:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
         raise RequestError("request: not valid UTF-8 text") from None
-    _check_depth(text)
     try:
-        value = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant, object_pairs_hook=_no_repeats)
-    except RequestError:
-        raise
-    except (ValueError, RecursionError):
+        value = strict_json.loads(text, max_depth=MAX_DEPTH, max_integer_digits=MAX_INTEGER_DIGITS)
+    except strict_json.TooDeep:
+        raise RequestError(f"request: nested deeper than {MAX_DEPTH} levels") from None
+    except strict_json.LongInteger as exc:
+        raise RequestError(f"request: an integer of {exc.digits} digits (at most {MAX_INTEGER_DIGITS})") from None
+    except strict_json.RepeatedKey as exc:
+        _check_string(exc.key, "request")  # a key that is not text at all is said as that first
+        raise RequestError(f"{exc.key[:MAX_COMMAND_CHARS]}: given twice (a request names each field and argument "
+                           "once)") from None
+    except strict_json.NotANumber as exc:
+        raise RequestError(f"request: {exc.name} is not a number") from None
+    except strict_json.StrictJsonError:
         raise RequestError("request: not a JSON object") from None
     if not isinstance(value, dict):
         raise RequestError("request: not a JSON object")
@@ -69,49 +81,6 @@ def decode_request(line: bytes) -> Request:
     if not isinstance(args, dict):
         raise RequestError("args: must be an object of NAME: VALUE")
     return Request(token, command, args)
-
-
-def _check_depth(text: str) -> None:
-    """Refuse deep nesting before the parser sees it (it would recurse once per level)."""
-    depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise RequestError(f"request: nested deeper than {MAX_DEPTH} levels")
-        elif char in "]}":
-            depth -= 1
-
-
-def _bounded_int(digits: str) -> int:
-    if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise RequestError(f"request: an integer of {len(digits.lstrip('-'))} digits (at most {MAX_INTEGER_DIGITS})")
-    return int(digits)
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object with each key once; a repeated key is refused (which one is meant?)."""
-    value: dict[str, Any] = {}
-    for key, item in pairs:
-        if key in value:
-            _check_string(key, "request")  # a key that is not text at all is said as that first
-            raise RequestError(f"{key[:MAX_COMMAND_CHARS]}: given twice (a request names each field and argument once)")
-        value[key] = item
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise RequestError(f"request: {name} is not a number")
 
 
 def _check_text(value: Any, where: str) -> None:

@@ -57,22 +57,26 @@ def test_five_wrong_pins_a_minute_then_a_wait() -> None:
 def test_idle_sessions_end_and_a_supervisor_has_one_turn_on_a_dealers_screen() -> None:
     clock = Clock()
     book = SessionBook(600, clock)
-    session = book.sign_in(DEALER, None)
-    assert book.find(session.ident) is session and session.csrf and session.csrf != session.ident
-    assert book.sign_in(SUPERVISOR, session) is session and session.acting is SUPERVISOR
+    session = book.sign_in(DEALER, None).session
+    assert session is not None and session.csrf and session.csrf != session.ident
+    assert book.look_up(session.ident).session is session
+    turn = book.sign_in(SUPERVISOR, session)
+    assert turn.session is session and session.acting is SUPERVISOR and turn.acting is SUPERVISOR
     assert session.describe()["turn"] == 1
-    book.decided(session)
+    assert turn.turn is not None
+    book.decided(turn.turn)
     # Each change of who acts is a newer turn: a screen told of turn 1 after turn 2 keeps turn 2.
     assert session.acting is DEALER and session.describe()["turn"] == 2
     book.sign_in(SUPERVISOR, session)
     clock.now += SUPERVISOR_TURN_S + 1
-    assert book.find(session.ident) is session and session.acting is DEALER  # the turn ran out
+    assert book.look_up(session.ident).standing == "own" and session.acting is DEALER  # the turn ran out
     assert session.describe()["turn"] == 4
-    assert book.sign_out(session) == "session" and book.find(session.ident) is None
-    other = book.sign_in(OTHER, book.sign_in(DEALER, None))  # a new dealer's shift: a session of their own
-    assert other.user is OTHER
+    assert book.sign_out(book.look_up(session.ident)) == "session" and book.look_up(session.ident).standing == "none"
+    first = book.sign_in(DEALER, None).session
+    other = book.sign_in(OTHER, first).session  # a new dealer's shift: a session of their own
+    assert other is not None and other.user is OTHER
     clock.now += 601
-    assert book.find(other.ident) is None and book.counters.idle_signed_out == 1
+    assert book.look_up(other.ident).standing == "none" and book.counters.idle_signed_out == 1
 
 
 @pytest.mark.parametrize(("bet", "action", "line"), [

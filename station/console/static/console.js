@@ -65,8 +65,9 @@ function signedOut(reason) {
 function setSession(session) {
   const fresh = session && session.signed_in ? session : null;
   // A long poll answered just before a command's reply may describe the screen as it was (a
-  // supervisor's turn the reply has just ended): the same session's older turn never wins.
-  if (fresh && ui.session && fresh.csrf === ui.session.csrf && fresh.turn < ui.session.turn) return;
+  // supervisor's turn the reply has just ended): the same screen's older turn never wins. A
+  // supervisor's turn has a token of its own, so the screen is known by its (non-secret) id.
+  if (fresh && ui.session && fresh.screen === ui.session.screen && fresh.turn < ui.session.turn) return;
   ui.session = fresh;
   document.body.dataset.role = ui.session ? ui.session.acting_role : "";
   $("user-name").textContent = ui.session
@@ -82,6 +83,12 @@ async function poll() {
     try {
       const response = await fetch(`/api/view?since=${ui.version}`, {credentials: "same-origin"});
       if (response.status === 401) { signedOut("signed out"); break; }
+      if (response.status !== 200) {
+        // Not an answer to show, nor a sign-out: a poll sent with the dealer's cookie just before a
+        // supervisor's turn began (409: the next one goes with the turn's), or the console busy.
+        await new Promise((resolve) => setTimeout(resolve, response.status === 409 ? 100 : 1000));
+        continue;
+      }
       data = await response.json();
     } catch (e) {
       await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -10,7 +10,11 @@ written them, by the very code the station runs:
 1. the session of :func:`station.core.sessions.drive` (bets, some refused, cards from shuffled
    8-deck shoes, cut cards, shoe ends, irregularities with their decisions, device faults) is
    played on the projection (:class:`station.core.projection.Projection`) under the
-   configuration the bench then runs (``config/station.toml`` with the simulated dealer off);
+   configuration the bench then runs (``config/station.toml`` with the simulated dealer off),
+   with what a station journals around it (:class:`StationLife`: its starts and stops, a
+   killed run now and then, the display's boot, cards present, the pedals, confirmed payouts,
+   the integrity monitor's alerts), so the journal holds every record kind a real station
+   writes (tests/service/test_generated_journals.py compares them);
 2. each input becomes a record of the hash chain (seq, time, kind, canonical payload, previous
    hash, SHA-256), inserted in large transactions without an fsync each (the one thing the
    station does differently: its group commits are durable one by one); the records are
@@ -20,7 +24,7 @@ written them, by the very code the station runs:
    meters' (the station's :class:`MetersService`, folding every record) and the integrity
    monitor's (a real :class:`IntegrityMonitor` fed every output, as in the station);
 4. the journal starts with the Configuration record the station writes, so ``station run``
-   accepts it, and its head is set last. ``station journal verify`` finds it intact.
+   accepts it, and its head is set last. ``station journal verify --deep`` finds it intact.
 
 Building the million-round journal is some minutes of CPU (every input applied, every round's
 integrity edges computed): it is built once into ``--cache`` (default
@@ -49,6 +53,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -58,11 +63,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.throughput import compile_checkout, time_to_ready
 from station.core import outputs as out
 from station.core.checkpoints import CHECKPOINT, EVERY_RECORDS, checkpoint_payload
+from station.core.machine import TableMachine
 from station.core.projection import Projection
 from station.core.sessions import drive
 from station.core.state import STATE_FORMAT
 from station.event_codec import event_to_dict
-from station.events import Event
+from station.events import (
+    ButtonPressed,
+    CardsPresent,
+    DealerAction,
+    DeviceBooted,
+    Event,
+    IntegrityAlert,
+    PayoutConfirmationRequired,
+    PayoutsConfirmed,
+    StationStarted,
+    StationStopped,
+)
 from station.integrity.monitor import IntegrityMonitor, IntegritySettings
 from station.integrity.monitor_state import MONITOR_FORMAT, monitor_state, settings_json
 from station.integrity.service import INTEGRITY_CHECKPOINT
@@ -71,7 +88,7 @@ from station.journal.store import SCHEMA_VERSION, format_time
 from station.meters.checkpoint import METERS_FORMAT
 from station.meters.service import MetersService
 from station.service.config import load_config
-from station.service.setup import core_options, new_journal_record
+from station.service.setup import core_options, new_journal_record, software_record
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 2026
@@ -126,6 +143,68 @@ class ChainWriter:
         self.conn.close()
 
 
+#: Rounds between two orderly restarts of the generated station, and between two killed ones.
+RESTART_EVERY = 2000
+KILLED_EVERY = 5000
+
+
+class StationLife:
+    """What a real station journals around the dealer's inputs, added to the generated session
+    so that the journal holds every record kind a station writes (tests/service/
+    test_generated_journals.py compares them with a real ``station run``'s): its starts and
+    orderly stops, a killed run now and then, the display's boot, the shoe's cards present at
+    each new shoe, the pedals for the actions mapped to them, each round's payouts confirmed
+    when the table asks for it, and the integrity monitor's alerts, posted as its service posts
+    them (each finding once)."""
+
+    def __init__(self, feed: Callable[[Event], None], machine: TableMachine, buttons: dict[str, str],
+                 confirm_payouts: bool) -> None:
+        self._feed = feed
+        self._machine = machine
+        self._confirm = confirm_payouts
+        self._pedal = {action: button for button, action in buttons.items()}
+        self._raised: set[str] = set()
+        self._alerts: list[IntegrityAlert] = []
+        self._version = str(software_record().get("version", ""))
+        self._rounds_at_start = 0
+        self._stopped = "none"
+
+    def start(self) -> None:
+        self._feed(StationStarted(self._version, "0" * 64, "generated", self._stopped))
+        if self._confirm != self._machine.confirm_payouts:  # what the console says at its start
+            self._feed(PayoutConfirmationRequired(self._confirm))
+        self._feed(DeviceBooted("display", "power on"))
+
+    def found(self, findings: list[Any]) -> None:
+        for finding in findings:
+            if finding.key not in self._raised:
+                self._raised.add(finding.key)
+                self._alerts.append(IntegrityAlert(finding.code, finding.severity, finding.detail, finding.key,
+                                                   finding.shoe, finding.round_id, finding.stop, finding.data))
+
+    def feed(self, event: Event) -> None:
+        """The dealer's input as a station journals it, with what goes with it."""
+        machine = self._machine
+        if isinstance(event, DealerAction) and event.action == "next_round" and machine.payouts_hold():
+            current = machine.round
+            self._feed(PayoutsConfirmed(current.round_id if current is not None else ""))
+        button = self._pedal.get(event.action) if isinstance(event, DealerAction) and not event.box else None
+        self._feed(ButtonPressed("pedals", button) if button else event)
+        if isinstance(event, DealerAction) and event.action == "shuffle_done":
+            self._feed(CardsPresent("shoe"))
+        while self._alerts:
+            self._feed(self._alerts.pop(0))
+        settled = machine.rounds_settled + machine.rounds_voided
+        if machine.state == "betting" and settled - self._rounds_at_start >= RESTART_EVERY:
+            self._rounds_at_start = settled
+            if settled % KILLED_EVERY:
+                self._feed(StationStopped("SIGTERM"))
+                self._stopped = "clean"
+            else:
+                self._stopped = "unclean"  # killed: no StationStopped
+            self.start()
+
+
 def build(path: Path, rounds: int, config: Path) -> tuple[int, float]:
     """Write the journal of ``rounds`` rounds at ``path``; (records, seconds)."""
     started = time.perf_counter()
@@ -137,6 +216,7 @@ def build(path: Path, rounds: int, config: Path) -> tuple[int, float]:
     writer = ChainWriter(path, datetime(2026, 1, 1, 6, 0, tzinfo=UTC))
     projection = Projection(options)
     monitor = IntegrityMonitor(options, settings)
+    life: StationLife | None = None
 
     def note(kind: str, payload: dict[str, Any]) -> None:
         projection.take(writer.add(kind, payload))
@@ -152,7 +232,9 @@ def build(path: Path, rounds: int, config: Path) -> tuple[int, float]:
         ended = False
         for output in step.outputs:
             if isinstance(output, IntegrityMonitor.KINDS):
-                monitor.feed(output)
+                found = monitor.feed(output)
+                if life is not None:
+                    life.found(found)
             elif isinstance(output, out.ShoeEnded):
                 ended = True
             elif isinstance(output, out.Checkpointed):
@@ -170,7 +252,12 @@ def build(path: Path, rounds: int, config: Path) -> tuple[int, float]:
             checkpointed = record.seq
             take(record, None)
 
-    drive(SEED, rounds, projection.machine, feed)
+    console = loaded.config.console
+    life = StationLife(feed, projection.machine, dict(loaded.config.dealer.buttons),
+                       console.enabled and console.confirm_payouts)
+    life.start()
+    drive(SEED, rounds, projection.machine, life.feed)
+    feed(StationStopped("SIGTERM"))
     writer.close()
     return writer.seq, time.perf_counter() - started
 

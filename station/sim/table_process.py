@@ -4,7 +4,9 @@ the simulated dealer who plays them.
 It starts from :func:`table_main` (forked, or spawned when the station already has threads),
 reports :class:`~station.sim.messages.Ready` with each simulator's port, and from then on
 answers the station's messages (:data:`~station.sim.messages.ToTable`) until it is told to
-stop or its pipe closes. The station's half is :mod:`station.sim.table`.
+stop or its pipe closes. The station's half is :mod:`station.sim.table`. Beside the pipe, the
+table serves its fault door (:mod:`station.sim.faults`, ``faults.sock`` in its folder): faults
+injected into its simulators from outside the station while it runs.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from station.child_process import die_with
 from station.events import Event
 from station.sim.cpus import pin_process
 from station.sim.dealer import SimulatedDealer
+from station.sim.faults import FaultDoor
 from station.sim.messages import (
     Begin,
     DealerEnded,
@@ -143,6 +146,10 @@ def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None
         folder.remove()
         outbox.send(StartFailed(f"{type(exc).__name__}: {exc}"))
         return
+    # The fault door opens before the station hears the table is ready: whoever reads the
+    # station's log for the table's folder finds the door there already.
+    door = FaultDoor(folder.path, {name: sim.simulator for name, sim in running.items()})
+    door.start()
     outbox.send(Ready({name: sim.url for name, sim in running.items()}))
     dealer: SimulatedDealer | None = None
     screen = DealerScreen(outbox, running["shoe"].simulator) if "shoe" in running else None
@@ -172,6 +179,7 @@ def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None
                 case _:
                     log.error("simulated_table_unknown_message", message=type(message).__name__)
     finally:
+        door.close()  # first: no fault lands, and no device is plugged back, while the table stops
         if dealer is not None:
             dealer.stop()
         for sim in running.values():

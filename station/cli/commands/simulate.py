@@ -3,6 +3,10 @@
 The simulator speaks the real wire protocol on a pseudo-terminal (or a TCP socket with
 ``--socket``) and prints where to connect. It runs until Ctrl-C; while it runs, lines
 typed on standard input script it ("draw", "lid open", "unplug", ... ; "help" lists them).
+
+``station simulate fault [--table DIR] DEVICE FAULT`` breaks a device of a simulated table
+that a running station started (``station run`` on ``sim:`` devices), through the table's
+fault door (``faults.sock`` in its folder); ``--list`` names its devices and the faults.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ KINDS = ("shoe", "shuffler", "display", "buttonbox")
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "simulate",
-        help="run a simulated device (shoe, shuffler, display, buttonbox, pedals) until Ctrl-C",
+        help="run a simulated device (shoe, shuffler, display, buttonbox, pedals) until Ctrl-C, "
+             "or break a device of a running simulated table (fault)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -35,6 +40,7 @@ def register(subparsers: Any) -> None:
         {"shoe": _shoe_options, "shuffler": _shuffler_options, "display": _display_options,
          "buttonbox": _buttonbox_options}[kind](sub)
         sub.set_defaults(handler=run_serial_simulator)
+    _fault_parser(kinds)
     pedals = kinds.add_parser("pedals", help="simulated USB dealer pedals")
     try:
         from drivers.simulators.pedals import console as usb_simulator
@@ -44,6 +50,77 @@ def register(subparsers: Any) -> None:
     else:
         usb_simulator.add_arguments(pedals)
         pedals.set_defaults(handler=usb_simulator.run)
+
+
+def _fault_parser(kinds: Any) -> None:
+    fault = kinds.add_parser(
+        "fault", help="break a device of a running simulated table (unplug, reboot, lost answers...)",
+        description="Inject a fault into a device of a simulated table while its station runs, through the "
+                    "table's fault door (faults.sock in the table's folder; docs/drivers.md). Prints what was "
+                    "done; exit 0 done, 1 refused (or no table answers), 2 a bad command line.")
+    fault.add_argument("device", nargs="?", metavar="DEVICE", help="shoe, shuffler, display or buttonbox")
+    fault.add_argument("fault", nargs="?", metavar="FAULT",
+                       help="unplug, reboot, power_cycle, drop_replies, corrupt, lose_acks, garbage, mute")
+    fault.add_argument("--table", metavar="DIR",
+                       help="the table's folder (the folder of its device links, e.g. /tmp/station-sim-XXXX); "
+                            "default: the only simulated table of this user that is running")
+    fault.add_argument("--list", action="store_true", help="the table's devices and the faults it knows")
+    fault.add_argument("--seconds", metavar="S", help="unplug, mute: how long the fault lasts")
+    fault.add_argument("--count", metavar="N", help="drop_replies, corrupt, lose_acks: how many")
+    fault.add_argument("--bytes", dest="data", metavar="HEX", help="garbage: the bytes to put on the line")
+    fault.set_defaults(handler=run_fault)
+
+
+def run_fault(args: argparse.Namespace) -> int:
+    """Check the request as the door would, find the table, ask it, print its words."""
+    from station.sim.faults import SOCKET_NAME, DoorUnreachable, FaultRefused, ask, check_request, live_tables
+
+    request = _fault_request(args)
+    try:
+        check_request(request)
+    except FaultRefused as exc:
+        raise CliError(str(exc)) from None
+    if args.table is not None:
+        folder = Path(args.table)
+        if not folder.is_dir():
+            raise CliError(f"--table {args.table}: no such folder")
+    else:
+        tables = live_tables()
+        if not tables:
+            raise CliError("no simulated table of this user is running (no station-sim-* folder with a live "
+                           "table.lock in the temporary folder); name one with --table DIR", 1)
+        if len(tables) > 1:
+            raise CliError(f"{len(tables)} simulated tables are running ({', '.join(map(str, tables))}): "
+                           "name one with --table DIR", 1)
+        folder = tables[0]
+    try:
+        reply = ask(folder / SOCKET_NAME, request)
+    except DoorUnreachable as exc:
+        raise CliError(str(exc), 1) from None
+    if not reply.get("ok"):
+        raise CliError(f"refused: {reply.get('error', 'no reason given')}", 1)
+    print(reply.get("done", "done"), flush=True)
+    return 0
+
+
+def _fault_request(args: argparse.Namespace) -> dict[str, Any]:
+    """The door's request from the command line; a line that does not make one is a usage error."""
+    options = {"seconds": args.seconds, "count": args.count, "bytes": args.data}
+    given = {name: value for name, value in options.items() if value is not None}
+    if args.list:
+        if args.device is not None or args.fault is not None or given:
+            raise CliError("--list takes no DEVICE, FAULT or fault options")
+        return {"fault": "list"}
+    if args.device is None or args.fault is None:
+        raise CliError("name a DEVICE and a FAULT (e.g. shoe unplug --seconds 1), or --list")
+    request: dict[str, Any] = {"device": args.device, "fault": args.fault}
+    for name, value in given.items():
+        try:
+            request[name] = {"seconds": float, "count": int, "bytes": str}[name](value)
+        except ValueError:
+            kind = "a number" if name == "seconds" else "a whole number"
+            raise CliError(f"--{name} {value}: not {kind}") from None
+    return request
 
 
 def _pedals_missing(reason: str) -> int:

@@ -36,6 +36,7 @@ from station.core.options import CoreOptions
 from station.events import (
     AccessDenied,
     DeviceFault,
+    DeviceRecovered,
     Event,
 )
 from station.floor.process import PreparedOutbox, fork_outbox
@@ -159,9 +160,16 @@ class Station:
                                      endpoints=endpoints)
         self.devices.start()
         self._start_shuffler_agent()
+        # A device the journal left faulted (lost before the restart) that answers and passes its
+        # self-test now is back: the station says so, as it does when a link comes back while it
+        # runs. An irregularity its loss raised stays open for a person; only the fault ends.
+        faulted_before = set(loop.machine.faulted)  # the loop does not run yet: this thread may read it
         for outcome in self.devices.self_tests():
             if outcome.passed:
                 log.info("self_test_passed", device=outcome.device, detail=outcome.detail)
+                if outcome.device in faulted_before:
+                    log.info("device_back_after_restart", device=outcome.device)
+                    loop.post(DeviceRecovered(outcome.device))
             else:
                 log.error("self_test_failed", device=outcome.device, detail=outcome.detail)
                 loop.post(DeviceFault(outcome.device, f"self-test failed: {outcome.detail}", "selftest"))

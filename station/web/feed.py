@@ -33,7 +33,11 @@ from station.web.snapshot import Snapshot, encode_snapshot
 log = structlog.get_logger(__name__)
 
 _HEADER_SIZE = 5
+#: How long the station's start waits for the scoreboard to listen. One that has not answered
+#: by then (a machine so loaded that a process at nice 10 hardly runs) does not hold the table
+#: up: the station starts without it and the feed starts it again, waiting longer.
 START_TIMEOUT_S = 15.0
+RESTART_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 1.0
 SEND_TIMEOUT_S = 1.0
 #: Least time between two starts of a scoreboard that keeps ending.
@@ -86,16 +90,26 @@ class ScoreboardProcess:
         return self._process is not None and self._process.poll() is None
 
     def start(self) -> ScoreboardProcess:
-        """Start the child and wait until it listens; raise :class:`ScoreboardStartError` if it cannot."""
+        """Start the child and wait until it listens; raise :class:`ScoreboardStartError` if it
+        cannot (its port held by another program, say). One that does not answer in time is
+        left to the feed, which starts it again: the scoreboard must never keep the table from
+        starting, and a slow start is the machine's load, not a fault of the configuration."""
         with self._lock:
             self._stopped = False
-            self._spawn()
+            try:
+                self._spawn(START_TIMEOUT_S)
+            except ScoreboardStartError as exc:
+                if exc.errno != errno.ETIMEDOUT:
+                    raise
+                log.warning("web_scoreboard_slow_to_start", error=str(exc), retry_s=RESTART_S,
+                            note="the station starts without it; it is started again in the background")
+                self.url = f"http://{self.host}:{self.port}/"
         self._sender = threading.Thread(target=self._send_loop, name="scoreboard-feed", daemon=True)
         self._sender.start()
         log.info("web_scoreboard_started", url=self.url, pid=self.pid)
         return self
 
-    def _spawn(self) -> None:
+    def _spawn(self, timeout: float) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         command = [
             sys.executable, "-m", "station.web.process", "--feed-fd", str(theirs.fileno()),
@@ -108,7 +122,7 @@ class ScoreboardProcess:
                                        process_group=0)
         finally:
             theirs.close()
-        answer = self._read_answer(ours, process)
+        answer = self._read_answer(ours, process, timeout)
         if "ready" not in answer:
             ours.close()
             process.wait(5)
@@ -118,14 +132,14 @@ class ScoreboardProcess:
         self._process, self._sock, self.url = process, ours, str(answer["ready"])
 
     @staticmethod
-    def _read_answer(sock: socket.socket, process: subprocess.Popen[bytes]) -> dict[str, Any]:
-        deadline = time.monotonic() + START_TIMEOUT_S
+    def _read_answer(sock: socket.socket, process: subprocess.Popen[bytes], timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
         buffer = b""
         while b"\n" not in buffer:
             left = deadline - time.monotonic()
             if left <= 0:
                 process.kill()
-                return {"error": f"no answer within {START_TIMEOUT_S:.0f} s", "errno": errno.ETIMEDOUT}
+                return {"error": f"no answer within {timeout:.0f} s", "errno": errno.ETIMEDOUT}
             readable, _, _ = select.select([sock], [], [], min(left, 0.2))
             if not readable:
                 if process.poll() is not None:
@@ -190,7 +204,7 @@ class ScoreboardProcess:
             log.error("web_scoreboard_ended", status=self._process.poll())
         self._close_child()
         try:
-            self._spawn()
+            self._spawn(RESTART_TIMEOUT_S)
         except OSError as exc:
             log.error("web_scoreboard_restart_failed", error=str(exc))
             return False

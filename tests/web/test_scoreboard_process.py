@@ -156,6 +156,32 @@ def test_a_scoreboard_that_ends_is_started_again_with_the_last_picture(scoreboar
     assert scoreboard.restarts == 1
 
 
+def test_a_scoreboard_slow_to_start_does_not_keep_the_station_from_starting(monkeypatch: pytest.MonkeyPatch
+                                                                            ) -> None:
+    """On a machine so loaded that the scoreboard (at nice 10) has not answered by the time the
+    station's start may wait, the station starts without it (it raised and the station exited
+    69 before), and the feed starts it again with a longer wait; the picture then reaches it."""
+    from station.web import feed
+
+    monkeypatch.setattr(feed, "START_TIMEOUT_S", 0.001)  # no child answers that fast
+    port = _free_port()
+    process = ScoreboardProcess("127.0.0.1", port).start()
+    try:
+        assert process.pid is None and process.url == f"http://127.0.0.1:{port}/"
+        process.publish(snapshot(4))
+        wait_for(lambda: process.running, timeout=30)
+        wait_for(lambda: b'"round_no":4' in _get(process.url + "snapshot"), timeout=10)
+        assert process.restarts == 1
+    finally:
+        process.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def test_the_scoreboard_dies_with_the_station(tmp_path: Path) -> None:
     code = (
         "import sys, time\n"

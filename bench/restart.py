@@ -143,6 +143,9 @@ class ChainWriter:
         self.conn.close()
 
 
+#: What the generated journal holds besides the dealer's inputs (:class:`StationLife`); part of a
+#: cached journal's name, so a journal cached before a change of it is built again.
+LIFE = 1
 #: Rounds between two orderly restarts of the generated station, and between two killed ones.
 RESTART_EVERY = 2000
 KILLED_EVERY = 5000
@@ -266,7 +269,7 @@ def cached_journal(cache: Path, rounds: int, config: Path) -> tuple[Path, str]:
     """The journal of ``rounds`` rounds in the cache, built when missing; (path, how it came)."""
     key = hashlib.sha256(config.read_bytes()).hexdigest()[:10]
     path = cache / (f"journal-{rounds}-seed{SEED}-state{STATE_FORMAT}-monitor{MONITOR_FORMAT}-meters{METERS_FORMAT}"
-                    f"-{key}.sqlite3")
+                    f"-life{LIFE}-{key}.sqlite3")
     if path.exists():
         return path, "cached" + _migrated(path)
     cache.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,6 @@ same configuration (killed once, started again, stopped in order) gives the kind
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -24,21 +23,15 @@ import pytest
 from station.cli.main import main
 from station.journal import JournalReader
 
+from ..benches import load_bench
 from ..shipped import runnable_copy, shipped
 from ..waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "restart.py"
-
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("restart_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("restart")
 
 
 def _kinds(journal: Path) -> set[str]:

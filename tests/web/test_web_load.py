@@ -9,9 +9,7 @@ SIGTERM with its scoreboard.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import threading
 import time
 import urllib.error
@@ -22,18 +20,13 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
+from ..benches import load_bench
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "web_load.py"
+pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 
 def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location("web_load_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("web_load")
 
 
 def _alive(pid: int) -> bool:

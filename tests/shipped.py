@@ -76,10 +76,12 @@ class RunnableCopy:
 
 
 def runnable_copy(source: Path, folder: Path, *, pace_ms: int | None = 0, floor: dict[str, Any] | None = None,
-                  web: bool = False, extra: dict[str, dict[str, Any]] | None = None) -> RunnableCopy:
+                  web: bool = False, extra: dict[str, dict[str, Any]] | None = None,
+                  users: list[dict[str, str]] | None = None) -> RunnableCopy:
     """Write ``source`` made runnable here into ``folder`` (see the module's docstring).
     ``pace_ms`` None keeps the file's own pace; ``floor`` replaces its ``[floor]`` section;
-    ``web`` turns the scoreboard on at a free port; ``extra`` sets keys of other sections."""
+    ``web`` turns the scoreboard on at a free port; ``extra`` sets keys of other sections;
+    ``users`` are added to ``[[control.users]]`` (a supervisor's token for a test, say)."""
     folder.mkdir(parents=True, exist_ok=True)
     data = _filled(tomllib.loads(source.read_text()))
     journal = folder / "journal.sqlite3"
@@ -102,6 +104,8 @@ def runnable_copy(source: Path, folder: Path, *, pace_ms: int | None = 0, floor:
         data["floor"] = floor
     for section, values in (extra or {}).items():
         data.setdefault(section, {}).update(values)
+    if users:
+        data["control"]["users"] = [*data["control"].get("users", []), *users]
     config = folder / f"{source.stem}.toml"
     config.write_text(tomli_w.dumps(data))
     table = data["table"]

@@ -115,6 +115,14 @@ class SimulatedDevice:
         #: Events ever queued (each reaches the host once, unless power-cycled away): a host that
         #: has handed over this many has them all.
         self.events_queued = 0
+        #: Events that left the outbox without reaching the host (lost to a restart, or taken
+        #: back unsent: :meth:`withdraw`): a host has all there is once it has handed over
+        #: ``events_queued - events_dropped``.
+        self.events_dropped = 0
+        #: Told (on the restarting thread) the events a restart lost before they went out, so
+        #: their maker knows the host never heard them (the simulated dealer re-slides the cards).
+        self.drop_listeners: list[Callable[[list[Message]], None]] = []
+        self._restarting = False  # nothing goes out while a reboot waits for the event on the line
         #: Every command executed, decoded, in order (retransmitted duplicates are not repeated).
         self.received: list[Message] = []
         self._codec = StreamCodec(self.protocol, self.protocol_version)
@@ -202,6 +210,19 @@ class SimulatedDevice:
         if ready is not None:
             self._transmit(*ready, first=True)
 
+    def withdraw(self, which: Callable[[Message], bool]) -> list[Message]:
+        """Take back the queued events ``which`` selects that never went out (the host cannot
+        have them), in order: the simulated dealer takes back cards it slid out ahead when the
+        table stops for a person (they would meet a stopped round)."""
+        with self._outbox_changed:
+            taken = [item for item in self._outbox if item.seq is None and which(item.message)]
+            for item in taken:
+                self._outbox.remove(item)
+                item.acked.set()  # nobody should wait for them
+            self.events_dropped += len(taken)
+            self._outbox_changed.notify_all()  # the sending thread sends the new head, if it may
+        return [item.message for item in taken]
+
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Wait until every queued event has been acknowledged."""
         deadline = time.monotonic() + timeout
@@ -258,29 +279,45 @@ class SimulatedDevice:
         sequence numbers after a restart.
         """
         self.unplug()
-        with self._outbox_changed:
-            for item in self._outbox:
-                item.acked.set()  # lost with the power; nobody should wait for them
-            self._outbox.clear()
-            self._tx_seq = 0
-            self._last_cmd = None
-            self._outbox_changed.notify_all()
+        lost = self._lose_outbox()
         self.on_power_cycle()
         self.replug()
         self.send_event(Boot("power cycle"))
+        self._tell_lost(lost)
 
     def reboot(self, reason: str = "power on") -> None:
         """Restart the device's firmware with the cable left in (a brown-out, a watchdog reset):
-        what it had queued is lost, numbering restarts at 1, and it announces ``Boot``."""
+        what it had queued is lost, numbering restarts at 1, and it announces ``Boot``. It
+        restarts once the event on the line, if any, is acknowledged (or its ACK overdue), so
+        that what the host heard is certain."""
+        lost = self._lose_outbox(settle=True)
+        self.on_power_cycle()
+        self.send_event(Boot(reason))
+        self._tell_lost(lost)
+
+    def _lose_outbox(self, settle: bool = False) -> list[Message]:
+        """What a restart loses: every queued event (numbering restarts too). Returns those
+        never put on the line: one sent and not acknowledged may have reached the host."""
         with self._outbox_changed:
+            self._restarting = settle
+            deadline = time.monotonic() + self.ack_timeout
+            while settle and self._outbox and self._outbox[0].seq is not None and time.monotonic() < deadline:
+                self._outbox_changed.wait(0.005)  # an ACK does not notify: look again soon
+            self._restarting = False
+            lost = [item.message for item in self._outbox if item.seq is None]
             for item in self._outbox:
-                item.acked.set()
+                item.acked.set()  # lost with the power; nobody should wait for them
+            self.events_dropped += len(self._outbox)
             self._outbox.clear()
             self._tx_seq = 0
             self._last_cmd = None
             self._outbox_changed.notify_all()
-        self.on_power_cycle()
-        self.send_event(Boot(reason))
+        return lost
+
+    def _tell_lost(self, lost: list[Message]) -> None:
+        if lost:
+            for listener in list(self.drop_listeners):
+                listener(lost)
 
     # -- for subclasses -------------------------------------------------------------------------
 
@@ -374,8 +411,8 @@ class SimulatedDevice:
         return head, self._first_transmission(head)
 
     def _may_send(self, item: _Outgoing) -> bool:
-        if self._held_from is not None and item.number > self._held_from:
-            return False  # held (hold_after)
+        if (self._held_from is not None and item.number > self._held_from) or self._restarting:
+            return False  # held (hold_after), or a reboot is under way
         return self._plugged.is_set() and not self._mute and not self._stop.is_set()
 
     def _first_transmission(self, item: _Outgoing) -> bytes:

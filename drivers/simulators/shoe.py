@@ -25,6 +25,17 @@ class EmptyShoeError(RuntimeError):
     """The dealer tried to draw from an empty shoe."""
 
 
+def shoe_items(messages: Iterable[Message]) -> list[ShoeItem]:
+    """The cards (and the cut card) that shoe events report, in order; other events left out."""
+    items: list[ShoeItem] = []
+    for message in messages:
+        if isinstance(message, wire.CardRead):
+            items.append(message.card)
+        elif isinstance(message, wire.CutCardRead):
+            items.append(CUT_CARD)
+    return items
+
+
 class ShoeSimulator(SimulatedDevice):
     PROTOCOL = "shoe"
     MODEL = "SIM-SHOE-1"
@@ -102,6 +113,28 @@ class ShoeSimulator(SimulatedDevice):
             # the cut card left at the very back does not make the shoe "present"
             self.send_event(wire.ShoeEmptyNotice())
         return item
+
+    def put_back(self, items: Iterable[ShoeItem]) -> None:
+        """Cards (and the cut card) the reader never reported go back on top of the shoe, in
+        order, to be slid past the reader again (a continuous shuffler's pool takes the cards
+        back among the others)."""
+        items = list(items)
+        with self._shoe_lock:
+            if self._pool is not None:
+                self._pool.put_back([item for item in items if isinstance(item, Card)])
+            else:
+                self._items.extendleft(reversed(items))
+            self.cards_read -= sum(1 for item in items if isinstance(item, Card))
+
+    def withdraw_unsent(self) -> list[ShoeItem]:
+        """Take back the cards slid out whose reports have not gone out yet (see
+        :meth:`~drivers.simulators.base.SimulatedDevice.withdraw`), and put them back on top:
+        as far as the host knows they never left. Returns them, in the order they were drawn.
+        A shoe-empty notice among them goes too (the shoe is not empty any more)."""
+        kinds = (wire.CardRead, wire.CutCardRead, wire.ShoeEmptyNotice)
+        items = shoe_items(self.withdraw(lambda message: isinstance(message, kinds)))
+        self.put_back(items)
+        return items
 
     def open_lid(self) -> None:
         self.lid_open = True

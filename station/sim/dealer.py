@@ -11,7 +11,10 @@ A simulated dealer never decides an irregularity or resumes a pause: that is a s
 job. In ``station run`` it waits for them as long as they take (and for a journal that cannot
 be written until it can), then goes on from where the station stands; in ``station demo``,
 where nobody can decide, it stops and reports, which the demo turns into an error (the
-script's ``gives_up``).
+script's ``gives_up``). After any stop, and after its shoe lost cards in a restart, it no
+longer trusts its own count of the round: it deals card by card as the station asks
+(:meth:`~station.sim.dealing.RoundDealing.deal_as_asked`), and uses the screen rather than the
+pedals, until it opens the next round itself.
 
 Its parts: what it knows of the station (:mod:`station.sim.watch`), the shoe and shuffler in
 its hands (:mod:`station.sim.equipment`), the cards of the round and dealing ahead at full
@@ -32,12 +35,15 @@ from station.core import states as st
 from station.core.dealer_steps import BURN_WORDS
 from station.core.options import CoreOptions
 from station.events import BetPlaced, DealerAction, Event, PayoutsConfirmed
-from station.sim.dealing import RoundDealing
+from station.sim.dealing import CONFIRM_WORDS, RoundDealing
 from station.sim.equipment import DealerEquipment, SimulatedShoe, SimulatedShuffler
 from station.sim.script import DealerScript, DealerStopped
 from station.sim.watch import StationWatch
 
 log = structlog.get_logger(__name__)
+
+#: The states in which the station waits for a card.
+DEALING_STATES = (st.BURNING, st.DEALING, st.WAR_BURNING, st.WAR_DEALING)
 
 
 class SimulatedDealer:
@@ -56,6 +62,9 @@ class SimulatedDealer:
         shuffler: SimulatedShuffler | None = None,
         pool: CardPool | None = None,
         post_burst: Callable[[Sequence[Event]], None] | None = None,
+        start_afresh: Callable[[], None] | None = None,
+        gate: Callable[[int | None], None] | None = None,
+        cautious: Callable[[], bool] | None = None,
     ) -> None:
         self._post = post
         self._burst_sink = post_burst
@@ -65,11 +74,18 @@ class SimulatedDealer:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sim-dealer", daemon=True)
         self.watch = StationWatch(script)
-        self.equipment = DealerEquipment(options, script, shoe, shuffler, pool, self._pause)
+        self.equipment = DealerEquipment(options, script, shoe, shuffler, pool, self._pause, self._stop)
+        self.equipment.on_lost = self.watch.nudge
         self.rounds = RoundDealing(options, script, self.watch, self.equipment, stop=self._stop,
                                    post_burst=self._post_burst,
                                    opening=lambda: [*self._confirmation(), DealerAction("next_round"),
                                                     *self._bets_for_round()])
+        if start_afresh is not None:
+            self.rounds.start_afresh = start_afresh
+        if gate is not None:
+            self.rounds.gate = gate
+        if cautious is not None:
+            self.rounds.cautious = cautious
         self.error: str | None = None
         self.stopped = threading.Event()
 
@@ -82,7 +98,7 @@ class SimulatedDealer:
         simulated shoe: a real shoe keeps its cards when the PC restarts; a simulated one
         has to be given them back. Called after :meth:`resume_round` (which says how many
         shoes the table has had)."""
-        self.watch.state, self.watch.expectation = state, expectation
+        self.watch.start_from(state, expectation)
         if state == st.CUTTING:
             # The station's count of the new shoe starts at the cut: ``remaining`` is still the
             # last shoe's. The shoe shuffled before the restart goes back in instead.
@@ -135,7 +151,7 @@ class SimulatedDealer:
         try:
             while self._act() and not self._stop.is_set():
                 pass  # dealt ahead and the station caught up: act on where it stands now
-            while not self._stop.is_set() and self.watch.wait_for_change():
+            while not self._stop.is_set() and self.watch.wait_for_change(self._look_again()):
                 while self._act() and not self._stop.is_set():
                     pass
         except DealerStopped as exc:
@@ -151,14 +167,23 @@ class SimulatedDealer:
         if self.script.pace_s:
             self._stop.wait(self.script.pace_s)
 
+    def _look_again(self) -> float | None:
+        """How long the next wait for a change may last before the dealer looks again (a
+        station still showing a view one of the dealer's cards answers); None: as long as it takes."""
+        after, self.rounds.look_again_s = self.rounds.look_again_s, None
+        return after
+
     def _act(self) -> bool:
         """Do the one thing the station's state calls for. True when the station is already
         where the dealer must act again (after dealing ahead), so no change is to be waited for."""
         watch, rounds = self.watch, self.rounds
+        if watch.nudged:
+            rounds.shoe_lost_cards()
+        if watch.person_needed or watch.stops != rounds.stops_seen:
+            rounds.stopped_for_a_person()  # even one over before the dealer looked
         if watch.person_needed:
             if watch.gives_up and watch.state == st.IRREGULARITY:
                 raise DealerStopped(f"the station is waiting for a supervisor: {watch.expectation}")
-            rounds.stopped_for_a_person()
             return False  # until the station moves again
         self._pause()
         if self._stop.is_set():
@@ -182,20 +207,27 @@ class SimulatedDealer:
         elif state == st.CUTTING:
             self.equipment.take_shuffled_set()
             self._action("confirm_cut")
+        elif state in DEALING_STATES and rounds.lost_track:
+            return rounds.deal_as_asked()
         elif state == st.DEALING and watch.expectation == BURN_WORDS:
             rounds.burn_for_new_dealer()
         elif state == st.DEALING and rounds.can_deal_ahead():
             rounds.deal_rest_of_round()
-        elif state in (st.BURNING, st.DEALING, st.WAR_BURNING, st.WAR_DEALING):
+        elif state in DEALING_STATES:
             rounds.draw(into_round=state == st.DEALING)
+        elif (state == st.BETTING and rounds.lost_track and rounds.out_in_this_round()
+              and not rounds.waited_long_enough((state, watch.expectation))):
+            return False  # the station has moved on with the cards dealt for this round
         elif state == st.BETTING:
             self._bet_and_close()
         elif state == st.REVEALING:
             self._action("reveal")
-        elif state == st.WAR_DECISION:
-            for box in self.watch.war_boxes:
+        elif state == st.WAR_DECISION and watch.war_boxes and watch.war_answered != watch.stops:
+            # Once per decision, and again after a stop: a decision made just before the table
+            # stopped was refused, and the station asks for it again once it goes on.
+            for box in watch.war_boxes:
                 self._post(DealerAction("war", box=box))
-            self.watch.war_boxes = ()
+            watch.war_answered = watch.stops
         elif state == st.PAYING:
             return self._after_the_round()
         return False
@@ -203,15 +235,21 @@ class SimulatedDealer:
     def _after_the_round(self) -> bool:
         """Paying: clear the layout for the next round (at full speed, deal it too, and the
         ones after it while the station keeps up)."""
-        rounds, expectation = self.rounds, self.watch.expectation
-        if rounds.confirmed_and_on_its_way():
-            return False  # confirmed and "next round" sent: the station is on its way
+        rounds, watch, expectation = self.rounds, self.watch, self.watch.expectation
+        rounds.confirm_again()
+        if rounds.confirmed_and_on_its_way() or (CONFIRM_WORDS in expectation and not watch.payouts_due):
+            # Confirmed and "next round" sent: the station is on its way. Or the round's
+            # settlement, or the payouts it says to confirm, are still on their way to the
+            # dealer: a supervisor's decision that settled the round in one event shows
+            # "paying" before them. They wake the dealer when they come.
+            watch.wake_on_settlement = True
+            return False
         if self.script.rounds and self.watch.rounds_settled >= self.script.rounds:
             return False  # the session is over: the station is stopping
         if self.equipment.remaining() == 0 and "shoe finished" not in expectation:
             return False  # the shoe's last card is out: the station hears it is empty, then ends the shoe
         if rounds.can_deal_ahead() and "shoe finished" not in expectation:
-            rounds.whole_round()
+            rounds.whole_round(watch.rounds_closed)
             if rounds.may_run_ahead(in_flight=1):
                 rounds.run_ahead()
                 return True
@@ -224,11 +262,15 @@ class SimulatedDealer:
 
     # --- dealer actions ----------------------------------------------------------------------
 
-    def _action(self, action: str) -> None:
-        """A pedal when one is mapped to the action, otherwise the dealer's screen."""
-        for button, mapped in self.options.buttons.items():
-            if mapped == action and self._press(button):
-                return
+    def _action(self, action: str, by_screen: bool = False) -> None:
+        """A pedal when one is mapped to the action, otherwise the dealer's screen. The screen
+        also ``by_screen``, and whenever the dealer has lost track of the round: its actions say
+        how many of the shoe's reports they follow, so the station does not hold them (nor
+        anything after them) for reports the shoe dropped, as it would a pedal's press."""
+        if not (by_screen or self.rounds.lost_track):
+            for button, mapped in self.options.buttons.items():
+                if mapped == action and self._press(button):
+                    return
         self._post(DealerAction(action))
 
     def _post_burst(self, events: Sequence[Event]) -> None:
@@ -246,15 +288,16 @@ class SimulatedDealer:
         round_id, self.watch.payouts_due = self.watch.payouts_due, ""
         if not round_id:
             return []
-        self.rounds.next_for = self.watch.paid_round
+        self.rounds.next_for, self.rounds.next_for_at = self.watch.paid_round, (self.watch.stops, self.watch.times_paid)
         return [PayoutsConfirmed(round_id)]
 
     def _bet_and_close(self) -> None:
         """Place the script's bets, then call no more bets (a pedal when one is mapped)."""
+        by_screen = self.rounds.lost_track
         bets = self._bets_for_round()
         for bet in bets[:-1]:
             self._post(bet)
-        self._action("no_more_bets")
+        self._action("no_more_bets", by_screen)
 
     def _bets_for_round(self) -> list[Event]:
         """The script's bets for the next round, then no more bets on the dealer's screen.

@@ -2,7 +2,10 @@
 
 A dealer loads a shoe by hand or from a batch shuffler, feeds a continuous shuffler, slides
 cards out one at a time (setting the cut card aside when it comes), and gives the round's
-cards back to a continuous shuffler. After a restart mid-shoe a simulated shoe is empty, so
+cards back to a continuous shuffler. Cards the station never heard of (the table stopped
+before the shoe's reports of them went out, or the shoe rebooted and lost them) go back on top
+of the shoe, to be slid past the reader again when the station asks for a card: as far as the
+table's records go, they never left it. After a restart mid-shoe a simulated shoe is empty, so
 it is refilled with the cards the station knows are still in it (a real shoe keeps its cards
 when the PC restarts); after a restart while the table waits for the cut, it is given the
 shoe the dealer had shuffled and put in. What the dealer does with the cards once they are out is
@@ -12,27 +15,39 @@ shoe the dealer had shuffled and put in. What the dealer does with the cards onc
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
 import structlog
 
+from drivers.codec.protocol import Message
 from drivers.simulators import CUT_CARD
 from drivers.simulators.pool import CardPool, ShoeItem
+from drivers.simulators.shoe import shoe_items
 from station.cards import Card, ShoeComposition
 from station.core.options import CoreOptions
 from station.sim.script import CUT_FROM_BACK, DealerScript, DealerStopped
 
 log = structlog.get_logger(__name__)
 
+#: How often a dealer waiting for its equipment looks up (to stop when told).
+WAIT_SLICE_S = 0.05
+
 
 class SimulatedShoe(Protocol):
     """What the dealer does with the simulated shoe (:class:`drivers.simulators.shoe.ShoeSimulator`)."""
+
+    drop_listeners: list[Callable[[list[Message]], None]]
+    events_queued: int
 
     def load(self, items: Iterable[ShoeItem]) -> None: ...
     def attach_pool(self, pool: CardPool) -> None: ...
     def remaining(self) -> int: ...
     def draw(self) -> ShoeItem: ...
+    def put_back(self, items: Iterable[ShoeItem]) -> None: ...
+    def withdraw_unsent(self) -> list[ShoeItem]: ...
+    def wait_idle(self, timeout: float = 5.0) -> bool: ...
 
 
 class SimulatedShuffler(Protocol):
@@ -45,14 +60,17 @@ class SimulatedShuffler(Protocol):
     def wait_shuffled(self, timeout: float = 10.0) -> bool: ...
     def take_set(self) -> list[Card]: ...
     def return_cards(self, cards: Iterable[Card]) -> None: ...
+    def wait_idle(self, timeout: float = 5.0) -> bool: ...
 
 
 class DealerEquipment:
     """The shoe and the shuffler in the dealer's hands, and which cards are out of them."""
 
     def __init__(self, options: CoreOptions, script: DealerScript, shoe: SimulatedShoe,
-                 shuffler: SimulatedShuffler | None, pool: CardPool | None, pause: Callable[[], None]) -> None:
+                 shuffler: SimulatedShuffler | None, pool: CardPool | None, pause: Callable[[], None],
+                 stop: threading.Event | None = None) -> None:
         self.options = options
+        self.stop = stop or threading.Event()  # the dealer is stopping: no wait goes on
         self.script = script
         self.shoe = shoe
         self.shuffler = shuffler
@@ -62,6 +80,11 @@ class DealerEquipment:
         self.cut_card_out = False  # in the shoe being dealt
         self.set_shuffled = False  # batch: a set shuffled and waiting for the station to take it
         self._drawn: list[Card] = []  # cards out of the shoe, not yet back in a shuffler
+        self._lost: list[ShoeItem] | None = None  # the shoe lost events (told on another thread): its cards
+        self._lost_lock = threading.Lock()
+        #: Called (on the shoe's restarting thread) when the shoe lost cards: the dealer looks.
+        self.on_lost: Callable[[], None] = lambda: None
+        shoe.drop_listeners.append(self._shoe_lost)
 
     # --- after a restart ---------------------------------------------------------------------
 
@@ -186,10 +209,57 @@ class DealerEquipment:
         self._drawn.append(item)
         return item
 
+    def take_back(self) -> list[ShoeItem]:
+        """The table stopped: the cards slid out whose reports have not gone out yet go back
+        on top of the shoe (they would reach the station after the round they were dealt for
+        was stopped, or in a round the station never opens). Returns them, in order."""
+        items = self.shoe.withdraw_unsent()
+        self._forget(items)
+        return items
+
+    def lost_cards(self) -> list[ShoeItem] | None:
+        """The cards a restarted shoe lost before reporting them, back on top of the shoe to be
+        slid past the reader again (the station never heard of them). Returns them, in order;
+        None when the shoe has lost nothing since the last call."""
+        with self._lost_lock:
+            items, self._lost = self._lost, None
+        if items:
+            self.shoe.put_back(items)
+            self._forget(items)
+        return items
+
+    def delivered(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` s for the shoe to have delivered everything it reported."""
+        return self.shoe.wait_idle(timeout)
+
+    def _shoe_lost(self, messages: list[Message]) -> None:
+        items = shoe_items(messages)
+        with self._lost_lock:
+            self._lost = [*(self._lost or []), *items]
+        log.info("simulated_shoe_lost_events", events=len(messages), cards=" ".join(str(i) for i in items))
+        self.on_lost()
+
+    def _forget(self, items: list[ShoeItem]) -> None:
+        """Cards back in the shoe are out of it no more (nor is the cut card)."""
+        for item in reversed(items):
+            if item is CUT_CARD:
+                self.cut_card_out = False
+            elif item in self._drawn:
+                del self._drawn[len(self._drawn) - 1 - self._drawn[::-1].index(item)]
+
     def collect(self) -> None:
         """A new round: a continuous shuffler gets back the last round's cards, cleared from
-        the layout at "next round", before this round's first card leaves the shoe."""
+        the layout at "next round", before this round's first card leaves the shoe.
+
+        Not before the shuffler has told the station of the cards it got back last time: it
+        shuffles them in at once, and the shoe may deal them again; a station that has not
+        heard they are back counts each as one more copy out (a shuffler unplugged for a moment
+        at full speed would have dealt the same card more times than the decks hold)."""
         if self.options.equipment == "continuous" and self._drawn:
-            assert self.shuffler is not None, "a continuous shuffler needs a simulated shuffler"
+            shuffler = self.shuffler
+            assert shuffler is not None, "a continuous shuffler needs a simulated shuffler"
+            while not shuffler.wait_idle(WAIT_SLICE_S):
+                if self.stop.is_set():
+                    return  # the dealer is stopping: the cards stay on the layout
             cards, self._drawn = self._drawn, []
-            self.shuffler.return_cards(cards)
+            shuffler.return_cards(cards)

@@ -220,6 +220,7 @@ class FaultDoor:
         self._lock = threading.Lock()  # one fault at a time; the timers and close() take it too
         self._timers: dict[tuple[str, str], tuple[threading.Timer, float]] = {}  # (device, fault) -> ends at
         self._closed = False
+        self._last_injected: float | None = None  # monotonic time of the last fault done
         self._listener: socket.socket | None = None
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
@@ -248,6 +249,12 @@ class FaultDoor:
         self._listener = listener
         log.info("sim_fault_door_open", path=str(self.path), devices=sorted(self._devices))
         return True
+
+    def injected_within(self, seconds: float) -> bool:
+        """Whether a fault was done in the last ``seconds``: the simulated dealer deals ahead
+        with care while the table is being hurt (station/sim/dealing.py)."""
+        last = self._last_injected
+        return last is not None and time.monotonic() - last <= seconds
 
     def close(self) -> None:
         """Stop serving, cancel the timed faults (a device is not plugged back into a table
@@ -334,6 +341,7 @@ class FaultDoor:
             if device is None:
                 raise FaultRefused(f"this table has no {request.device} (it has {_names(self._devices)})")
             done = self._inject(request, device)
+            self._last_injected = time.monotonic()
         log.info("sim_fault_injected", device=request.device, fault=request.fault, seconds=request.seconds,
                  count=request.count, bytes=None if request.data is None else len(request.data))
         return {"ok": True, "done": done}

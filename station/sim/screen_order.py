@@ -8,6 +8,7 @@ half is :class:`station.sim.table_process.Screen`.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -22,6 +23,8 @@ log = structlog.get_logger(__name__)
 
 #: How long an action waits for shoe events that may never come (the shoe lost them).
 ORDER_TIMEOUT_S = 5.0
+#: Actions made after the shoe dropped events are numbered from the next multiple of this.
+DROP_EPOCH = 1 << 40
 
 
 class ScreenOrder:
@@ -33,8 +36,13 @@ class ScreenOrder:
     simulated shoe had queued when it was made, and is posted once the shoe's driver has
     handed over that many. One that must wait is parked; the shoe's reader posts it itself
     when it hands over the card it waited for (no thread is woken for it, and the reader
-    does this before it acknowledges the card). The count only runs short if the shoe lost
-    events (it was switched off): after ``ORDER_TIMEOUT_S`` the action goes in with a warning.
+    does this before it acknowledges the card). ``after`` leaves out the events the shoe
+    dropped before the action was made (a reboot lost them, or the dealer took back cards it
+    had slid out); an action made before the drop still counts them. The dealer's side numbers
+    the actions it makes after a drop from the next multiple of ``DROP_EPOCH``, and the first
+    of them tells this side that the parked actions wait for events that never come
+    (:meth:`_dropped_before`). Otherwise the count only runs short if events were lost
+    unannounced: after ``ORDER_TIMEOUT_S`` the action goes in with a warning.
 
     Posted actions are confirmed to the dealer's side (``confirm(number)`` covers every action
     up to ``number``), which holds the cards drawn after them until then. So before an action
@@ -49,6 +57,7 @@ class ScreenOrder:
         self._parked: deque[_Parked] = deque()
         self._posted = 0  # the last action posted
         self._confirmed = 0  # the last action confirmed
+        self._epoch = 0  # the actions' numbers // DROP_EPOCH: how many drops the dealer announced
 
     def delivered(self, count: int) -> None:
         """The shoe's reader, before it acknowledges an event: ``count`` handed over in all."""
@@ -61,6 +70,9 @@ class ScreenOrder:
     def arrived(self, number: int, after: int, event: Event) -> None:
         """Action ``number`` from the dealer's screen, made after ``after`` shoe events."""
         with self._lock:
+            if number // DROP_EPOCH > self._epoch:
+                self._epoch = number // DROP_EPOCH
+                self._dropped_before(after)
             if self._parked or after > self._delivered:
                 self._confirm_posted()
                 self._parked.append(_Parked(number, after, event, None, time.monotonic() + ORDER_TIMEOUT_S))
@@ -101,6 +113,15 @@ class ScreenOrder:
             self._release(item)
             self._post_ready()
             self._confirm_posted()
+
+    def _dropped_before(self, after: int) -> None:
+        """The first action made after the shoe dropped events (it rebooted, or the dealer took
+        back cards it had slid out when the table stopped): the actions parked before it may
+        wait for events that never come. They wait only for what it waits for (otherwise each
+        would sit out ``ORDER_TIMEOUT_S``, and every action after it with it); in their turn,
+        the station takes or refuses each as it stands then."""
+        self._parked = deque(dataclasses.replace(item, after=min(item.after, after)) for item in self._parked)
+        self._post_ready()
 
     def _post_ready(self) -> None:
         while self._parked and self._parked[0].after <= self._delivered:

@@ -47,11 +47,14 @@ from station.sim.messages import (
     TableStopping,
     View,
 )
+from station.sim.screen_order import DROP_EPOCH
 from station.sim.spec import TableSpec
 from station.sim.table_folder import TableFolder, remove_dead_tables
 
 log = structlog.get_logger(__name__)
 
+#: How long after a fault done through the door the dealer deals ahead with care.
+CAUTIOUS_S = 30.0
 #: After asking the station to stop, how long the table waits to be stopped in order.
 STOP_GRACE_S = 20.0
 
@@ -93,23 +96,54 @@ class DealerScreen:
         self._shoe = shoe
         self._sent = 0
         self._unconfirmed: deque[tuple[int, int]] = deque()  # (action number, shoe events before it)
+        self._gate: int | None = None  # the dealer's own hold (:meth:`gate`)
 
     def post(self, event: Event) -> None:
         """Send an action, marked with the shoe events set off before it."""
         self.post_burst((event,))
 
     def post_burst(self, events: Sequence[Event]) -> None:
-        """Send actions made in one go, in one message."""
+        """Send actions made in one go, in one message. Each is marked with the shoe events the
+        station must have before it, less those the shoe dropped (a reboot lost them, or the
+        dealer took them back): those never come."""
         with self._outbox.lock:
             before = self._shoe.events_queued
+            after = self._shoe.events_queued - self._shoe.events_dropped
             numbered = []
             for event in events:
                 self._sent += 1
                 self._unconfirmed.append((self._sent, before))
-                numbered.append(ScreenAction(self._sent, before, event))
+                numbered.append(ScreenAction(self._sent, after, event))
             if len(self._unconfirmed) == len(numbered):
-                self._shoe.hold_after(before)
+                self._hold()
             self._outbox.send(ScreenActions(tuple(numbered)))
+
+    def gate(self, number: int | None) -> None:
+        """The dealer holds the shoe's events numbered above ``number`` itself (the cards of a
+        round dealt ahead, until the station has settled the round before it); None: no more."""
+        with self._outbox.lock:
+            self._gate = number
+            self._hold()
+
+    def _hold(self) -> None:
+        """Hold the shoe's events after the oldest action not yet confirmed, or the dealer's gate."""
+        bounds = [bound for bound in (self._unconfirmed[0][1] if self._unconfirmed else None, self._gate)
+                  if bound is not None]
+        self._shoe.hold_after(min(bounds) if bounds else None)
+
+    def start_afresh(self) -> None:
+        """The shoe dropped events (the dealer took back cards it had slid out when the table
+        stopped, or the shoe rebooted and lost them): nothing the dealer draws from now on is
+        held behind the actions not yet confirmed, and the next action is numbered from the
+        next multiple of ``DROP_EPOCH``, which tells the station's half that the actions it
+        holds may wait for events that never come (:class:`~station.sim.screen_order.ScreenOrder`).
+        The station posts them in their turn, and takes or refuses each as it stands then; the
+        dealer goes on from that."""
+        with self._outbox.lock:
+            self._unconfirmed.clear()
+            self._gate = None
+            self._shoe.hold_after(None)
+            self._sent = (self._sent // DROP_EPOCH + 1) * DROP_EPOCH
 
     def confirmed(self, number: int) -> None:
         """The station has posted every action up to ``number``: free the cards drawn before
@@ -117,7 +151,7 @@ class DealerScreen:
         with self._outbox.lock:
             while self._unconfirmed and self._unconfirmed[0][0] <= number:
                 self._unconfirmed.popleft()
-            self._shoe.hold_after(self._unconfirmed[0][1] if self._unconfirmed else None)
+            self._hold()
 
 
 def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None) -> None:
@@ -161,7 +195,7 @@ def table_main(conn: Connection, spec: TableSpec, station_end: int | None = None
                 return  # the station is gone
             match message:
                 case Begin(resume) if screen is not None:
-                    dealer = _start_dealer(spec, running, resume, screen, outbox)
+                    dealer = _start_dealer(spec, running, resume, screen, outbox, door)
                 case Seen(items) if dealer is not None:
                     for item in items:
                         if isinstance(item, View):
@@ -222,7 +256,7 @@ def _ask_station_to_stop(outbox: _Outbox, signal_name: str) -> None:
 
 
 def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, screen: DealerScreen,
-                  outbox: _Outbox) -> SimulatedDealer:
+                  outbox: _Outbox, door: FaultDoor) -> SimulatedDealer:
     shoe = running["shoe"].simulator
     shuffler = running["shuffler"].simulator if "shuffler" in running else None
     pool = getattr(shuffler, "pool", None) if spec.options.equipment == "continuous" else None
@@ -234,7 +268,8 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
         return True
 
     dealer = SimulatedDealer(screen.post, spec.options, spec.script, shoe=shoe, post_burst=screen.post_burst,
-                             press=press, shuffler=shuffler, pool=pool)
+                             press=press, shuffler=shuffler, pool=pool, start_afresh=screen.start_afresh,
+                             gate=screen.gate, cautious=lambda: door.injected_within(CAUTIOUS_S))
     if pool is not None and resume.shoe_in_progress:
         # After a restart the simulated continuous shuffler starts full: the cards the journal
         # says are out of it come out of its pool and go back to the dealer, who returns them.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable
 
 import structlog
 
@@ -26,8 +27,17 @@ from station.sim.script import DealerScript, DealerStopped
 
 log = structlog.get_logger(__name__)
 
-#: One thing heard: an output, a (state, expectation) pair, or None (stop listening).
-Heard = out.Output | tuple[str, str] | None
+
+class Nudge:
+    """Not the station's: news of the dealer's own equipment that it must look at (the shoe
+    lost cards it had slid out), queued with what the station says so one wait hears both."""
+
+
+NUDGE = Nudge()
+#: One thing heard: an output, a (state, expectation) pair, a nudge, or None (stop listening).
+Heard = out.Output | tuple[str, str] | Nudge | None
+#: The outputs that complete a "paying" view heard before them (see :attr:`StationWatch.wake_on_settlement`).
+SETTLEMENT = (out.RoundSettled, out.RoundVoided, out.PayoutsDue)
 #: The states in which the table waits for a person (a supervisor's decision, a resume).
 WAITING_FOR_PEOPLE = (st.IRREGULARITY, st.PAUSED)
 #: The states between two shoes: the last shoe has ended (or none has started yet).
@@ -47,11 +57,30 @@ class StationWatch:
         self.rounds_closed = 0  # RoundSettled and RoundVoided heard
         self.rounds_settled = 0  # RoundSettled alone: what a session's round limit counts
         self.war_boxes: tuple[str, ...] = ()
+        self.war_answered = -1  # the dealer decided for the war boxes when it had heard this many stops
         self.payouts_due = ""  # the round whose payouts the table waits for the dealer to confirm
         self.paid_round = ""  # the round last settled or voided
         self.confirming = False  # the table has asked for a confirmation: it wants them all
         self.irregularity = ""  # the one raised and not yet decided, in the station's words
         self.burn_due = False  # a dealer took over with [table] burn_on_dealer_change: one card to burn
+        #: Times the station stopped for a person (an irregularity raised, a pause begun), heard
+        #: even when the stop was over before the dealer looked: the cards it slid out ahead may
+        #: have met the stop, so it goes on by the station's word, not its own count.
+        self.stops = 0
+        #: Times the station has been seen leaving "paying" (for anything but a stop for a person,
+        #: after which it may pay the same round again): what the dealer did while it paid one
+        #: round says nothing of the next.
+        self.times_paid = 0
+        self._went_on_from = ""  # the last state heard that was not a stop for a person
+        #: The dealer's equipment has news (:meth:`nudge`), not yet looked at.
+        self.nudged = False
+        #: Set by the dealer who waits, on a "paying" view, for the settlement or the payouts of
+        #: the round being paid: a supervisor's decision that lets a round go on can settle it in
+        #: the same event, and the view after that event is heard before its outputs; those
+        #: outputs then count as a change.
+        self.wake_on_settlement = False
+        #: Called (on the dealer's thread) each time a round is heard closed.
+        self.on_closed: Callable[[], None] = lambda: None
         self._closed = False
 
     @property
@@ -59,48 +88,69 @@ class StationWatch:
         """The table waits for a person: nothing the dealer deals or presses counts until then."""
         return bool(self.irregularity) or self.state in WAITING_FOR_PEOPLE
 
+    def start_from(self, state: str, expectation: str) -> None:
+        """Where the station stands when the dealer takes over."""
+        self.state, self.expectation = state, expectation
+        if state not in WAITING_FOR_PEOPLE:
+            self._went_on_from = state
+
     def hear(self, item: out.Output | tuple[str, str]) -> None:
         """Something the station said (from any thread)."""
         self._heard.put(item)
+
+    def nudge(self) -> None:
+        """Wake the dealer to look at its equipment (from any thread), as a change would."""
+        self._heard.put(NUDGE)
 
     def close(self) -> None:
         """Wake any wait: the dealer is stopping."""
         self._closed = True
         self._heard.put(None)
 
-    def wait_for_change(self) -> bool:
+    def wait_for_change(self, look_again_s: float | None = None) -> bool:
         """Take what the station says until its state or expectation changes, then whatever
-        else is already there. True once it has changed; False when the watch is closed."""
+        else is already there. True once it has changed, or once ``look_again_s`` has passed
+        without a change (the dealer looks again at a station that stands still); False when
+        the watch is closed."""
         wait = _Wait(self, "moved")
-        while (item := self._next(wait)) is not None:
-            if self._take(item):
+        until = None if look_again_s is None else time.monotonic() + look_again_s
+        while (item := self._next(wait, until)) is not None:
+            if isinstance(item, _LookAgain) or self._take(item):
                 wait.ended()
                 self.catch_up()
                 return not self._closed
         return False
 
-    def wait_for_rounds_closed(self, count: int, stop: threading.Event) -> None:
+    def wait_for_rounds_closed(self, count: int, stop: threading.Event, stops: int | None = None) -> None:
         """Take what the station says until it has closed ``count`` rounds in all, or stops
         for a person (the rounds dealt ahead then wait for the decision, and the dealer
-        watches the screen again); then take what else is already there, so the state noted
-        is the station's latest."""
+        watches the screen again), or has stopped since the dealer counted ``stops`` (default:
+        since now), or the dealer's equipment has news; then take what else is already there,
+        so the state noted is the station's latest."""
         wait = _Wait(self, "settled the rounds dealt ahead")
-        while self.rounds_closed < count and not self.person_needed:
-            if stop.is_set() or (item := self._next(wait)) is None:
+        stops = self.stops if stops is None else stops
+        while self.rounds_closed < count and not self.person_needed and not self.nudged and self.stops == stops:
+            if stop.is_set() or (item := self._next(wait)) is None or isinstance(item, _LookAgain):
                 return
             self._take(item)
         wait.ended()
         self.catch_up()
 
-    def _next(self, wait: _Wait) -> Heard:
+    def _next(self, wait: _Wait, until: float | None = None) -> Heard | _LookAgain:
         """The next thing the station says, however long it takes (each patience that passes
-        first is ``wait``'s to act on); None once the watch is closed (the sentinel may have
-        been taken already, by a catch-up)."""
+        first is ``wait``'s to act on), or :data:`_LOOK_AGAIN` at ``until`` (monotonic); None
+        once the watch is closed (the sentinel may have been taken already, by a catch-up)."""
         while not self._closed:
+            timeout = wait.timeout()
+            if until is not None:
+                if until <= time.monotonic():
+                    return _LOOK_AGAIN
+                timeout = min(timeout, until - time.monotonic())
             try:
-                return self._heard.get(timeout=wait.timeout())
+                return self._heard.get(timeout=max(0.0, timeout))
             except queue.Empty:
-                wait.another_patience()
+                if wait.timeout() <= 0:
+                    wait.another_patience()
         return None
 
     def catch_up(self) -> bool:
@@ -116,10 +166,22 @@ class StationWatch:
                 return changed
             changed = self._take(item) or changed
 
-    def _take(self, item: out.Output | tuple[str, str]) -> bool:
-        """Note one thing the station said; True when its state or expectation changed."""
+    def _take(self, item: out.Output | tuple[str, str] | Nudge) -> bool:
+        """Note one thing the station said; True when its state or expectation changed (or
+        the dealer's equipment has news, or the outputs of a paying view it waits for came)."""
+        if isinstance(item, Nudge):
+            self.nudged = True
+            return True
         if isinstance(item, tuple):
             changed = item != (self.state, self.expectation)
+            if changed:
+                self.wake_on_settlement = False  # the dealer looks at the new view anyway
+            if item[0] == st.PAUSED and self.state != st.PAUSED:
+                self.stops += 1
+            if item[0] not in WAITING_FOR_PEOPLE:
+                if self._went_on_from == st.PAYING and item[0] != st.PAYING:
+                    self.times_paid += 1
+                self._went_on_from = item[0]
             self.state, self.expectation = item
             if self.state != st.IRREGULARITY:
                 self.irregularity = ""  # decided
@@ -130,6 +192,9 @@ class StationWatch:
                 # ready at once, so the dealer may hear "cutting" without "shuffling" before it.
                 self.last_outcome = ""
             return changed
+        news = False
+        if isinstance(item, SETTLEMENT) and self.wake_on_settlement and self.state == st.PAYING:
+            self.wake_on_settlement, news = False, True
         if isinstance(item, out.PayoutsDue):
             self.payouts_due = item.round_id
             self.confirming = True
@@ -138,21 +203,32 @@ class StationWatch:
             self.last_outcome = item.outcome
             self.rounds_closed += 1
             self.rounds_settled += 1
+            self.on_closed()
         elif isinstance(item, out.RoundVoided):
             self.paid_round = item.round_id
             self.last_outcome = "void"
             self.rounds_closed += 1
+            self.on_closed()
         elif isinstance(item, out.DealerChanged):
             self.burn_due = item.burn
         elif isinstance(item, out.WarDecisionNeeded):
-            self.war_boxes = item.boxes
+            self.war_boxes, self.war_answered = item.boxes, -1
+            news = news or self.state == st.WAR_DECISION  # heard after its view (a decision's event)
         elif isinstance(item, out.IrregularityRaised):
             decisions = ", ".join(item.decisions)
             if self.gives_up:
                 raise DealerStopped(f"irregularity: {item.detail} (a supervisor must decide: {decisions})")
             self.irregularity = item.detail
+            self.stops += 1
             log.info("simulated_dealer_waits_for_a_supervisor", detail=item.detail, decisions=decisions)
-        return False
+        return news
+
+
+class _LookAgain:
+    """A wait with a limit ran out before anything was heard."""
+
+
+_LOOK_AGAIN = _LookAgain()
 
 
 class _Wait:

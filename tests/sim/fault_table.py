@@ -51,6 +51,21 @@ PATIENCE_MS = 500
 STALLED_S = 8.0
 
 
+#: A supervisor's decision on the irregularity ``station ctl status`` shows ("" for none).
+Supervisor = Callable[[dict[str, Any]], str]
+
+
+def by_reason(problem: dict[str, Any]) -> str:
+    """The supervisor of :data:`SUPERVISOR_DECIDES`: only what a fault is known to stop for."""
+    return SUPERVISOR_DECIDES.get(problem["reason"], "")
+
+
+def resume_else_void(problem: dict[str, Any]) -> str:
+    """A supervisor who lets the round go on wherever the station offers that, and voids it
+    otherwise (a soak's supervisor, who must keep any table going)."""
+    return next((d for d in ("resume", "void") if d in problem["decisions"]), "")
+
+
 class DealerAstray(AssertionError):
     """The simulated dealer, not the station, kept play from going on: it stalled while the
     station waited for it, or it drew a card the station did not call for."""
@@ -150,12 +165,18 @@ class FaultTable:
     def ctl(self, command: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         return dict(request(self.control, SUPERVISOR, command, args or {}))
 
-    def play_goes_on(self, since: int, rounds: int = ROUNDS_ON) -> Record:
+    def play_goes_on(self, since: int, rounds: int = ROUNDS_ON, decide: Supervisor | None = None,
+                     timeout: float = EVENT_S, lost_cards: bool = False) -> Record:
         """``rounds`` rounds settled after ``since`` (the last is returned), the supervisor
         deciding what the fault stopped the table for, as a person at the table would
-        (:data:`SUPERVISOR_DECIDES`; each decision is kept in :attr:`decided`). Raises
-        :class:`DealerAstray` when the simulated dealer stalls or draws a card the rules did not
-        call for; a stop for anything else is a failure."""
+        (``decide``, by default :data:`SUPERVISOR_DECIDES`; each decision is kept in
+        :attr:`decided`). Raises :class:`DealerAstray` when the simulated dealer stalls or draws
+        a card the rules did not call for; a stop for anything else is a failure. After a fault
+        that ``lost_cards`` (a shoe that rebooted with cards the dealer had slid out unreported:
+        what a person at the table must sort out), such a card is decided (burned) like any
+        other stop."""
+        decide = decide or by_reason
+
         def settled() -> Record | None:
             self.assert_running("while waiting for play to go on")
             records = self.records(since)
@@ -168,15 +189,16 @@ class FaultTable:
                 raise DealerAstray(f"the simulated dealer stalled: {stalled[-1]}")
             problem = (self.ctl("status").get("result") or {}).get("irregularity")
             if problem is not None:
-                if problem["reason"] in ("card_when_stand", "card_before_no_more_bets"):
+                astray = problem["reason"] in ("card_when_stand", "card_before_no_more_bets")
+                if astray and not lost_cards:
                     raise DealerAstray(f"the simulated dealer drew a card not called for: {problem}")
-                decision = SUPERVISOR_DECIDES.get(problem["reason"], "")
+                decision = "burn" if astray and "burn" in problem["decisions"] else decide(problem)
                 assert decision in problem["decisions"], f"the table stopped for {problem}\n{self.tail()}"
                 if self.ctl("decide", {"decision": decision, "detail": "fault door test"}).get("ok"):
                     self.decided.append((problem["reason"], decision))
             return None
 
-        return self._wait(settled, EVENT_S, f"{rounds} rounds settled after the fault")
+        return self._wait(settled, timeout, f"{rounds} rounds settled after the fault")
 
     def stop(self) -> int:
         """SIGTERM, as systemd stops it; its exit status."""
@@ -203,15 +225,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def start_fault_table(directory: Path, temp: Path | None = None) -> FaultTable:
-    """``station run`` of ``config/station.toml`` (dealer at full speed) in ``directory``, its
+def start_fault_table(directory: Path, temp: Path | None = None, config: str = "station") -> FaultTable:
+    """``station run`` of a shipped configuration (``config/station.toml`` unless named: an
+    example's name, ``batch-shuffler`` say), dealer at full speed, in ``directory``, its
     temporary folder ``temp`` (default ``directory/tmp``); returns once the table deals."""
     temp = temp or directory / "tmp"
     temp.mkdir(parents=True, exist_ok=True)
-    users = tomllib.loads(shipped("station").read_text())["control"]["users"]
+    source = shipped(config)
+    users = tomllib.loads(source.read_text()).get("control", {}).get("users", [])
     users = [{**user, "token_sha256": hash_token(SUPERVISOR)} if user["role"] == "supervisor" else user
              for user in users]
-    copy = runnable_copy(shipped("station"), directory,
+    if not any(user["role"] == "supervisor" for user in users):
+        users.append({"name": "sam", "role": "supervisor", "token_sha256": hash_token(SUPERVISOR)})
+    copy = runnable_copy(source, directory,
                          extra={"control": {"users": users}, "dealer": {"patience_ms": PATIENCE_MS}})
     log = directory / "station.log"
     log.touch()

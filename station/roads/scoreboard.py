@@ -51,6 +51,11 @@ class Scoreboard:
     def __len__(self) -> int:
         return len(self._records)
 
+    @property
+    def records(self) -> tuple[ResultRecord, ...]:
+        """The shoe's results so far, in order."""
+        return tuple(self._records)
+
     def add(self, item: ResultLike) -> ResultRecord:
         """Take the next result of the shoe; returns it as a record."""
         record = as_record(item)

@@ -24,6 +24,13 @@ from station.roads.results import ResultRecord
 from station.roads.scoreboard import Scoreboard
 
 _WIRE_OUTCOME = {"B": WireOutcome.BANKER, "P": WireOutcome.PLAYER, "T": WireOutcome.TIE}
+#: The results the display board's roads show at most: the latest, its roads laid out afresh
+#: from the first of them. A shoe never holds that many (about 80 rounds), but a continuous
+#: shuffler's never ends, and a result costs up to 12 bytes of ``ShowRoads`` (a bead cell, a big
+#: road cell, three marks): after about 340 rounds the whole shoe's roads no longer fit a frame
+#: (4,092 bytes), and the board was sent nothing more. 240 results fit with room to spare, and
+#: are more columns than any board shows.
+DISPLAY_ROUNDS = 240
 _WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
 
 
@@ -97,7 +104,10 @@ class RoadsBoard:
         return show_result(self.last_result, self.last_round_no) if self.last_result is not None else None
 
     def display_roads(self) -> wire.ShowRoads:
-        return show_roads(self.scoreboard.roads())
+        """The roads for the board: the shoe's, or of its latest :data:`DISPLAY_ROUNDS` results."""
+        if len(self.scoreboard) <= DISPLAY_ROUNDS:
+            return show_roads(self.scoreboard.roads())
+        return show_roads(Scoreboard(self.scoreboard.records[-DISPLAY_ROUNDS:]).roads())
 
     def snapshot_parts(self) -> dict[str, Any]:
         return {"roads": self.scoreboard.roads(), "last_result": self.last_result,

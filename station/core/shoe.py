@@ -88,12 +88,14 @@ class ShoeTracking:
         self.composition.remove(card)
         self.drawn.append(card)
 
-    def put_back(self, cards: list[Card], *, returned: bool = False) -> None:
+    def put_back(self, cards: list[Card], *, returned: bool = False) -> list[Card]:
         """Cards that go back into the composition: a continuous shuffler's return
         (``returned``), or held cards that are read again on a supervisor's ``resume`` (they
-        leave the shoe's account until they are read again)."""
+        leave the shoe's account until they are read again). Returns those it could not take:
+        a card of which the account holds every copy the decks have (a count gone wrong, never
+        an exception while a round is applied); none in a sound table."""
         if not cards or self.composition is None:
-            return
+            return []
         if not returned:
             for card in cards:
                 for index in range(len(self.drawn) - 1, -1, -1):
@@ -101,8 +103,14 @@ class ShoeTracking:
                         del self.drawn[index]
                         break
         counts = Counter({card: self.composition.count(card) for card in FULL_DECK})
-        counts.update(cards)
+        refused = []
+        for card in cards:
+            if counts[card] >= self.decks:
+                refused.append(card)
+            else:
+                counts[card] += 1
         self.composition = ShoeComposition(self.decks, counts)
+        return refused
 
     def round_started(self) -> None:
         """The first card of a round left the shoe."""

@@ -290,21 +290,31 @@ class ShoeSteps(MachineBase):
             return
         shoe = self.shoe
         waiting = list(shoe.awaiting_return)
-        for card in shoe.returned_ahead:  # counted back already, before their round was cleared
+        # Counted back already, before their round was cleared: not counted again, and noted
+        # until "next round" clears them (a second report before it, of nothing, say, must not
+        # make the station forget them: they would be put back twice).
+        ahead = list(shoe.returned_ahead)
+        for card in list(ahead):
             if card in waiting:
                 waiting.remove(card)
-        shoe.returned_ahead = []
+                ahead.remove(card)
+        shoe.returned_ahead = ahead
         r = self.round
         if ev.count > len(waiting) and r is not None and r.settled and self.state == st.PAYING:
             # The dealer dropped the round on the layout in before pressing "next round".
             on_layout = [c for _, c in r.dealt] + list(r.burned) + list(r.dummy)
-            if ev.count == len(waiting) + len(on_layout):
+            for card in ahead:
+                if card in on_layout:
+                    on_layout.remove(card)
+            if on_layout and ev.count == len(waiting) + len(on_layout):
                 waiting += on_layout
-                shoe.returned_ahead = on_layout
-        shoe.put_back(waiting, returned=True)
+                shoe.returned_ahead = ahead + on_layout
+        held = shoe.put_back(waiting, returned=True)
         shoe.awaiting_return = []
         shoe.empty = False  # the continuous shuffler has cards again
-        if ev.count != len(waiting):
+        for card in held:  # already all in the shoe's account: a count no shoe can hold
+            waiting.remove(card)
+        if ev.count != len(waiting) or held:
             words = f"the shuffler counted {ev.count} cards back; {len(waiting)} were dealt and cleared"
             self._register_alert("cards_returned_mismatch", "alarm", words, stop=True,
                                  data={"returned": ev.count, "dealt": len(waiting),

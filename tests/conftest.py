@@ -150,6 +150,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = [item for item in items if item not in left_out]
+    # The longest test first (``long``: the soak's two minutes): started late, it would be all a
+    # worker does at the end while the others wait; started first, the rest of the suite is
+    # shared out around it.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 @pytest.hookimpl(hookwrapper=True)

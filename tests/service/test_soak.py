@@ -38,6 +38,7 @@ def _run(seconds: float, tmp_path: Path, pace_ms: int) -> None:
         assert figures["in_journal"] > 0 and figures["floor_rounds"] == figures["in_journal"], (name, figures)
 
 
+@pytest.mark.long
 @pytest.mark.timeout(600)
 def test_two_minutes_of_faults_break_no_invariant(tmp_path: Path) -> None:
     """The suite's share: the dealers at 30 ms an action (seven tables then take about one of

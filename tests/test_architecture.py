@@ -105,11 +105,11 @@ RULES: dict[str, tuple[tuple[str, ...], ...]] = {
         ("os", "io", "time", "datetime", "random", "socket", "sqlite3", "threading", "subprocess", "serial",
          "usb", "structlog", "logging", "station.core", "station.service", "station.journal", "station.web",
          "station.sim", "drivers"), (), BOARDS),
-    "a game's board shows its rounds in the display board's words and the roads, and does no I/O": (
+    "a game's board shows its rounds in no device's words (the roads, what is shown), and does no I/O": (
         BOARDS,
         ("os", "io", "time", "datetime", "random", "socket", "sqlite3", "threading", "subprocess", "serial",
          "usb", "structlog", "logging", "station.core", "station.service", "station.journal", "station.web",
-         "station.sim", "drivers"), ("drivers.codec.display",)),
+         "station.sim", "drivers"), ()),
     "the service asks a game for its board and never imports a game's own package": (
         ("station.service",), GAME_PACKAGES, ()),
     "the core imports no driver, service, web page or simulation": (

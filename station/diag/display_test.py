@@ -21,10 +21,10 @@ from typing import Any
 from drivers.devices import DeviceError, DeviceTimeout, DeviceUnavailable, DisplayDriver
 from drivers.devices.display import WarBox, WarBoxOutcome
 from station.cards import parse_card, parse_cards
-from station.games.baccarat.board import wire_roads
 from station.games.baccarat.rules import result_of
 from station.money import format_range
 from station.roads.rules import build_roads
+from station.service.board import wire_roads
 
 SAMPLE_HISTORY = "BBPPPTBPBBBPTPPB"
 BRIGHTNESS_STEPS = (25, 50, 75, 100)

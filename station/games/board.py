@@ -33,17 +33,59 @@ class BoardRound:
     surrendered: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class HandsShown:
+    """A result shown as two hands (baccarat): the round's number in the shoe, the outcome's
+    letter (``B``, ``P``, ``T``), the totals and cards, the natural and the pairs."""
+
+    round_no: int
+    outcome: str
+    player_total: int
+    banker_total: int
+    player: tuple[Card, ...]
+    banker: tuple[Card, ...]
+    natural: bool = False
+    player_pair: bool = False
+    banker_pair: bool = False
+
+
+@dataclass(frozen=True)
+class BoxShown:
+    """One box of a result shown box by box: its card, how it ended (the game's word: win,
+    lose, tie, war-win, war-lose, surrender) and its war card, if it went to war."""
+
+    box: int
+    card: Card
+    outcome: str
+    war_card: Card | None = None
+
+
+@dataclass(frozen=True)
+class BoxesShown:
+    """A result shown box by box against the dealer's card (Casino War)."""
+
+    round_no: int
+    dealer: Card
+    boxes: tuple[BoxShown, ...]
+    dealer_war: Card | None = None
+
+
+#: What a board shows of a round: a game's picture in no device's words.
+Shown = HandsShown | BoxesShown
+
+
 class ResultsBoard(Protocol):
-    """What the players are shown of the shoe's results, for one game. The commands it returns
-    are the display board's (``drivers.codec.display``: ``ShowResult``, ``ShowWarResult``,
-    ``ShowRoads``)."""
+    """What the players are shown of the shoe's results, for one game, in no device's words
+    (:data:`Shown`, and the shoe's :class:`~station.roads.cells.Roads`): a game knows nothing
+    of a device; the service puts them in the display board's wire types
+    (:mod:`station.service.board`)."""
 
     def reset(self) -> None:
         """A new shoe: nothing to show."""
         ...
 
-    def add_round(self, round_: BoardRound) -> Any:
-        """A round settled now; returns the board's command that shows it, if any."""
+    def add_round(self, round_: BoardRound) -> Shown | None:
+        """A round settled now; returns what shows it, if anything."""
         ...
 
     def add_record(self, round_no: int, record: Mapping[str, Any]) -> None:
@@ -51,12 +93,12 @@ class ResultsBoard(Protocol):
         other results): the board rebuilt after a restart."""
         ...
 
-    def last_shown(self) -> Any:
-        """The command that shows the shoe's last round (for a board painted anew), or None."""
+    def last_shown(self) -> Shown | None:
+        """What shows the shoe's last round (for a board painted anew), or None."""
         ...
 
     def display_roads(self) -> Any:
-        """The roads for the display board (``ShowRoads``), or None when the game has none."""
+        """The roads for the display board, or None when the game has none."""
         ...
 
     def snapshot_parts(self) -> dict[str, Any]:

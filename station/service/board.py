@@ -13,7 +13,10 @@ Banners (:class:`Banners`) have a life: each is raised by an event the players m
 taken down by the event that ends it (the supervisor's decision or resume, the device's return,
 the next round). The supervisor's detail stays in ``station ctl status`` and the logs.
 
-What a round's result looks like is the game's (its board, :mod:`station.games.board`).
+What a round's result looks like is the game's (its board, :mod:`station.games.board`), in no
+device's words; :func:`result_command` and :func:`roads_command` put it in the board's wire types
+(docs/protocols/display.md), so a game imports nothing of a device and a board of another
+protocol maps the same pictures anew.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from typing import Any
 
 from drivers.codec import Message
 from drivers.codec import display as wire
+from station.games.board import BoxesShown, Shown
+from station.roads.cells import Roads
 
 #: The banners players see, in their words, most urgent first (docs/protocols/display.md).
 PAUSED = "Round paused \u2014 please wait"
@@ -111,3 +116,54 @@ def web_limits(table: Any, game_lines: Iterable[tuple[str, int, int]] = ()) -> t
     if table.pair_max:
         limits.append(Limit("Pairs", table.pair_min, table.pair_max))
     return tuple(limits)
+
+
+# --- a game's picture in the board's wire types ------------------------------------------------
+
+_OUTCOME = {"B": wire.WireOutcome.BANKER, "P": wire.WireOutcome.PLAYER, "T": wire.WireOutcome.TIE}
+_MARK = {"red": wire.Mark.RED, "blue": wire.Mark.BLUE, None: wire.Mark.NONE}
+_BOX_OUTCOME = {
+    "win": wire.WarBoxOutcome.WIN, "lose": wire.WarBoxOutcome.LOSE, "tie": wire.WarBoxOutcome.TIE,
+    "war-win": wire.WarBoxOutcome.WAR_WIN, "war-lose": wire.WarBoxOutcome.WAR_LOSE,
+    "surrender": wire.WarBoxOutcome.SURRENDER,
+}
+
+
+def wire_roads(roads: Roads) -> dict[str, Any]:
+    """The roads as the arguments of ``ShowRoads`` (and of the display driver's ``show_roads``)."""
+    bead = [wire.BeadCell(_OUTCOME[c.result], c.player_pair, c.banker_pair, c.natural) for c in roads.bead_plate]
+    big = [wire.BigRoadCell(c.col, c.row, _OUTCOME[c.result], min(c.ties, 255)) for c in roads.big_road]
+
+    def marks(name: str) -> list[wire.Mark]:
+        return [_MARK[c.colour] for c in roads.derived(name)]
+
+    def prediction(side: str) -> wire.Prediction:
+        p = roads.predictions[side]
+        return wire.Prediction(_MARK[p.big_eye_boy], _MARK[p.small_road], _MARK[p.cockroach_pig])
+
+    return {
+        "bead_plate": bead, "big_road": big, "big_eye_boy": marks("big_eye_boy"),
+        "small_road": marks("small_road"), "cockroach_pig": marks("cockroach_pig"),
+        "if_banker": prediction("B"), "if_player": prediction("P"),
+    }
+
+
+def roads_command(roads: Roads) -> wire.ShowRoads:
+    parts = wire_roads(roads)
+    return wire.ShowRoads(
+        tuple(parts["bead_plate"]), tuple(parts["big_road"]), tuple(parts["big_eye_boy"]),
+        tuple(parts["small_road"]), tuple(parts["cockroach_pig"]), parts["if_banker"], parts["if_player"],
+    )
+
+
+def result_command(shown: Shown) -> wire.ShowResult | wire.ShowWarResult:
+    """The board's command that shows a game's last result."""
+    if isinstance(shown, BoxesShown):
+        return wire.ShowWarResult(
+            shown.round_no, shown.dealer,
+            tuple(wire.WarBox(b.box, b.card, _BOX_OUTCOME[b.outcome], (b.war_card,) if b.war_card else ())
+                  for b in shown.boxes),
+            (shown.dealer_war,) if shown.dealer_war else (),
+        )
+    return wire.ShowResult(shown.round_no, _OUTCOME[shown.outcome], shown.player_total, shown.banker_total,
+                           shown.player, shown.banker, shown.natural, shown.player_pair, shown.banker_pair)

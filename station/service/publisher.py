@@ -39,7 +39,7 @@ from station.core import states as st
 from station.core.queues import take_waiting
 from station.games.board import BoardRound
 from station.games.registry import game_named
-from station.service.board import ANNOUNCED_DEVICES, BLANK, Banners, BoardPicture
+from station.service.board import ANNOUNCED_DEVICES, BLANK, Banners, BoardPicture, result_command, roads_command
 
 log = structlog.get_logger(__name__)
 
@@ -117,7 +117,8 @@ class Publisher:
         self.banners = Banners()
         self.display_failures = 0
         self.repaints = 0
-        self.picture = BoardPicture(limits=limits, result=self.board.last_shown())
+        shown = self.board.last_shown()
+        self.picture = BoardPicture(limits=limits, result=result_command(shown) if shown is not None else None)
         #: What the board shows, as far as the station knows (after a Clear: nothing).
         self.shown = BLANK
         self._repaint = True  # the board's picture is unknown at start: clear it and paint it all
@@ -247,7 +248,8 @@ class Publisher:
                 self._paint(force)
             self._roads_dirty = False
             self._last_roads = time.monotonic()
-            self.picture = replace(self.picture, roads=self.board.display_roads())
+            roads = self.board.display_roads()
+            self.picture = replace(self.picture, roads=roads_command(roads) if roads is not None else None)
         self._paint(force)
         if web_due and self._web_dirty:
             self._publish_web_now()
@@ -323,7 +325,7 @@ class Publisher:
         elif isinstance(output, out.RoundSettled):
             shown = self.board.add_round(board_round(output))
             if shown is not None:
-                self.picture = replace(self.picture, result=shown)
+                self.picture = replace(self.picture, result=result_command(shown))
             self._roads_dirty = True
         elif isinstance(output, out.ExpectationChanged):
             self.last_round = output.last_round

@@ -11,19 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import drivers.codec.display as wire
-from drivers.codec.display import BeadCell as WireBead
-from drivers.codec.display import BigRoadCell as WireBigRoad
-from drivers.codec.display import Mark, WireOutcome
-from drivers.codec.display import Prediction as WirePrediction
 from station.cards import Card, parse_card
 from station.games.baccarat.rules import BaccaratResult, Outcome
-from station.games.board import BoardRound
+from station.games.board import BoardRound, HandsShown
 from station.roads.cells import Roads
 from station.roads.results import ResultRecord
 from station.roads.scoreboard import Scoreboard
 
-_WIRE_OUTCOME = {"B": WireOutcome.BANKER, "P": WireOutcome.PLAYER, "T": WireOutcome.TIE}
 #: The results the display board's roads show at most: the latest, its roads laid out afresh
 #: from the first of them. A shoe never holds that many (about 80 rounds), but a continuous
 #: shuffler's never ends, and a result costs up to 12 bytes of ``ShowRoads`` (a bead cell, a big
@@ -31,41 +25,6 @@ _WIRE_OUTCOME = {"B": WireOutcome.BANKER, "P": WireOutcome.PLAYER, "T": WireOutc
 #: (4,092 bytes), and the board was sent nothing more. 240 results fit with room to spare, and
 #: are more columns than any board shows.
 DISPLAY_ROUNDS = 240
-_WIRE_MARK = {"red": Mark.RED, "blue": Mark.BLUE, None: Mark.NONE}
-
-
-def wire_roads(roads: Roads) -> dict[str, Any]:
-    """The roads in the display board's wire types (docs/protocols/display.md)."""
-    bead = [WireBead(_WIRE_OUTCOME[c.result], c.player_pair, c.banker_pair, c.natural) for c in roads.bead_plate]
-    big = [WireBigRoad(c.col, c.row, _WIRE_OUTCOME[c.result], min(c.ties, 255)) for c in roads.big_road]
-
-    def marks(name: str) -> list[Mark]:
-        return [_WIRE_MARK[c.colour] for c in roads.derived(name)]
-
-    def prediction(side: str) -> WirePrediction:
-        p = roads.predictions[side]
-        return WirePrediction(_WIRE_MARK[p.big_eye_boy], _WIRE_MARK[p.small_road], _WIRE_MARK[p.cockroach_pig])
-
-    return {
-        "bead_plate": bead, "big_road": big, "big_eye_boy": marks("big_eye_boy"),
-        "small_road": marks("small_road"), "cockroach_pig": marks("cockroach_pig"),
-        "if_banker": prediction("B"), "if_player": prediction("P"),
-    }
-
-
-def show_roads(roads: Roads) -> wire.ShowRoads:
-    parts = wire_roads(roads)
-    return wire.ShowRoads(
-        tuple(parts["bead_plate"]), tuple(parts["big_road"]), tuple(parts["big_eye_boy"]),
-        tuple(parts["small_road"]), tuple(parts["cockroach_pig"]), parts["if_banker"], parts["if_player"],
-    )
-
-
-def show_result(result: BaccaratResult, round_no: int) -> wire.ShowResult:
-    return wire.ShowResult(
-        round_no, _WIRE_OUTCOME[result.outcome.letter], result.player_total, result.banker_total,
-        tuple(result.player), tuple(result.banker), result.natural, result.player_pair, result.banker_pair,
-    )
 
 
 class RoadsBoard:
@@ -87,7 +46,7 @@ class RoadsBoard:
         self.last_result = result
         self.last_round_no = round_no
 
-    def add_round(self, round_: BoardRound) -> wire.ShowResult | None:
+    def add_round(self, round_: BoardRound) -> HandsShown | None:
         hands, totals = dict(round_.hands), dict(round_.totals)
         self._add(_result(hands.get("player", ()), hands.get("banker", ()), totals.get("player", 0),
                           totals.get("banker", 0), round_.outcome, round_.natural, round_.player_pair,
@@ -100,14 +59,18 @@ class RoadsBoard:
                           record.get("banker_total") or 0, str(record["outcome"]), bool(record.get("natural")),
                           bool(record.get("player_pair")), bool(record.get("banker_pair"))), round_no)
 
-    def last_shown(self) -> wire.ShowResult | None:
-        return show_result(self.last_result, self.last_round_no) if self.last_result is not None else None
+    def last_shown(self) -> HandsShown | None:
+        r = self.last_result
+        if r is None:
+            return None
+        return HandsShown(self.last_round_no, r.outcome.letter, r.player_total, r.banker_total, tuple(r.player),
+                          tuple(r.banker), r.natural, r.player_pair, r.banker_pair)
 
-    def display_roads(self) -> wire.ShowRoads:
+    def display_roads(self) -> Roads:
         """The roads for the board: the shoe's, or of its latest :data:`DISPLAY_ROUNDS` results."""
         if len(self.scoreboard) <= DISPLAY_ROUNDS:
-            return show_roads(self.scoreboard.roads())
-        return show_roads(Scoreboard(self.scoreboard.records[-DISPLAY_ROUNDS:]).roads())
+            return self.scoreboard.roads()
+        return Scoreboard(self.scoreboard.records[-DISPLAY_ROUNDS:]).roads()
 
     def snapshot_parts(self) -> dict[str, Any]:
         return {"roads": self.scoreboard.roads(), "last_result": self.last_result,

@@ -12,16 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import drivers.codec.display as wire
 from station.cards import Card, parse_card
-from station.games.board import BoardRound
+from station.games.board import BoardRound, BoxesShown, BoxShown
 from station.roads.war_board import WarBoard
-
-_WAR_OUTCOMES = {
-    "win": wire.WarBoxOutcome.WIN, "lose": wire.WarBoxOutcome.LOSE, "tie": wire.WarBoxOutcome.TIE,
-    "war-win": wire.WarBoxOutcome.WAR_WIN, "war-lose": wire.WarBoxOutcome.WAR_LOSE,
-    "surrender": wire.WarBoxOutcome.SURRENDER,
-}
 
 
 @dataclass(frozen=True)
@@ -45,14 +38,6 @@ class WarRoundView:
     boxes: tuple[WarBoxView, ...]
     dealer_war: Card | None = None
 
-    def to_wire(self) -> wire.ShowWarResult:
-        return wire.ShowWarResult(
-            self.round_no, self.dealer,
-            tuple(wire.WarBox(b.box, b.card, _WAR_OUTCOMES[b.outcome], (b.war_card,) if b.war_card else ())
-                  for b in self.boxes),
-            (self.dealer_war,) if self.dealer_war else (),
-        )
-
     def to_dict(self) -> dict[str, Any]:
         return {"round_no": self.round_no, "dealer": self.dealer.code,
                 "dealer_war": self.dealer_war.code if self.dealer_war else None,
@@ -60,6 +45,10 @@ class WarRoundView:
 
     def outcomes(self) -> dict[int, str]:
         return {b.box: b.outcome for b in self.boxes}
+
+    def shown(self) -> BoxesShown:
+        return BoxesShown(self.round_no, self.dealer, tuple(BoxShown(b.box, b.card, b.outcome, b.war_card)
+                                                            for b in self.boxes), self.dealer_war)
 
 
 def war_round_view(round_no: int, dealt: Iterable[tuple[str, Card]], surrendered: Iterable[str | int] = ()
@@ -126,23 +115,23 @@ class BoxesBoard:
         self.war_board.reset()
         self.history.clear()
 
-    def _add(self, view: WarRoundView | None) -> wire.ShowWarResult | None:
+    def _add(self, view: WarRoundView | None) -> BoxesShown | None:
         if view is None:
             return None
         self.war_board.add(view.outcomes())
         self.history.append(view)
-        return view.to_wire()
+        return view.shown()
 
     def add_record(self, round_no: int, record: Mapping[str, Any]) -> None:
         self._add(war_view_of_record(round_no, record))
 
-    def add_round(self, round_: BoardRound) -> wire.ShowWarResult | None:
+    def add_round(self, round_: BoardRound) -> BoxesShown | None:
         return self._add(war_view_of_round(round_))
 
-    def last_shown(self) -> wire.ShowWarResult | None:
-        return self.history[-1].to_wire() if self.history else None
+    def last_shown(self) -> BoxesShown | None:
+        return self.history[-1].shown() if self.history else None
 
-    def display_roads(self) -> wire.ShowRoads | None:
+    def display_roads(self) -> None:
         return None
 
     def snapshot_parts(self) -> dict[str, Any]:

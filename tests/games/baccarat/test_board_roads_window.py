@@ -14,9 +14,10 @@ import random
 import pytest
 
 from drivers.codec import get_protocol
-from station.games.baccarat.board import DISPLAY_ROUNDS, RoadsBoard, show_roads
+from station.games.baccarat.board import DISPLAY_ROUNDS, RoadsBoard
 from station.roads.results import ResultRecord
 from station.roads.scoreboard import Scoreboard
+from station.service.board import roads_command
 
 OUTCOMES = ("B", "P", "T")
 
@@ -32,7 +33,7 @@ def _board(rounds: int, seed: int = 3) -> RoadsBoard:
 
 def test_a_shoe_shows_all_its_roads() -> None:
     board = _board(85)
-    assert board.display_roads() == show_roads(board.scoreboard.roads())
+    assert board.display_roads() == board.scoreboard.roads()
 
 
 def test_a_shoe_that_never_ends_shows_its_latest_results_and_always_fits_a_frame() -> None:
@@ -42,12 +43,12 @@ def test_a_shoe_that_never_ends_shows_its_latest_results_and_always_fits_a_frame
         shown = board.display_roads()
         assert len(shown.bead_plate) == min(rounds, DISPLAY_ROUNDS)
         latest = board.scoreboard.records[-DISPLAY_ROUNDS:]
-        assert shown == show_roads(Scoreboard(latest).roads())
-        assert protocol.encode(shown, 1)  # raises past the frame's limit
+        assert shown == Scoreboard(latest).roads()
+        assert protocol.encode(roads_command(shown), 1)  # raises past the frame's limit
 
 
 def test_the_whole_shoe_would_not_have_fitted() -> None:
     """What the window is for: 400 rounds of roads in one frame are refused by the framing."""
     board = _board(400)
     with pytest.raises(ValueError, match="exceeds"):
-        get_protocol("display").encode(show_roads(board.scoreboard.roads()), 1)
+        get_protocol("display").encode(roads_command(board.scoreboard.roads()), 1)

@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from drivers.codec.display import ShowResult
+from drivers.codec.display import ShowResult, ShowWarResult
 from station.cards import FULL_DECK
 from station.core import outputs as out
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.events import BetPlaced, CardDrawn, DealerAction, Event
-from station.games.board import ResultsBoard
+from station.games.board import BoxesShown, HandsShown, ResultsBoard
 from station.games.registry import GAMES
+from station.service.board import result_command
 from station.service.publisher import board_round
 from station.web.snapshot import Snapshot, TableInfo
 
@@ -92,13 +93,18 @@ def test_baccarat_shows_roads_and_the_last_hands_casino_war_its_boxes() -> None:
     _, results = play("baccarat", rounds=3, seed=5)
     baccarat = GAMES["baccarat"].board()
     last = [baccarat.add_round(board_round(r)) for r in results][-1]
-    assert isinstance(last, ShowResult) and last.round_no == 3
-    assert shown(baccarat, "baccarat")["last_result"]["outcome"] == {1: "B", 2: "P", 3: "T"}[int(last.outcome)]
+    assert isinstance(last, HandsShown) and last.round_no == 3
+    assert shown(baccarat, "baccarat")["last_result"]["outcome"] == last.outcome
+    on_the_wire = result_command(last)  # the service puts it in the display's words
+    assert isinstance(on_the_wire, ShowResult) and on_the_wire.round_no == 3
+    assert {1: "B", 2: "P", 3: "T"}[int(on_the_wire.outcome)] == last.outcome
+    assert (on_the_wire.player_cards, on_the_wire.banker_cards) == (last.player, last.banker)
     assert shown(baccarat, "baccarat")["war"] is None and baccarat.display_roads() is not None
     _, results = play("war", rounds=3, seed=5)
     war = GAMES["war"].board()
     shown_war = [war.add_round(board_round(r)) for r in results]
-    assert [type(m).__name__ for m in shown_war] == ["ShowWarResult"] * 3
+    assert all(isinstance(m, BoxesShown) for m in shown_war)
+    assert all(isinstance(result_command(m), ShowWarResult) for m in shown_war if m is not None)
     assert [m.round_no for m in shown_war if m is not None] == [1, 2, 3]
     page = shown(war, "war")
     assert page["roads"] is None and page["last_result"] is None and page["war"]["rounds"] == 3

@@ -1,4 +1,4 @@
-"""What every child process of the station does first: end with the station, and step back.
+"""What every child process of the station does first: end with the station, step back, speak.
 
 The station runs four kinds of children: the floor outbox (``station.floor.process``), the
 simulated table (``station.sim.table_process``), the web scoreboard (``station.web.process``)
@@ -6,6 +6,11 @@ and the dealer's console (``station.console.process``). Each must never outlive 
 and each must leave the CPU to the table when the table wants it. This module is the one
 place that says how, so they cannot drift apart; it imports nothing of the station, so any child may call it before
 importing anything of weight.
+
+It also holds the wire a child fed over a socket pair speaks (the web scoreboard and the
+dealer's console): frames of one byte of kind, a 4-byte big-endian length and the payload,
+the first from the child being its hello (:func:`hello_frame`). The station's side of every
+child, the wire included, is :mod:`station.child_supervisor`.
 
 Under systemd these calls are allowed by the unit: ``systemd/dealing-station.service``
 lets ``sched_setscheduler``, ``setpriority`` and ``sched_setaffinity`` through its system
@@ -18,9 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import signal
-from collections.abc import Iterable
+import struct
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +36,23 @@ if TYPE_CHECKING:
 
 #: ``prctl`` option: the signal a process gets when its parent ends.
 PR_SET_PDEATHSIG = 1
+
+#: A frame's header on a child's socket, both ways: its kind (one byte), its payload's length.
+HEADER = struct.Struct(">cI")
+#: The child's first frame: ``{"ready": url}``, or ``{"error": text, "errno": n}`` and it ends.
+HELLO = b"H"
+#: The station's last frame: stop now (the end of the socket means the same).
+QUIT = b"Q"
+
+
+def frame(kind: bytes, data: bytes) -> bytes:
+    """One frame of the wire: ``kind`` (one byte), the length, ``data``."""
+    return HEADER.pack(kind, len(data)) + data
+
+
+def hello_frame(answer: Mapping[str, object]) -> bytes:
+    """The child's hello: ready (with the address it serves), or why it cannot serve."""
+    return frame(HELLO, json.dumps(answer).encode())
 
 
 def die_with(parent: int) -> None:

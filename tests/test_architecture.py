@@ -126,6 +126,9 @@ RULES: dict[str, tuple[tuple[str, ...], ...]] = {
         ("station.journal",), ("station.core", "station.service", "station.sim", "drivers", "station.web"), ()),
     "the child-process helper stands alone (any child calls it before importing anything of weight)": (
         ("station.child_process",), ("station", "drivers"), ()),
+    "the children's supervisor knows only the children's wire and links, nothing of what a child is": (
+        ("station.child_supervisor", "station.child_links"), ("station", "drivers"),
+        ("station.child_process", "station.child_links")),
     "nothing imports the outbox's entry point back (the old floor.process <-> outbox_main cycle)": (
         ("station", "drivers"), ("station.floor.outbox_main",), ()),
     "the pit page reads the broker only: nothing of a table, its journal or its station": (

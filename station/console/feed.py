@@ -13,10 +13,13 @@ core loop's interpreter. This module imports no web framework.
   small pool of threads passes each through ``door`` (the control socket's own checks, see
   :meth:`station.service.control.ControlServer.serve_line`) and sends the answer back. A
   command waits for the table's verdict (up to 2 s), so a few run at once; more wait their turn.
-- **Its life.** The child dies with the station, stops when told within a second, and is
-  started again (at most every ``RESTART_S``) if it ends on its own: the new one gets the
-  same picture at once, so a console killed mid-round resumes the same view. One that cannot
-  listen is tried again every ``RETRY_S``; the table never waits for it.
+- **Its life** is :class:`station.child_supervisor.ChildSupervisor`'s: the child dies with
+  the station, stops when told within a second, and is started again (at most every
+  ``RESTART_S``) if it ends on its own: the new one gets the same picture at once, so a
+  console killed mid-round resumes the same view. It starts in the background, and one that
+  cannot listen is tried again every ``RETRY_S``; the table never waits for it. What is the
+  console's own is here: its command line and its settings sent first (the users' PIN hashes
+  never appear on a command line), its message kinds and the words of its log lines.
 """
 
 from __future__ import annotations
@@ -25,10 +28,6 @@ import errno
 import json
 import os
 import queue
-import select
-import socket
-import struct
-import subprocess
 import sys
 import threading
 import time
@@ -38,13 +37,22 @@ from typing import Any
 
 import structlog
 
+from station.child_links import FramedSocket, Launched, spawn_with_socket
+from station.child_process import frame
+from station.child_supervisor import (
+    RESTART_TIMEOUT_S,
+    ChildSpec,
+    ChildStartError,
+    ChildSupervisor,
+    Restarts,
+    Words,
+)
 from station.console.view import ConsoleView
 from station.core import outputs as out
 from station.core.queues import take_waiting
 
 log = structlog.get_logger(__name__)
 
-HEADER = struct.Struct(">cI")
 START_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 1.0
 RESTART_S = 2.0
@@ -55,6 +63,12 @@ PICTURE_INTERVAL_S = 0.1
 #: Requests served at once (each may wait up to 2 s for the table's verdict).
 DOOR_THREADS = 4
 MAX_FRAME = 1024 * 1024
+#: The frames (station/console/process.py): settings, the picture, an answer (to the console);
+#: a request, who signed in or was refused (from it).
+SETTINGS, PICTURE, ANSWER, REQUEST, PEOPLE = b"C", b"V", b"A", b"R", b"P"
+
+WORDS = Words(started="console_started", ended="console_ended", start_failed="console_unavailable",
+              unreachable="console_unreachable")
 
 #: Answers a request line for a user by name: the control socket's checks, then the table's.
 Door = Callable[[str, bytes], dict[str, Any]]
@@ -62,22 +76,8 @@ Door = Callable[[str, bytes], dict[str, Any]]
 People = Callable[[dict[str, Any]], None]
 
 
-class ConsoleStartError(OSError):
+class ConsoleStartError(ChildStartError):
     """The console could not serve (``errno`` as the bind's, e.g. EADDRINUSE)."""
-
-
-def _frame(kind: bytes, data: bytes) -> bytes:
-    return HEADER.pack(kind, len(data)) + data
-
-
-def _read_exactly(sock: socket.socket, size: int) -> bytes:
-    chunks = b""
-    while len(chunks) < size:
-        chunk = sock.recv(size - len(chunks))
-        if not chunk:
-            raise ConnectionError("the console closed its socket")
-        chunks += chunk
-    return chunks
 
 
 class ConsoleProcess:
@@ -89,28 +89,32 @@ class ConsoleProcess:
         self.door = door
         self.people = people
         self.url = ""
-        self.restarts = 0
-        self._process: subprocess.Popen[bytes] | None = None
-        self._sock: socket.socket | None = None
-        self._write = threading.Lock()
         self._outputs: queue.Queue[tuple[out.Output, str]] = queue.Queue()
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._pool = ThreadPoolExecutor(DOOR_THREADS, thread_name_prefix="console-door")
         self._threads: list[threading.Thread] = []
-        self._started_at = -RESTART_S  # the first start is at once
-        self._retry_at = 0.0
         self._ready = threading.Event()
         self._encoded = view.encode()
-        self._sent_version = -1
+        self._sent_version = -1  # the view's version last handed to the supervisor
+        self._child = ChildSupervisor(ChildSpec(
+            name="console", title="the console's process", launch=self._launch, log=log, words=WORDS,
+            start_timeout_s=START_TIMEOUT_S, restart_timeout_s=RESTART_TIMEOUT_S, stop_timeout_s=STOP_TIMEOUT_S,
+            restarts=Restarts(every_s=RESTART_S, after_failure_s=RETRY_S), state_kind=PICTURE,
+            on_message=self._heard, on_up=self._listening, describe_failure=self._unavailable,
+            start_error=ConsoleStartError))
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
+        return self._child.pid
 
     @property
     def running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
+        return self._child.running
+
+    @property
+    def restarts(self) -> int:
+        return self._child.restarts
 
     # --- the loop's side -----------------------------------------------------------------
 
@@ -127,96 +131,43 @@ class ConsoleProcess:
         A console that cannot listen (its port held by another program) is logged and tried
         again every ``RETRY_S``: the table deals on without it (pedals, buttons and the
         control socket still work)."""
-        for target, name in ((self._fold_loop, "console-feed"), (self._read_loop, "console-requests")):
-            thread = threading.Thread(target=target, name=name, daemon=True)
-            thread.start()
-            self._threads.append(thread)
+        self._child.offer(self._encoded)  # the picture resumed from the replayed machine
+        self._sent_version = self.view.version
+        thread = threading.Thread(target=self._fold_loop, name="console-feed", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+        self._child.start(wait=False)
         return self
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> bool:
         """Wait until the console listens (tests, tools); False when it does not in time."""
         return self._ready.wait(timeout)
 
-    def _unavailable(self, exc: OSError) -> None:
-        reason = "another program holds it" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
-        self._retry_at = time.monotonic() + RETRY_S
-        log.error("console_unavailable", address=f"{self.settings['host']}:{self.settings['port']}", reason=reason,
-                  retry_s=RETRY_S)
+    def _launch(self) -> Launched[FramedSocket]:
+        return spawn_with_socket(lambda fd: [sys.executable, "-m", "station.console.process", "--feed-fd", str(fd),
+                                             "--station", str(os.getpid())],
+                                 greeting=frame(SETTINGS, json.dumps(self.settings).encode()), max_frame=MAX_FRAME)
 
-    def _spawn(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        command = [sys.executable, "-m", "station.console.process", "--feed-fd", str(theirs.fileno()),
-                   "--station", str(os.getpid())]
-        self._started_at = time.monotonic()
-        try:
-            process = subprocess.Popen(command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
-                                       process_group=0)
-        finally:
-            theirs.close()
-        ours.sendall(_frame(b"C", json.dumps(self.settings).encode()))
-        answer = self._hello(ours, process)
-        if "ready" not in answer:
-            ours.close()
-            process.wait(5)
-            raise ConsoleStartError(int(answer.get("errno") or 0), str(answer.get("error") or "did not start"))
-        ours.settimeout(None)
-        self._process, self._sock, self.url = process, ours, str(answer["ready"])
-        self._sent_version = -1
-        self._wake.set()  # the picture goes to the new console at once
+    def _listening(self, url: str) -> None:
+        self.url = url
         self._ready.set()
-        log.info("console_started", url=self.url, pid=self.pid)
 
-    @staticmethod
-    def _hello(sock: socket.socket, process: subprocess.Popen[bytes]) -> dict[str, Any]:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                process.kill()
-                return {"error": f"no answer within {START_TIMEOUT_S:.0f} s"}
-            readable, _, _ = select.select([sock], [], [], min(left, 0.2))
-            if readable:
-                break
-            if process.poll() is not None:
-                return {"error": f"the console's process ended with status {process.returncode}"}
-        try:
-            sock.settimeout(5)
-            kind, size = HEADER.unpack(_read_exactly(sock, HEADER.size))
-            data = _read_exactly(sock, size)
-        except (OSError, ConnectionError):
-            return {"error": f"the console's process ended with status {process.wait(5)}"}
-        answer = json.loads(data) if kind == b"H" else None
-        return answer if isinstance(answer, dict) else {"error": "an unreadable answer"}
+    def _unavailable(self, exc: OSError) -> dict[str, Any]:
+        """What ``console_unavailable`` says (docs/console.md: with the reason)."""
+        reason = "another program holds it" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        return {"address": f"{self.settings['host']}:{self.settings['port']}", "reason": reason}
 
     def begin_stop(self) -> None:
         self._stopped.set()
         self._wake.set()
-        self._send(b"Q", b"")
+        self._child.begin_stop()
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
         self.begin_stop()
-        self._close_child(timeout)
+        self._child.stop(timeout)
         for thread in self._threads:
             thread.join(timeout)
         self._pool.shutdown(wait=False, cancel_futures=True)
-
-    def _close_child(self, timeout: float = STOP_TIMEOUT_S) -> None:
-        with self._write:
-            sock, self._sock = self._sock, None
-            process, self._process = self._process, None
-        if sock is not None:
-            try:
-                sock.settimeout(0.2)
-                sock.sendall(_frame(b"Q", b""))
-            except OSError:
-                pass
-            sock.close()
-        if process is not None:
-            try:
-                process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
 
     # --- the picture ---------------------------------------------------------------------
 
@@ -236,9 +187,9 @@ class ConsoleProcess:
             self._fold()
             if self.view.version != self._sent_version:
                 self._encoded = self.view.encode()
-                if self._send(b"V", self._encoded):
-                    self._sent_version = self.view.version
-                    sent_at = time.monotonic()
+                self._child.offer(self._encoded)  # the supervisor sends the newest, to each new console too
+                self._sent_version = self.view.version
+                sent_at = time.monotonic()
 
     def _fold(self) -> None:
         taken: list[tuple[out.Output, str]] = []
@@ -249,45 +200,14 @@ class ConsoleProcess:
             except Exception:
                 log.exception("console_view_failed", output=output.kind)
 
-    def _send(self, kind: bytes, data: bytes) -> bool:
-        with self._write:
-            sock = self._sock
-            if sock is None:
-                return False
-            try:
-                sock.sendall(_frame(kind, data))
-            except OSError as exc:
-                if not self._stopped.is_set():
-                    log.warning("console_unreachable", error=str(exc))
-                return False
-            return True
-
     # --- requests ------------------------------------------------------------------------
 
-    def _read_loop(self) -> None:
-        while not self._stopped.is_set():
-            sock = self._sock
-            if sock is None or not self.running:
-                if not self._restart():
-                    self._stopped.wait(0.5)
-                continue
-            try:
-                kind, size = HEADER.unpack(_read_exactly(sock, HEADER.size))
-                if size > MAX_FRAME:
-                    raise ConnectionError("a request larger than the console may send")
-                data = _read_exactly(sock, size)
-            except (OSError, ConnectionError, struct.error):
-                if not self._stopped.is_set():
-                    self._close_child_after_end()
-                continue
-            if kind == b"R":
-                self._pool.submit(self._answer, data)
-            elif kind == b"P" and self.people is not None:
-                self._pool.submit(self._hear_people, data)
-
-    def _close_child_after_end(self) -> None:
-        log.error("console_ended", status=self._process.poll() if self._process else None)
-        self._close_child()
+    def _heard(self, kind: bytes, data: bytes) -> None:
+        """A frame from the console (the supervisor's watching thread): served on the pool."""
+        if kind == REQUEST:
+            self._pool.submit(self._answer, data)
+        elif kind == PEOPLE and self.people is not None:
+            self._pool.submit(self._hear_people, data)
 
     def _answer(self, data: bytes) -> None:
         try:
@@ -297,7 +217,7 @@ class ConsoleProcess:
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("console_request_unreadable", error=str(exc))
             return
-        self._send(b"A", json.dumps({"id": ident, "reply": reply}).encode())
+        self._child.send(ANSWER, json.dumps({"id": ident, "reply": reply}).encode())
 
     def _hear_people(self, data: bytes) -> None:
         assert self.people is not None
@@ -308,19 +228,3 @@ class ConsoleProcess:
             self.people(news)
         except ValueError as exc:
             log.warning("console_news_unreadable", error=str(exc))
-
-    def _restart(self) -> bool:
-        now = time.monotonic()
-        if self._stopped.is_set() or now - self._started_at < RESTART_S or now < self._retry_at:
-            return False
-        if self._process is not None:
-            log.error("console_ended", status=self._process.poll())
-        self._close_child()
-        again = bool(self.url)
-        try:
-            self._spawn()
-        except OSError as exc:
-            self._unavailable(exc)
-            return False
-        self.restarts += again
-        return True

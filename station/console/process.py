@@ -10,7 +10,8 @@ signal, and the end of the socket), serves below the table (:data:`station.child
 a table thread that wakes runs first; it starts at the station's priority, so a busy PC does not
 keep it from coming up), and its name in ``ps`` says whose console it is.
 
-Frames, both ways: one byte of kind, a 4-byte big-endian length, a JSON payload.
+Frames, both ways (:mod:`station.child_process`, as every child fed over a socket speaks):
+one byte of kind, a 4-byte big-endian length, a JSON payload.
 Station to console: ``C`` settings (first), ``V`` the table's picture, ``A`` an answer
 ``{"id": n, "reply": {...}}``, ``Q`` quit. Console to station: ``H``
 hello (``{"ready": url}`` or ``{"error": text, "errno": n}``), ``R`` a request
@@ -28,13 +29,11 @@ import os
 import signal
 import socket
 import ssl
-import struct
 import sys
 from typing import Any
 
-from station.child_process import CONSOLE, die_with, ignore_signals_from_here, step_back
+from station.child_process import CONSOLE, HEADER, die_with, ignore_signals_from_here, step_back
 
-HEADER = struct.Struct(">cI")
 MAX_FRAME = 8 * 1024 * 1024
 
 

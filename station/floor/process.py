@@ -16,7 +16,13 @@ description, sent once the journal is open. A restart after the outbox died, or 
 that already has threads, starts a fresh interpreter instead
 (``python -m station.floor.outbox_main``): slower, and safe.
 
-The station's end (:class:`FloorFeed`) speaks to the outbox over two pipes:
+The station's end (:class:`FloorFeed`) keeps the outbox through
+:class:`station.child_supervisor.ChildSupervisor`, as the station keeps every child (started,
+restarted after a growing pause when it dies, stopped with its drain and killed if it does not
+go); what is the outbox's own is here: its fork, its command line, its pipes and the lines on
+them, its log lines' words and its status. It speaks to the outbox over two pipes (not the
+socket and frames of the pages' children: a commit's line is written without ever waiting,
+whole or not at all, which a pipe gives for a short write):
 
 - to the outbox, lines: first the start-up description (JSON), then the seq of each commit
   (written without waiting: when the pipe is full the line is dropped, the outbox reads the
@@ -45,11 +51,13 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NoReturn, Protocol
+from typing import IO, Any, NoReturn
 
 import structlog
 
+from station.child_links import ForkedChild, Launched, wait_or_kill
 from station.child_process import OUTBOX, step_back
+from station.child_supervisor import ChildSpec, ChildSupervisor, Restarts, Words
 from station.floor.settings import FloorSection
 
 log = structlog.get_logger("station.floor")
@@ -60,69 +68,6 @@ STATUS_INTERVAL_S = 0.5
 RESTART_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 #: The station wakes the outbox at most this often (each wake is two context switches).
 NOTIFY_S = 0.01
-
-
-class OutboxProcess(Protocol):
-    """What the station asks of the outbox's process (``subprocess.Popen`` answers it)."""
-
-    pid: int
-
-    def poll(self) -> int | None: ...
-
-    def wait(self, timeout: float | None = None) -> int: ...
-
-    def kill(self) -> None: ...
-
-
-class ForkedChild:
-    """A child made by ``os.fork``, answering what :class:`OutboxProcess` asks the way
-    ``subprocess.Popen`` does (one thread may wait while another polls)."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: int | None = None
-        self._lock = threading.Lock()
-        try:  # readable once the child has exited (Linux 5.3 and later): no polling loop
-            self._pidfd: int | None = os.pidfd_open(pid)
-        except (AttributeError, OSError):
-            self._pidfd = None
-
-    def poll(self) -> int | None:
-        with self._lock:
-            if self.returncode is None:
-                try:
-                    done, status = os.waitpid(self.pid, os.WNOHANG)
-                except ChildProcessError:  # reaped by someone else: its status is lost
-                    done, status = self.pid, 0
-                if done:
-                    self.returncode = os.waitstatus_to_exitcode(status)
-            return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while (code := self.poll()) is None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise subprocess.TimeoutExpired(f"outbox {self.pid}", timeout or 0.0)
-            pause = 0.05 if left is None else min(left, 0.05)
-            try:
-                if self._pidfd is None:
-                    raise OSError
-                select.select([self._pidfd], [], [], left)
-            except (OSError, ValueError):  # no pidfd, or it was released meanwhile
-                time.sleep(pause)
-        return code
-
-    def kill(self) -> None:
-        if self.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-
-    def release(self) -> None:
-        with self._lock:
-            pidfd, self._pidfd = self._pidfd, None
-        if pidfd is not None:
-            os.close(pidfd)
 
 
 @dataclass
@@ -138,19 +83,8 @@ class PreparedOutbox:
         before its description and leaves."""
         _close_station_end(self.control)
         _close_station_end(self.status)
-        _wait_or_kill(self.process, 5)
+        wait_or_kill(self.process, 5)
         self.process.release()
-
-
-def _wait_or_kill(process: OutboxProcess, seconds: float) -> bool:
-    """Wait up to ``seconds`` for the outbox to leave, else kill it; True when it left."""
-    try:
-        process.wait(seconds)
-        return True
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(5)
-        return False
 
 
 # --- the station's ends of the pipes, closed in every process forked after the outbox ------
@@ -213,6 +147,72 @@ def outbox_cpus() -> list[int] | None:
     return sorted(others) or None
 
 
+class OutboxPipes:
+    """The station's ends of an outbox's two pipes, as the supervisor's link: lines to the
+    outbox on ``control`` (written without blocking), its status lines from ``status``."""
+
+    def __init__(self, control: int, status: int) -> None:
+        self.control: int | None = control
+        self.status: int | None = status
+        self._buffer = b""
+        os.set_blocking(control, False)
+
+    def fileno(self) -> int:
+        status = self.status
+        return -1 if status is None else status
+
+    def receive(self) -> list[tuple[bytes, bytes]]:
+        """The status lines complete so far (their kind is empty: the outbox sends one kind)."""
+        chunk = os.read(self.fileno(), 65536)
+        if not chunk:
+            raise EOFError("the outbox closed its status pipe")
+        *lines, self._buffer = (self._buffer + chunk).split(b"\n")
+        return [(b"", line) for line in lines if line]
+
+    def notify(self, line: bytes) -> None:
+        """A commit's line: written now or not at all (a full pipe means a busy outbox,
+        which reads the journal to its end anyway)."""
+        control = self.control
+        if control is not None:
+            with contextlib.suppress(OSError):
+                os.write(control, line)
+
+    def send(self, kind: bytes, data: bytes) -> None:
+        """A line that must arrive (an anchor, the stop): waits up to a second for room, then
+        drops it with a warning. An outbox that has gone is the watch's business, not this
+        line's, so nothing is raised."""
+        deadline = time.monotonic() + 1.0
+        while (control := self.control) is not None:
+            try:
+                os.write(control, data)
+                return
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log.warning("floor_outbox_busy", dropped=data[:80].decode("utf-8", "replace"))
+                    return
+                select.select([], [control], [], min(left, 0.1))
+            except OSError:
+                return
+
+    def send_quit(self, kind: bytes, data: bytes) -> None:
+        self.send(kind, data)
+
+    def shutdown(self) -> None:
+        """Nothing to undo: no write to the outbox waits more than a second."""
+
+    def close(self) -> None:
+        control, self.control = self.control, None
+        status, self.status = self.status, None
+        for fd in (control, status):
+            if fd is not None:
+                _close_station_end(fd)
+
+
+WORDS = Words(started="floor_outbox_started", ended="floor_outbox_exited", start_failed="floor_outbox_start_failed",
+              killed="floor_outbox_killed")
+
+
 class FloorFeed:
     """The station's end: starts the outbox process, tells it of commits and anchors,
     restarts it if it dies, stops it (with its drain) when the station stops."""
@@ -225,25 +225,20 @@ class FloorFeed:
                      "currency": currency, "devices": devices, "software": software, "log_format": log_format,
                      "log_level": log_level, "station_pid": os.getpid()}
         self.tip = 0
-        self._process: OutboxProcess | None = None
-        self._control: int | None = None
         self._status: dict[str, Any] = {}
-        self._stopping = threading.Event()
-        self._lock = threading.Lock()
-        self._restarts = 0
         self._notified = 0.0
-        self._watcher: threading.Thread | None = None
+        self._prepared: PreparedOutbox | None = None
+        self._child = ChildSupervisor(ChildSpec(
+            name="floor-outbox", title="the floor outbox", launch=self._launch, log=log, words=WORDS, hello=False,
+            restarts=Restarts(every_s=0.0, backoff_s=RESTART_DELAYS_S), on_message=self._heard,
+            fields={"broker": settings.broker, "table": table}))
 
     # --- the station's side -------------------------------------------------------------
 
     def start(self, prepared: PreparedOutbox | None = None) -> FloorFeed:
         """Start the outbox: the one forked at the station's start when there is one."""
-        if prepared is not None:
-            self._begin(prepared.process, prepared.control, prepared.status, "fork")
-        else:
-            self._spawn()
-        self._watcher = threading.Thread(target=self._watch, name="floor-outbox-watch", daemon=True)
-        self._watcher.start()
+        self._prepared = prepared
+        self._child.start(wait=True)
         return self
 
     def notify(self, last_seq: int) -> None:
@@ -256,41 +251,39 @@ class FloorFeed:
         if now - self._notified < NOTIFY_S:
             return
         self._notified = now
-        control = self._control
-        if control is not None:
-            with contextlib.suppress(OSError):  # full (the outbox is busy) or gone: it reads the journal anyway
-                os.write(control, b"%d\n" % last_seq)
+        pipes = self._child.link
+        if pipes is not None:
+            pipes.notify(b"%d\n" % last_seq)
 
     def publish_anchor(self, anchor: dict[str, Any]) -> None:
         """An anchor (on the anchor clock's thread): written whole, waiting up to a second."""
-        self._send(json.dumps({"anchor": anchor}).encode("utf-8") + b"\n", wait_s=1.0)
+        pipes = self._child.link
+        if pipes is not None:
+            pipes.send(b"", json.dumps({"anchor": anchor}).encode("utf-8") + b"\n")
 
     def status(self) -> dict[str, Any]:
-        process = self._process
         status = dict(self._status)
         status.setdefault("broker", self.settings.broker)
         status.setdefault("connected", False)
         status.setdefault("backlog_records", self.tip)
-        status.update({"outbox_pid": process.pid if process is not None and process.poll() is None else None,
-                       "outbox_restarts": self._restarts})
+        status.update({"outbox_pid": self._child.pid if self._child.running else None,
+                       "outbox_restarts": self._child.restarts})
         return status
 
     def stop(self, drain_s: float | None = None) -> None:
-        """Ask the outbox to publish what the broker takes within ``drain_s``, then to go."""
+        """Ask the outbox to publish what the broker takes within ``drain_s``, then to go
+        (killed if it has not within five seconds more)."""
         wait = self.settings.drain_s if drain_s is None else drain_s
-        self._stopping.set()
-        process = self._process
-        if process is None:
-            return
-        self._send(json.dumps({"stop": wait}).encode("utf-8") + b"\n", wait_s=1.0)
-        if not _wait_or_kill(process, wait + 5):
-            log.warning("floor_outbox_killed", pid=process.pid, reason="it did not stop in time")
-        self._close_control()
+        self._child.stop(wait + 5, farewell=(b"", json.dumps({"stop": wait}).encode("utf-8") + b"\n"))
 
     # --- the process ----------------------------------------------------------------------
 
-    def _spawn(self) -> None:
-        """A fresh interpreter (a restart, or a station that had threads before the feed)."""
+    def _launch(self) -> Launched[OutboxPipes]:
+        """The outbox forked at the station's start, the first time there is one; else (a
+        restart, or a station that had threads before the feed) a fresh interpreter."""
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            return self._begin(prepared.process, prepared.control, prepared.status, "fork")
         control_read, control_write, status_read, status_write = _station_pipes()
         try:
             process = subprocess.Popen(
@@ -304,70 +297,17 @@ class FloorFeed:
         finally:
             os.close(control_read)
             os.close(status_write)
-        self._begin(process, control_write, status_read, "spawn")
+        return self._begin(process, control_write, status_read, "spawn")
 
-    def _begin(self, process: OutboxProcess, control: int, status_read: int, method: str) -> None:
-        """Hand the outbox its description (the pipe is empty: this write does not wait),
-        then follow its status."""
-        spec = {**self.spec, "cpus": outbox_cpus()}
-        os.write(control, json.dumps(spec).encode("utf-8") + b"\n")
-        os.set_blocking(control, False)
-        with self._lock:
-            self._process, self._control = process, control
-        threading.Thread(target=self._read_status, args=(status_read,), name="floor-outbox-status",
-                         daemon=True).start()
-        log.info("floor_outbox_started", pid=process.pid, method=method, broker=self.settings.broker,
-                 table=self.table)
+    def _begin(self, process: ForkedChild | subprocess.Popen[bytes], control: int, status: int,
+               method: str) -> Launched[OutboxPipes]:
+        """Hand the outbox its description (the pipe is empty: this write does not wait)."""
+        os.write(control, json.dumps({**self.spec, "cpus": outbox_cpus()}).encode("utf-8") + b"\n")
+        return Launched(process, OutboxPipes(control, status), {"method": method})
 
-    def _read_status(self, fd: int) -> None:
-        _STATION_ENDS.discard(fd)  # the stream closes it from here on
-        with os.fdopen(fd, "rb") as stream:
-            for line in stream:
-                with contextlib.suppress(ValueError):
-                    self._status = json.loads(line)
-
-    def _send(self, data: bytes, wait_s: float) -> None:
-        deadline = time.monotonic() + wait_s
-        while True:
-            control = self._control
-            if control is None:
-                return
-            try:
-                os.write(control, data)
-                return
-            except BlockingIOError:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    log.warning("floor_outbox_busy", dropped=data[:80].decode("utf-8", "replace"))
-                    return
-                select.select([], [control], [], min(left, 0.1))
-            except OSError:
-                return
-
-    def _watch(self) -> None:
-        """Restart an outbox that died while the station runs (with a growing pause)."""
-        while True:
-            process = self._process
-            if process is None:
-                return
-            code = process.wait()
-            if isinstance(process, ForkedChild):
-                process.release()
-            if self._stopping.is_set():
-                return
-            delay = RESTART_DELAYS_S[min(self._restarts, len(RESTART_DELAYS_S) - 1)]
-            log.error("floor_outbox_exited", pid=process.pid, status=code, restart_in_s=delay)
-            self._close_control()
-            if self._stopping.wait(delay):
-                return
-            self._restarts += 1
-            self._spawn()
-
-    def _close_control(self) -> None:
-        with self._lock:
-            control, self._control = self._control, None
-        if control is not None:
-            _close_station_end(control)
+    def _heard(self, _kind: bytes, line: bytes) -> None:
+        with contextlib.suppress(ValueError):
+            self._status = json.loads(line)
 
 
 # --- the outbox's side ---------------------------------------------------------------------

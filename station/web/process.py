@@ -15,32 +15,30 @@ says ``quit`` or the socket closes; it never outlives the station:
   still gets a small share of a CPU when another program holds every one, so the pit's
   screens never freeze.
 
-Frames on the feed, station to scoreboard: one byte (``S`` a snapshot's JSON, ``Q`` quit), a
-4-byte big-endian length, the payload. Scoreboard to station: one JSON line,
-``{"ready": url}`` or ``{"error": text, "errno": n}``.
+Frames on the feed (:mod:`station.child_process`: one byte of kind, a 4-byte big-endian
+length, the payload), station to scoreboard: ``S`` a snapshot's JSON, ``Q`` quit. Scoreboard
+to station: its hello, ``H`` with ``{"ready": url}`` or ``{"error": text, "errno": n}``, as
+every child fed over a socket says it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import signal
 import socket
-import struct
 import sys
 
-from station.child_process import SCOREBOARD, die_with, ignore_signals_from_here, step_back
+from station.child_process import HEADER, QUIT, SCOREBOARD, die_with, hello_frame, ignore_signals_from_here, step_back
 
-HEADER = struct.Struct(">cI")
-SNAPSHOT, QUIT = b"S", b"Q"
+SNAPSHOT = b"S"
 #: Largest snapshot the feed takes (a whole shoe's roads are about 15 KB).
 MAX_FRAME = 8 * 1024 * 1024
 
 
 def _tell(feed: socket.socket, message: dict[str, object]) -> None:
-    feed.sendall(json.dumps(message).encode() + b"\n")
+    feed.sendall(hello_frame(message))
 
 
 async def serve(feed: socket.socket, host: str, port: int, max_connections: int) -> int:

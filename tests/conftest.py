@@ -14,12 +14,18 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
 
 from station.held_lock import held
+
+from .browser import launched_chromium
+from .core_table import Table, tables_in
+
+if TYPE_CHECKING:
+    from .floor.helpers import Broker
 
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
@@ -173,3 +179,36 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     finally:
         if unmarked:
             _unmarked_test.clear()
+
+
+# --- fixtures shared by several folders -------------------------------------------------------
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    """A real mosquitto of the test's own, with persistence, on a free local port (see
+    tests/floor/helpers.py; the test is skipped where Debian's mosquitto is not installed)."""
+    from .floor.helpers import broker_in
+
+    with broker_in(tmp_path / "broker") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one per module of browser tests (tests/browser.py)."""
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def table_kind() -> type[Table]:
+    """The kind of table ``make_table`` makes: a folder's conftest.py may name its own."""
+    return Table
+
+
+@pytest.fixture
+def make_table(tmp_path: Path, table_kind: type[Table]) -> Iterator[Callable[..., Table]]:
+    """Tables of ``table_kind`` on the real core loop, their journals in the test's folder,
+    each closed after the test (tests/core_table.py)."""
+    yield from tables_in(tmp_path, table_kind)

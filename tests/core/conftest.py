@@ -7,24 +7,19 @@ apply).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from station.cards import parse_card
 
-from ..core_table import Table, tables_in
-
-
-@pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
-    yield from tables_in(tmp_path, Table)
+from ..core_table import Table
 
 
 @pytest.fixture
 def table(make_table: Callable[..., Table]) -> Table:
+    """A table of ``make_table`` (tests/conftest.py)."""
     return make_table()
 
 

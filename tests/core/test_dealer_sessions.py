@@ -5,11 +5,8 @@ Real core loop on a real journal (tests/core_table.py); recall replays that jour
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from station.core import outputs as out
 from station.core.dealer_steps import BURN_WORDS
@@ -19,15 +16,10 @@ from station.core.recall import describe, recall_rounds
 from station.events import Actor, DealerSignedIn
 from station.journal import JournalReader
 
-from ..core_table import Table, tables_in
+from ..core_table import Table
 
 ANA, BEN = Actor("dealer", "ana"), Actor("dealer", "ben")
 SUE = Actor("supervisor", "sue")
-
-
-@pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Any]:
-    yield from tables_in(tmp_path, Table)
 
 
 def sign_in(table: Table, name: str, actor: Actor | None = None, door: str = "control") -> Table:

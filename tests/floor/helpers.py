@@ -32,7 +32,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from ..waiting import wait_until
+from ..waiting import tail, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MOSQUITTO = Path("/usr/sbin/mosquitto")
@@ -84,16 +84,17 @@ class Broker:
     def start(self) -> Broker:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen([str(MOSQUITTO), "-c", str(self.config)], stdout=log, stderr=log)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"mosquitto exited: {self.log.read_text()[-2000:]}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError(f"mosquitto did not listen on {self.port}: {self.log.read_text()[-2000:]}")
+        process = self.process
+
+        def listening() -> bool:
+            if process.poll() is not None:
+                raise AssertionError(f"mosquitto exited: {tail(self.log, 2000)}")
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+            return True
+
+        wait_until(listening, 10, f"mosquitto to listen on {self.port}", poll=0.05, ignoring=(OSError,),
+                   detail=lambda: tail(self.log, 2000))
+        return self
 
     def stop(self) -> None:
         """An orderly stop (SIGTERM): with persistence, sessions and queues are saved."""

@@ -8,7 +8,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from station.journal import JournalReader
 from station.service.control import ControlError, hash_token, request
 
+from ..waiting import tail, wait_until
 from .helpers import ROOT, station, station_env
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
@@ -37,20 +37,15 @@ def test_the_head_is_logged_and_in_ctl_status_with_the_feed_off(tmp_path: Path) 
         process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal",
                                     str(journal)], stdout=out, stderr=subprocess.STDOUT, env=station_env(tmp_path))
     try:
-        deadline = time.monotonic() + 60
-        status: dict[str, object] = {}
-        while time.monotonic() < deadline:
-            try:
-                reply = request(socket_path, TOKEN, "status")
-                status = reply["result"]
-                anchor = status.get("anchor")
-                if isinstance(anchor, dict) and anchor["reason"] == "records":
-                    break
-            except ControlError:
-                pass
-            time.sleep(0.2)
-        else:
-            raise AssertionError(f"no anchor in ctl status: {status} {log.read_text()[-2000:]}")
+        seen: list[dict[str, object]] = [{}]
+
+        def anchored() -> dict[str, object] | None:
+            seen[0] = request(socket_path, TOKEN, "status")["result"]
+            anchor = seen[0].get("anchor")
+            return seen[0] if isinstance(anchor, dict) and anchor["reason"] == "records" else None
+
+        status = wait_until(anchored, 60, "an anchor in ctl status", poll=0.2, ignoring=(ControlError,),
+                            detail=lambda: f"{seen[0]} {tail(log, 2000)}")
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0, log.read_text()[-3000:]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from collections import Counter
 from pathlib import Path
@@ -22,7 +21,7 @@ from station.core.recall import recall_rounds
 from station.journal import JournalReader
 from station.service.setup import journal_options
 
-from ..waiting import wait_until
+from ..waiting import tail, wait_until
 from .helpers import ROOT, expected_feed, free_port, station_env
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
@@ -53,21 +52,13 @@ def test_the_counters_match_the_journal_after_a_shoe(tmp_path: Path) -> None:
         process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("station_child.py")), str(config),
                                     str(journal)], stdout=out, stderr=subprocess.STDOUT, env=station_env(tmp_path))
     try:
-        deadline = time.monotonic() + 120
-        samples: Samples = {}
-        while time.monotonic() < deadline:
-            assert process.poll() is None, log.read_text()[-3000:]
-            try:
-                samples = _scrape(url)
-            except OSError:
-                time.sleep(0.2)
-                continue
-            if _value(samples, "station_table_state", state="shuffling") == 1 and \
-                    sum(v for (name, _), v in samples.items() if name == "station_rounds_total") > 0:
-                break
-            time.sleep(0.2)
-        else:
-            raise AssertionError(f"the shoe did not end: {log.read_text()[-3000:]}")
+        def shoe_ended() -> bool:
+            assert process.poll() is None, tail(log)
+            samples = _scrape(url)
+            return _value(samples, "station_table_state", state="shuffling") == 1 and \
+                sum(v for (name, _), v in samples.items() if name == "station_rounds_total") > 0
+
+        wait_until(shoe_ended, 120, "the shoe to end", poll=0.2, ignoring=(OSError,), detail=lambda: tail(log))
         # The dealer has halted: the counters are final once they have every round the
         # journal holds and the last record the journal wrote.
         def settled_in_journal() -> tuple[Any, list[dict[str, Any]]]:

@@ -7,19 +7,16 @@ processes are looked at the way a technician would, through ``/proc``.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..waiting import wait_until
+from ..waiting import logged, wait_for_logged, wait_until
 from .helpers import (
     ROOT,
     Broker,
@@ -39,30 +36,6 @@ def _json_config(path: Path, broker_url: str, **options: Any) -> Path:
     config = floor_config(path, broker_url, **options)
     config.write_text(config.read_text().replace('log_format = "auto"', 'log_format = "json"'))
     return config
-
-
-def _events(log: Path, name: str) -> list[dict[str, Any]]:
-    found = []
-    for line in log.read_text().splitlines():
-        if line.startswith("{") and f'"{name}"' in line:
-            entry = json.loads(line)
-            if entry.get("event") == name:
-                found.append(entry)
-    return found
-
-
-def _wait_for_event(log: Path, name: str, count: int = 1, timeout: float = 60) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = _events(log, name)
-        if len(found) >= count:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"no {count}x {name} within {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-def _wait_until(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
-    wait_until(condition, timeout, what)
 
 
 def _parent(pid: int) -> int:
@@ -118,25 +91,26 @@ def test_the_outbox_is_forked_steps_back_and_is_restarted_when_it_dies(tmp_path:
     process = run_station(config, journal, env, log)
     try:
         subscriber.wait_for(lambda s: len(s.kind("round")) >= 5, 60, "the first rounds")
-        first = _wait_for_event(log, "floor_outbox_started")[0]
+        first = wait_for_logged(log, "floor_outbox_started", 60)[0]
         assert first["method"] == "fork"
         outbox = first["pid"]
         assert _parent(outbox) == process.pid
         assert os.sched_getscheduler(outbox) == os.SCHED_BATCH
         assert _ignores(outbox, signal.SIGTERM) and _ignores(outbox, signal.SIGHUP)
         # The simulated table was forked after the outbox: it must not hold the outbox's pipes.
-        table = _wait_for_event(log, "simulated_table_started")[0]["pid"]
+        table = wait_for_logged(log, "simulated_table_started", 60)[0]["pid"]
         for pipe in _pipes(outbox):
             assert _holders(pipe) <= {process.pid, outbox}, f"{pipe} is held by another process"
         assert _alive(table)
 
         os.kill(outbox, signal.SIGKILL)
-        exited = _wait_for_event(log, "floor_outbox_exited")[0]
+        exited = wait_for_logged(log, "floor_outbox_exited", 60)[0]
         assert exited["pid"] == outbox and exited["status"] == -signal.SIGKILL
-        second = _wait_for_event(log, "floor_outbox_started", count=2, timeout=30)[1]
+        second = wait_for_logged(log, "floor_outbox_started", 30, count=2)[1]
         assert second["method"] == "spawn" and second["pid"] != outbox
-        _wait_until(lambda: os.sched_getscheduler(second["pid"]) == os.SCHED_BATCH, "the new outbox to step back")
-        _wait_until(lambda: _ignores(second["pid"], signal.SIGTERM), "the new outbox to leave its stop to the station")
+        wait_until(lambda: os.sched_getscheduler(second["pid"]) == os.SCHED_BATCH, 10, "the new outbox to step back")
+        wait_until(lambda: _ignores(second["pid"], signal.SIGTERM), 10,
+                   "the new outbox to leave its stop to the station")
         rounds_then = len(subscriber.kind("round"))
         subscriber.wait_for(lambda s: len(s.kind("round")) >= rounds_then + 20, 60, "rounds after the restart")
     finally:
@@ -156,15 +130,15 @@ def test_the_outbox_leaves_when_the_station_is_killed(tmp_path: Path, broker: Br
     journal, log, env = tmp_path / "journal.sqlite3", tmp_path / "station.log", station_env(tmp_path)
     process = run_station(config, journal, env, log)
     try:
-        _wait_for_event(log, "floor_connected")
-        outbox = _wait_for_event(log, "floor_outbox_started")[0]["pid"]
-        table = _wait_for_event(log, "simulated_table_started")[0]["pid"]
+        wait_for_logged(log, "floor_connected", 60)
+        outbox = wait_for_logged(log, "floor_outbox_started", 60)[0]["pid"]
+        table = wait_for_logged(log, "simulated_table_started", 60)[0]["pid"]
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(10)
-    _wait_until(lambda: not _alive(outbox), "the outbox to leave after its station")
-    _wait_until(lambda: not _alive(table), "the simulated table to leave after its station")
-    assert _events(log, "floor_outbox_orphaned")
+    wait_until(lambda: not _alive(outbox), 10, "the outbox to leave after its station")
+    wait_until(lambda: not _alive(table), 10, "the simulated table to leave after its station")
+    assert logged(log, "floor_outbox_orphaned")
 
 
 SCRIPT = """
@@ -205,7 +179,7 @@ def test_a_stop_signal_to_the_whole_process_group_still_drains_the_outbox(
                                    start_new_session=True)  # a group of its own, as under `timeout`
     try:
         subscriber.wait_for(lambda s: len(s.kind("round")) >= 5, 60, "the first rounds")
-        outbox = _wait_for_event(log, "floor_outbox_started")[0]["pid"]
+        outbox = wait_for_logged(log, "floor_outbox_started", 60)[0]["pid"]
         assert os.getpgid(outbox) == process.pid, "the outbox is in the station's process group"
         os.killpg(process.pid, signum)
         assert process.wait(60) == 0, log.read_text()[-3000:]
@@ -213,7 +187,7 @@ def test_a_stop_signal_to_the_whole_process_group_still_drains_the_outbox(
         if process.poll() is None:
             process.kill()
             process.wait(10)
-    assert not _events(log, "floor_outbox_exited") and not _events(log, "floor_outbox_killed"), "the outbox died"
+    assert not logged(log, "floor_outbox_exited") and not logged(log, "floor_outbox_killed"), "the outbox died"
     expected = expected_feed(journal, "BAC-01")
     subscriber.wait_for(lambda s: len(first_occurrences(sequenced(s))[0]) >= len(expected), 30, "the drain at stop")
     with JournalReader(journal) as reader:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from station.floor.settings import FloorSection
 from station.journal import Journal, JournalReader
 from station.journal.anchors import journal_id
 
-from ..waiting import wait_until
+from ..waiting import stays_false, wait_until
 
 OPTIONS = CoreOptions(decks=8)
 WINDOW = 20
@@ -48,11 +47,16 @@ class FakeClient:
 
     published: list[tuple[int, str, bytes]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Told of every publish (on ``lock``): the broker's side waits on it.
+    arrived: threading.Condition = field(init=False)
     on_connect: Callable[..., None] | None = None
     on_disconnect: Callable[..., None] | None = None
     on_publish: Callable[..., None] | None = None
     on_connect_fail: Callable[..., None] | None = None
     _mid: int = 0
+
+    def __post_init__(self) -> None:
+        self.arrived = threading.Condition(self.lock)
 
     def max_inflight_messages_set(self, _n: int) -> None: ...
     def max_queued_messages_set(self, _n: int) -> None: ...
@@ -65,6 +69,7 @@ class FakeClient:
         with self.lock:
             self._mid += 1
             self.published.append((self._mid, topic, payload))
+            self.arrived.notify_all()
             return _Info(self._mid)
 
     def connect(self) -> None:
@@ -116,15 +121,13 @@ def test_the_cursor_follows_the_acknowledgements_and_the_window_holds(journal: P
     stored = cursor_path(journal)
     publisher.start()
     try:
-        time.sleep(0.2)
-        assert client.sequenced() == [], "nothing is handed over before the broker has the connection"
+        stays_false(client.sequenced, 0.2, "a message handed over before the broker had the connection")
         client.connect()
         # The window fills to within one record's messages (a record's messages go together).
         per_record = max(Counter(m["seq"] for m in expected).values())
         _until(lambda: len(client.sequenced()) > WINDOW - per_record, "a window's worth")
-        time.sleep(0.3)
-        first = client.sequenced()
-        assert len(first) <= WINDOW  # a record's messages go together, or wait
+        stays_false(lambda: len(client.sequenced()) > WINDOW, 0.3, "more than the window handed over")
+        first = client.sequenced()  # a record's messages go together, or wait
         first_seq, second_seq = (json.loads(payload)["seq"] for _, payload in first[:2])
         # Nothing acknowledged: the cursor stays before the first message's record (the records
         # before it gave no message, so they are done).
@@ -132,34 +135,40 @@ def test_the_cursor_follows_the_acknowledgements_and_the_window_holds(journal: P
 
         # The second acknowledged before the first: the cursor waits for the first.
         client.ack(first[1][0])
-        time.sleep(0.3)
-        assert load_cursor(stored, ident).seq == first_seq - 1
+        stays_false(lambda: load_cursor(stored, ident).seq != first_seq - 1, 0.3,
+                    "the cursor moved before the first message was acknowledged")
         client.ack(first[0][0])
         _until(lambda: load_cursor(stored, ident).seq >= second_seq, "the cursor to move past both")
 
         # The connection drops with messages unacknowledged: after the next connection nothing new
         # is handed over until those (which paho sends again) are acknowledged.
-        time.sleep(0.3)  # the two acknowledged made room for two more
+        # The two acknowledged made room for more: watched as the window holds, so that they
+        # have been handed over before the connection drops.
+        stays_false(lambda: len(client.sequenced()) - _stored_messages(stored, ident) > WINDOW, 0.3,
+                    "more than the window beyond the stored cursor")
         handed = client.sequenced()
         client.drop()
         client.connect()
-        time.sleep(0.3)
-        assert len(client.sequenced()) == len(handed)
+        stays_false(lambda: len(client.sequenced()) != len(handed), 0.3,
+                    "something new handed over before the last connection's messages were acknowledged")
         for mid, _ in handed[2:]:
             client.ack(mid)
         _until(lambda: len(client.sequenced()) > len(handed), "the feed to go on")
 
         # Acknowledge everything as it comes: the whole feed, once, in order; the cursor at the end.
         acked = {mid for mid, _ in handed}
-        while True:
+
+        def all_acknowledged() -> bool:
             fresh = [mid for mid, _ in client.sequenced() if mid not in acked]
             for mid in fresh:
                 client.ack(mid)
                 acked.add(mid)
             if len(acked) == len(expected) and load_cursor(stored, ident).seq == records[-1].seq:
-                break
+                return True
             assert len(client.sequenced()) - _stored_messages(stored, ident) <= WINDOW
-            time.sleep(0.02)
+            return False
+
+        wait_until(all_acknowledged, 120, "the whole feed acknowledged and the cursor at its end")
     finally:
         publisher.stop(drain_s=0)
     assert [json.loads(payload) for _, payload in client.sequenced()] == expected
@@ -176,12 +185,12 @@ def _acking(client: FakeClient, stop: threading.Event) -> threading.Thread:
     def run() -> None:
         acked: set[int] = set()
         while not stop.is_set():
-            with client.lock:
+            with client.arrived:
+                client.arrived.wait_for(lambda: len(client.published) > len(acked), timeout=0.05)
                 fresh = [mid for mid, _, _ in client.published if mid not in acked]
             for mid in fresh:
                 client.ack(mid)
                 acked.add(mid)
-            time.sleep(0.002)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()

@@ -3,8 +3,6 @@ helpers to play the table's shuffler."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Self
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from station.cards import FULL_DECK
 from station.events import DeckCheck
 
-from ..core_table import SUPERVISOR, tables_in
+from ..core_table import SUPERVISOR
 from ..core_table import Table as CoreTable
 
 __all__ = ["SUPERVISOR", "Table"]
@@ -30,5 +28,6 @@ class Table(CoreTable):
 
 
 @pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
-    yield from tables_in(tmp_path, Table)
+def table_kind() -> type[Table]:
+    """``make_table`` (tests/conftest.py) makes these tables here."""
+    return Table

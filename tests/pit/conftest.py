@@ -1,5 +1,5 @@
-"""Fixtures of the pit page's tests: a real mosquitto per test (the floor tests' fixture, with
-persistence), and a real journal for the feed replayers."""
+"""Fixtures of the pit page's tests: a real journal for the feed replayers (the real mosquitto
+per test is tests/conftest.py's ``broker``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from ..floor.conftest import broker  # noqa: F401  (the same fixture: a real mosquitto per test)
 from .helpers import make_journal
 
 

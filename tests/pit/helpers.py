@@ -13,20 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ..floor.helpers import free_port
+from ..waiting import tail, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 FEEDS = Path(__file__).resolve().with_name("feeds.py")
-
-
-def wait_for(condition: object, timeout: float, what: str, every: float = 0.05) -> None:
-    """Poll ``condition()`` until it is true, at most ``timeout`` seconds."""
-    assert callable(condition)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def pit_config(path: Path, broker_url: str, *, title: str = "Pit test", timezone: str = "Europe/Vienna",
@@ -51,7 +41,7 @@ class PitProcess:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen([sys.executable, "-m", "station", "pit", "-c", str(self.config)],
                                             stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
-        wait_for(self._healthy, 30, f"the pit page at {self.url}: {self.log.read_text()[-2000:]}", every=0.1)
+        wait_until(self._healthy, 30, f"the pit page at {self.url}", poll=0.1, detail=lambda: tail(self.log, 2000))
         return self
 
     def _healthy(self) -> bool:

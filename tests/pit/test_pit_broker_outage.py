@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 from ..browser import BROWSER_MARKS, launched_chromium, screenshot
 from ..floor.helpers import Broker
 from ..layout import assert_layout_sound
-from .helpers import PitProcess, pit_config, start_replayer, wait_for
+from ..waiting import wait_until
+from .helpers import PitProcess, pit_config, start_replayer
 
 pytestmark = BROWSER_MARKS
 
@@ -37,14 +38,14 @@ def test_the_page_says_when_it_has_no_broker_and_fills_in_again(broker: Broker, 
         with launched_chromium() as chromium:
             page = chromium.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
             page.goto(page_process.url)
-            wait_for(lambda: page.locator(".tile").count() == 3, 30, "three tiles")
+            wait_until(lambda: page.locator(".tile").count() == 3, 30, "three tiles", poll=0.05)
             assert page.is_hidden("#banner")
             # The page's clock is the pit's (its [pit] timezone), whatever the screen's own zone.
-            wait_for(lambda: abs(_seconds(page.inner_text("#clock")) - _seconds(_vienna_now())) <= 3, 10,
-                     "the clock in Vienna time")
+            wait_until(lambda: abs(_seconds(page.inner_text("#clock")) - _seconds(_vienna_now())) <= 3, 10,
+                       "the clock in Vienna time", poll=0.05)
 
             broker.stop()
-            wait_for(lambda: page.is_visible("#banner"), 15, "the banner saying the broker is gone")
+            wait_until(lambda: page.is_visible("#banner"), 15, "the banner saying the broker is gone", poll=0.05)
             banner = page.inner_text("#banner")
             assert banner.startswith("No connection to the floor broker since ") and "last known state" in banner
             assert page.locator(".tile").count() == 3  # the last known tiles stay
@@ -58,10 +59,10 @@ def test_the_page_says_when_it_has_no_broker_and_fills_in_again(broker: Broker, 
             replayer.wait(20)
             replayer = None
             broker.start()
-            wait_for(lambda: page.is_hidden("#banner"), 30, "the banner gone once the broker is back")
+            wait_until(lambda: page.is_hidden("#banner"), 30, "the banner gone once the broker is back", poll=0.05)
             # The tables' last wills, retained by the broker: they show offline, not a stale online.
-            wait_for(lambda: page.eval_on_selector_all(".tile", "ts => ts.map(t => t.dataset.status)")
-                     == ["offline"] * 3, 30, "three tiles offline from the retained last wills")
+            wait_until(lambda: page.eval_on_selector_all(".tile", "ts => ts.map(t => t.dataset.status)")
+                       == ["offline"] * 3, 30, "three tiles offline from the retained last wills", poll=0.05)
             page.close()
     finally:
         if replayer is not None:

@@ -117,7 +117,7 @@ def test_a_page_started_before_its_broker_serves_at_once_and_connects_when_the_b
     import urllib.request
 
     from ..floor.helpers import MOSQUITTO
-    from .helpers import wait_for
+    from ..waiting import wait_until
 
     if not MOSQUITTO.exists():
         pytest.skip("needs Debian's mosquitto (/usr/sbin/mosquitto)")
@@ -130,10 +130,10 @@ def test_a_page_started_before_its_broker_serves_at_once_and_connects_when_the_b
             return json.loads(answer.read())
 
     try:
-        wait_for(lambda: picture().get("broker") is not None, 10, "the first picture")
+        wait_until(lambda: picture().get("broker") is not None, 10, "the first picture", poll=0.05)
         assert picture()["broker"]["connected"] is False
         broker.start()
-        wait_for(lambda: picture()["broker"]["connected"] is True, 30, "the page connected")
+        wait_until(lambda: picture()["broker"]["connected"] is True, 30, "the page connected", poll=0.05)
     finally:
         assert page.stop() == 0
         broker.stop()

@@ -35,7 +35,8 @@ from station.cards import Card, Rank, Suit
 from ..browser import BROWSER_MARKS, launched_chromium, screenshot
 from ..floor.helpers import Broker, Subscriber, check_schemas, floor_config, run_station, station_env
 from ..layout import assert_layout_sound
-from .helpers import Pictures, PitProcess, pit_config, start_replayer, stop_all, wait_for
+from ..waiting import wait_until
+from .helpers import Pictures, PitProcess, pit_config, start_replayer, stop_all
 
 pytestmark = BROWSER_MARKS
 KEEPALIVE_S = 5
@@ -143,15 +144,16 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
             page = chromium.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
             page.goto(page_process.url)
             wanted = [f"BAC-{i:02d}" for i in range(1, 21)]
-            wait_for(lambda: _tiles(page) == wanted, 90, f"20 tiles in pit and number order (have {_tiles(page)})",
-                     every=0.25)
+            wait_until(lambda: _tiles(page) == wanted, 90, "20 tiles in pit and number order", poll=0.25,
+                       detail=lambda: f"have {_tiles(page)}")
             assert page.locator(".tile").count() == 20
             assert _tile(page, "BAC-01", "t => t.querySelector('.where').textContent") == "A · 1"
             assert _tile(page, "BAC-11", "t => t.querySelector('.where').textContent") == "B · 1"
 
             # A real station's results reach their tile within 1 s of the round's journal time.
             page.evaluate(WATCH_RESULTS, "BAC-01")
-            wait_for(lambda: len(page.evaluate("window.seenResults")) >= 4, 60, "three new results of BAC-01")
+            wait_until(lambda: len(page.evaluate("window.seenResults")) >= 4, 60, "three new results of BAC-01",
+                       poll=0.05)
             rounds = {m["round_id"]: m for m in feed.kind("round") if m["table"] == "BAC-01"}
             seen = page.evaluate("window.seenResults")[1:]  # the first was on the tile before the watch began
             delays = [r["at"] / 1000 - _epoch(rounds[r["round"]]["time"]) for r in seen]
@@ -163,7 +165,7 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
 
             # The alarm: red, on a station still online.
             alarm = f'.tile[data-table="{ALARMED}"] .chip[data-code="integrity_shoe_unshuffled"]'
-            wait_for(lambda: page.locator(alarm).count() == 1, 90, "the integrity alarm on BAC-04's tile")
+            wait_until(lambda: page.locator(alarm).count() == 1, 90, "the integrity alarm on BAC-04's tile", poll=0.05)
             chip = page.locator(alarm)
             red, green, blue = _rgb(chip.evaluate("c => getComputedStyle(c).backgroundColor"))
             assert red > 180 and green < 60 and blue < 80, (red, green, blue)
@@ -175,8 +177,8 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
             # A station killed: its tile offline, in red, within the broker's keepalive.
             stations["BAC-02"].send_signal(signal.SIGKILL)
             killed = time.monotonic()
-            wait_for(lambda: _tile(page, "BAC-02", "t => t.dataset.status") == "offline", KEEPALIVE_S * 1.5,
-                     "BAC-02's tile offline")
+            wait_until(lambda: _tile(page, "BAC-02", "t => t.dataset.status") == "offline", KEEPALIVE_S * 1.5,
+                       "BAC-02's tile offline", poll=0.05)
             offline_after = time.monotonic() - killed
             assert _tile(page, "BAC-02", "t => t.querySelector('.status').textContent") == "OFFLINE"
             assert _tile(page, "BAC-02", "t => t.querySelector('.chip[data-code=offline]').textContent").startswith(
@@ -196,8 +198,9 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
             assert_layout_sound(page, "the pit page, 20 tables")
             screenshot(page, "pit-20-tables-1920x1080.png")
             page.set_viewport_size({"width": 3840, "height": 2160})
-            wait_for(lambda: page.evaluate("getComputedStyle(document.getElementById('tiles'))"
-                                           ".gridTemplateColumns.split(' ').length") == 5, 10, "the 4K layout")
+            wait_until(lambda: page.evaluate("getComputedStyle(document.getElementById('tiles'))"
+                                             ".gridTemplateColumns.split(' ').length") == 5, 10, "the 4K layout",
+                       poll=0.05)
             assert_layout_sound(page, "the pit page, 20 tables")
             screenshot(page, "pit-20-tables-3840x2160.png")
 

@@ -16,7 +16,6 @@ import json
 import signal
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,6 @@ from station.service.control import hash_token, request
 from ..floor.helpers import (
     Broker,
     Subscriber,
-    broker_in,
     check_schemas,
     first_occurrences,
     floor_config,
@@ -42,12 +40,6 @@ from ..waiting import wait_until
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 SUE, BEN = "supervisor-token-for-dealers", "dealer-token-of-ben"
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    with broker_in(tmp_path / "broker") as running:
-        yield running
 
 
 def with_people(text: str, socket: Path, console_port: int) -> str:

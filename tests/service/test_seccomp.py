@@ -27,7 +27,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -96,15 +95,6 @@ def _run_filtered(tmp_path: Path, allowed: set[str], broker: Broker) -> tuple[su
 def _events(log: Path, name: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in log.read_text().splitlines()
             if line.startswith("{") and f'"event": "{name}"' in line]
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    running = Broker(folder).start()
-    yield running
-    running.stop()
 
 
 def test_the_station_and_its_children_run_under_the_units_filter(tmp_path: Path, broker: Broker) -> None:

@@ -8,12 +8,11 @@ import json
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from ..browser import ARTIFACTS, BROWSER_MARKS, launched_chromium
+from ..browser import ARTIFACTS, BROWSER_MARKS
 from ..layout import assert_layout_sound
 from .conftest import SUPERVISOR_TOKEN
 
@@ -25,12 +24,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as chromium:
-        yield chromium
 
 
 def settled_rounds(table: Any) -> list[dict[str, Any]]:

@@ -27,7 +27,6 @@ import pytest
 from ..floor.helpers import (
     Broker,
     Subscriber,
-    broker_in,
     check_schemas,
     first_occurrences,
     floor_config,
@@ -41,12 +40,6 @@ from ..small_disk import fill, small_disk_in
 from ..waiting import wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    with broker_in(tmp_path / "broker") as running:
-        yield running
 
 
 def logged_events(journal: Path, env: dict[str, str] | None = None, *more: str) -> list[dict[str, Any]]:

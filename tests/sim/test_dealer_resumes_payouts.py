@@ -6,11 +6,7 @@ and the table stops for a supervisor: 'card drawn when the rules say stand')."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from drivers.simulators.shoe import ShoeSimulator
 from station.core.options import CoreOptions
@@ -19,13 +15,7 @@ from station.sim.dealer import SimulatedDealer
 from station.sim.plugin import resume_point
 from station.sim.script import DealerScript
 
-from ..core_table import Table, tables_in
 from .test_dealer_waits import until
-
-
-@pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
-    yield from tables_in(tmp_path, Table)
 
 
 def test_the_round_being_paid_is_in_the_resume_point_after_a_restart(make_table: Any) -> None:

@@ -13,22 +13,12 @@ cards back"). Casino War's war burns are on the layout too.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from station.events import CardsReturned, DealerAction, ShufflerState, ShufflerStatus
 from station.sim.plugin import resume_point
 
 from ..core.test_styles_and_shoes import counted
-from ..core_table import Table, tables_in
-
-
-@pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
-    yield from tables_in(tmp_path, Table)
 
 
 def _out(table: Any) -> Counter[str]:

@@ -22,7 +22,7 @@ from station.service.board import PAUSED, TABLE_PAUSED, VOID
 from station.service.publisher import Publisher, TableView
 from station.web import Snapshot, TableInfo
 
-from .. import waiting
+from ..waiting import stays_false, wait_until
 
 FAST = LinkSettings(reply_timeout=0.2, retries=1, reconnect_initial=0.05, reconnect_max=0.2, heartbeat=0.3)
 LIMITS = wire.ShowLimits(1000, 500000, 500, 50000, 0, 0, "EUR", 2)
@@ -37,10 +37,6 @@ class Page:
     def publish(self, snapshot: Snapshot) -> int:
         self.snapshots.append(snapshot)
         return len(self.snapshots)
-
-
-def wait_until(predicate: Any, timeout: float = 5.0) -> None:
-    waiting.wait_until(predicate, timeout, "the board's picture", poll=0.01)
 
 
 class SteppedClock:
@@ -62,7 +58,8 @@ def clock() -> SteppedClock:
 
 
 @pytest.fixture
-def rig(clock: SteppedClock) -> Iterator[tuple[Publisher, RunningSimulator, Page]]:
+def publishing(clock: SteppedClock) -> Iterator[tuple[Publisher, RunningSimulator, Page]]:
+    """The publisher painting a simulated board (on the stepped clock) and a stand-in page."""
     board = start_simulator("display", ack_timeout=0.05)
     driver = DisplayDriver("display", board.url, lambda event: None, settings=FAST, clock=clock)
     assert driver.start(5)
@@ -82,8 +79,8 @@ def result(round_no: int) -> out.RoundSettled:
                             (("player", 9), ("banker", 7)), "player", True, False, False, (), 0)
 
 
-def test_banners_come_down_with_the_event_that_ends_them(rig: Any) -> None:
-    publisher, board, page = rig
+def test_banners_come_down_with_the_event_that_ends_them(publishing: Any) -> None:
+    publisher, board, page = publishing
     screen = lambda: board.simulator.screen  # noqa: E731
     steps: list[tuple[out.Output, str]] = [
         (out.IrregularityRaised(1, "card_when_stand", "8S drawn when the rules say stand", "1-3",
@@ -110,8 +107,8 @@ def test_banners_come_down_with_the_event_that_ends_them(rig: Any) -> None:
     assert not any("SUPERVISOR" in t.upper() for t in texts)
 
 
-def test_a_rebooted_board_is_painted_again_with_everything(rig: Any, clock: SteppedClock) -> None:
-    publisher, board, _ = rig
+def test_a_rebooted_board_is_painted_again_with_everything(publishing: Any, clock: SteppedClock) -> None:
+    publisher, board, _ = publishing
     publisher.on_output(out.ExpectationChanged("place your bets"))
     publisher.on_output(result(3))
     publisher.on_output(out.IrregularityRaised(1, "supervisor_called", "called", "1-4", ("resume",)))
@@ -120,31 +117,32 @@ def test_a_rebooted_board_is_painted_again_with_everything(rig: Any, clock: Step
     board.simulator.reboot()
     screen = lambda: board.simulator.screen  # noqa: E731
     wait_until(lambda: screen().limits == LIMITS and screen().result is not None and screen().roads is not None
-               and screen().expected == "place your bets" and screen().message == PAUSED, timeout=1.0)
+               and screen().expected == "place your bets" and screen().message == PAUSED, 1.0,
+               "the whole picture painted again", poll=0.01)
     assert screen().result.round_no == 3 and len(screen().roads.bead_plate) == 1
     assert publisher.repaints >= 2  # at start, and after the Boot
 
 
-def test_a_silent_board_holds_up_neither_the_page_nor_the_table(rig: Any) -> None:
-    publisher, board, page = rig
+def test_a_silent_board_holds_up_neither_the_page_nor_the_table(publishing: Any) -> None:
+    publisher, board, page = publishing
     assert publisher.wait_idle()
     board.simulator.mute(True)
     before = len(page.snapshots)
     started = time.monotonic()
     publisher.on_output(result(1))  # on_output only queues: it returns at once
     assert time.monotonic() - started < 0.05
-    wait_until(lambda: len(page.snapshots) > before, timeout=1.0)
+    wait_until(lambda: len(page.snapshots) > before, 1.0, "the page's picture", poll=0.01)
     for number in (2, 3):
         publisher.on_output(result(number))
-    wait_until(lambda: page.snapshots[-1].last_round_no == 3, timeout=3.0)
+    wait_until(lambda: page.snapshots[-1].last_round_no == 3, 3.0, "round 3 on the page", poll=0.01)
     board.simulator.mute(False)
     wait_until(lambda: board.simulator.screen.result is not None and board.simulator.screen.result.round_no == 3,
-               timeout=10.0)
+               10.0, "round 3 on the board once it answers again", poll=0.01)
 
 
-def test_an_idle_publisher_sleeps(rig: Any) -> None:
-    publisher, _, _ = rig
+def test_an_idle_publisher_sleeps(publishing: Any) -> None:
+    publisher, _, _ = publishing
     publisher.on_output(out.ExpectationChanged("place your bets"))
     assert publisher.wait_idle()
-    time.sleep(0.2)
-    assert publisher._until_due() is None  # nothing to send: the worker waits for the next output
+    # Nothing to send: the worker waits for the next output.
+    stays_false(lambda: publisher._until_due() is not None, 0.2, "the idle publisher found something due")

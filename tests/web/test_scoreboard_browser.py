@@ -7,7 +7,6 @@ package; Playwright only drives the system browser (no browser download). Screen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from station.roads.scoreboard import Scoreboard
 from station.roads.war_board import WarBoard
 from station.web import Limit, ScoreboardServer, Snapshot, TableInfo
 
-from ..browser import ARTIFACTS, BROWSER_MARKS, dealt_rounds, launched_chromium
+from ..browser import ARTIFACTS, BROWSER_MARKS, dealt_rounds
 
 TABLE = TableInfo(
     "Table 12",
@@ -33,12 +32,6 @@ WAIT_MS = 10_000
 
 pytestmark = BROWSER_MARKS
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as chromium:
-        yield chromium
 
 
 def open_page(browser: Any, url: str) -> Any:

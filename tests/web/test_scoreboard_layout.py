@@ -27,7 +27,7 @@ from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView
 from station.service.setup import core_options
 from station.web import ScoreboardServer, Snapshot, TableInfo
 
-from ..browser import BROWSER_MARKS, launched_chromium, screenshot
+from ..browser import BROWSER_MARKS, screenshot
 from ..layout import SCREEN_SIZES, assert_layout_sound
 from .test_board_picture import Page
 from .test_publisher_boards import play
@@ -154,12 +154,6 @@ def published(table: Table, folder: Path) -> Snapshot:
     finally:
         publisher.stop()
     return page.snapshots[-1]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as chromium:
-        yield chromium
 
 
 @pytest.fixture(scope="module")

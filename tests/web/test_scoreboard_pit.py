@@ -6,7 +6,6 @@ to ``tests/artifacts/``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from station.roads.rules import build_roads
 from station.web import Limit, Snapshot, TableInfo
 from station.web.server import ScoreboardServer
 
-from ..browser import ARTIFACTS, BROWSER_MARKS, dealt_rounds, launched_chromium
+from ..browser import ARTIFACTS, BROWSER_MARKS, dealt_rounds
 
 WAIT_MS = 10_000
 
@@ -30,12 +29,6 @@ EUR = TableInfo(
 )
 JPY = TableInfo("Baccarat 8", variant="midi", currency="JPY", decimals=0,
                 limits=(Limit("Table", 1000, 500_000), Limit("Tie", 1000, 100_000)))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as chromium:
-        yield chromium
 
 
 def show(page: Any, server: ScoreboardServer, snapshot: Snapshot) -> None:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,10 +35,6 @@ TABLE = TableInfo("Table 3", currency="EUR", decimals=2)
 
 def snapshot(round_no: int) -> Snapshot:
     return Snapshot(TABLE, "betting", shoe=1, round_no=round_no)
-
-
-def wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    wait_until(predicate, timeout, "the scoreboard's process")
 
 
 def alive(pid: int) -> bool:
@@ -151,8 +147,8 @@ def test_a_scoreboard_that_ends_is_started_again_with_the_last_picture(scoreboar
     first = scoreboard.pid
     assert first is not None
     os.kill(first, signal.SIGKILL)
-    wait_for(lambda: scoreboard.pid not in (None, first) and scoreboard.running, timeout=15)
-    wait_for(lambda: b'"round_no":3' in _get(scoreboard.url + "snapshot"), timeout=10)
+    wait_until(lambda: scoreboard.pid not in (None, first) and scoreboard.running, 15, "a new scoreboard")
+    wait_until(lambda: b'"round_no":3' in _get(scoreboard.url + "snapshot"), 10, "round 3 served again")
     assert scoreboard.restarts == 1
 
 
@@ -169,8 +165,8 @@ def test_a_scoreboard_slow_to_start_does_not_keep_the_station_from_starting(monk
     try:
         assert process.pid is None and process.url == f"http://127.0.0.1:{port}/"
         process.publish(snapshot(4))
-        wait_for(lambda: process.running, timeout=30)
-        wait_for(lambda: b'"round_no":4' in _get(process.url + "snapshot"), timeout=10)
+        wait_until(lambda: process.running, 30, "the scoreboard started again")
+        wait_until(lambda: b'"round_no":4' in _get(process.url + "snapshot"), 10, "round 4 served")
         assert process.restarts == 1
     finally:
         process.stop()
@@ -184,13 +180,13 @@ def _free_port() -> int:
 
 def test_the_scoreboard_dies_with_the_station(tmp_path: Path) -> None:
     code = (
-        "import sys, time\n"
+        "import sys\n"
         "from station.web.feed import ScoreboardProcess\n"
         "p = ScoreboardProcess('127.0.0.1', 0).start()\n"
         "print('PID', p.pid, flush=True)\n"
-        "time.sleep(60)\n"
+        "sys.stdin.read()\n"  # until killed (or the test's end closes its stdin)
     )
-    station = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    station = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert station.stdout is not None
     line = ""
     while not line.startswith("PID "):
@@ -200,7 +196,7 @@ def test_the_scoreboard_dies_with_the_station(tmp_path: Path) -> None:
     assert alive(child)
     station.kill()  # no chance to stop it in order
     station.wait(10)
-    wait_for(lambda: not alive(child), timeout=10)
+    wait_until(lambda: not alive(child), 10, "the scoreboard to die with its station")
 
 
 def _get(url: str) -> bytes:
@@ -220,13 +216,13 @@ def test_past_the_cap_a_connection_is_answered_503() -> None:
     with ScoreboardServer(limits=Limits(max_connections=3, header_timeout=5.0)) as server:
         host, port = server.app.address
         held = [socket.create_connection((host, port)) for _ in range(3)]
-        wait_for(lambda: server.app.counters.connections == 3)
+        wait_until(lambda: server.app.counters.connections == 3, 10, "three connections held")
         with socket.create_connection((host, port), timeout=5) as extra:
             answer = extra.recv(4096)
         assert answer.startswith(b"HTTP/1.1 503 Service Unavailable") and b"Retry-After: 5" in answer
         for sock in held:
             sock.close()
-        wait_for(lambda: server.app.counters.connections == 0)
+        wait_until(lambda: server.app.counters.connections == 0, 10, "the connections let go")
         assert b"<!doctype html>" in _get(server.url)  # room again
 
 
@@ -240,7 +236,7 @@ def test_a_request_that_does_not_arrive_in_time_is_closed() -> None:
         started = time.monotonic()
         for _ in range(4):
             trickle.sendall(b"X" if _ else b"GET / HTTP/1.1\r\nX-Slow: ")
-            time.sleep(0.2)
+            time.sleep(0.2)  # a deliberate pace: a client trickling a byte every 0.2 s, past the 0.5 s limit
         for sock in (silent, trickle, half):
             try:
                 data = sock.recv(4096)
@@ -249,7 +245,7 @@ def test_a_request_that_does_not_arrive_in_time_is_closed() -> None:
             assert not data.startswith(b"HTTP/1.1 200"), data
             sock.close()
         assert time.monotonic() - started < 5
-        wait_for(lambda: server.app.counters.slow_closed >= 2)
+        wait_until(lambda: server.app.counters.slow_closed >= 2, 10, "the slow requests closed")
         assert b"<!doctype html>" in _get(server.url)
 
 
@@ -267,7 +263,7 @@ def test_a_viewer_that_stops_reading_is_dropped_and_the_others_go_on() -> None:
         for i in range(60):
             server.publish({**big, "round_no": i})
             assert reader.next().json()["round_no"] == i
-        wait_for(lambda: server.app.counters.stalled_closed == 1, timeout=10)
+        wait_until(lambda: server.app.counters.stalled_closed == 1, 10, "the stalled viewer dropped")
         server.publish({**big, "round_no": 99})
         assert reader.next().json()["round_no"] == 99
         reader.close()

@@ -251,3 +251,31 @@ def test_no_product_module_is_over_500_lines() -> None:
     assert {name: n for name, n in over.items() if name not in BEING_SHRUNK} == {}
     # An exception is only for as long as it is needed: once cut down, its line goes.
     assert [name for name in BEING_SHRUNK if name not in over] == [], "now under the limit: take it out of BEING_SHRUNK"
+
+
+def _loop_machine_reads(paths: Iterator[Path]) -> list[str]:
+    """Every ``<...>loop.machine`` or ``hooks.machine`` in ``paths``: a read of the core loop's
+    machine, which belongs to the loop's thread (station/core/snapshot.py)."""
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Attribute) and node.attr == "machine"):
+                continue
+            owner = node.value
+            name = owner.attr if isinstance(owner, ast.Attribute) else owner.id if isinstance(owner, ast.Name) else ""
+            if name.endswith("loop") or name == "hooks":
+                found.append(f"{path.name}:{node.lineno} reads {name}.machine")
+    return found
+
+
+def test_nothing_outside_the_core_reads_the_loop_s_machine() -> None:
+    """Other threads read ``loop.published``; the loop's own thread uses ``loop.inspect``."""
+    core = set(_modules("station.core"))
+    outside = (path for path in _modules("station", "drivers") if path not in core)
+    assert _loop_machine_reads(outside) == []
+
+
+def test_the_machine_read_finder_finds_one(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f(station):\n    return station.loop.machine.round\n")
+    assert len(_loop_machine_reads(iter([sample]))) == 1

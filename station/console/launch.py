@@ -26,6 +26,7 @@ from station.events import Actor, DealerSignedIn, PayoutConfirmationRequired
 if TYPE_CHECKING:
     from station.console.feed import ConsoleProcess
     from station.console.view import TableLayout
+    from station.core.machine import TableMachine
     from station.service.app import Station
 
 
@@ -35,7 +36,7 @@ def start_console(station: Station) -> ConsoleProcess | None:
     assert loop is not None
     section = station.config.console
     wanted = section.enabled and station.run_options.control_socket
-    if (wanted and section.confirm_payouts) != loop.machine.confirm_payouts:
+    if (wanted and section.confirm_payouts) != loop.published.confirm_payouts:
         loop.post(PayoutConfirmationRequired(wanted and section.confirm_payouts))
     if not wanted:
         return None
@@ -47,15 +48,16 @@ def start_console(station: Station) -> ConsoleProcess | None:
         path = getattr(section, key)
         if path and not os.access(path, os.R_OK):
             raise ConfigError(station.loaded.path, [(f"console.{key}", f"cannot read {path}")])
-    machine = loop.machine
     view = ConsoleView(table_layout(station))
-    view.resume(machine)
+    loop.inspect(view.resume)  # start-up, before the loop runs: the machine as the replay left it
     console = ConsoleProcess(console_settings(station), view, lambda who, line: door(station, who, line),
                              lambda news: people(station, news)).start()
 
-    def shown(output: out.Output) -> None:
-        current = machine.round  # read on the loop's thread, as the output is handed over
-        console.on_output(output, current.round_id if current is not None else "")
+    def in_play(machine: TableMachine) -> str:
+        return machine.round.round_id if machine.round is not None else ""
+
+    def shown(output: out.Output) -> None:  # on the loop's thread: the round as the output is handed over
+        console.on_output(output, loop.inspect(in_play))
 
     loop.subscribe(shown, KINDS)
     return console
@@ -80,7 +82,7 @@ def people(station: Station, news: dict[str, Any]) -> None:
         station.refusals.refused("console", str(news.get("reason", "refused"))[:200], str(news["refused"]))
         return
     user = next((u for u in station.config.control.users if u.name == news.get("signed_in") and u.pin_scrypt), None)
-    if user is not None and user.role == "dealer" and loop.machine.dealer != user.name:
+    if user is not None and user.role == "dealer" and loop.published.dealer != user.name:
         loop.post(DealerSignedIn(user.name, Actor(user.role, user.name), "console"))
 
 

@@ -70,6 +70,9 @@ class IntegritySteps(MachineBase):
         self.alerts: list[Alert] = []
         self.alert_counts: dict[str, int] = {}  # "<severity>:<code>" -> raised (what metrics will read)
         self._alert_keys: set[str] = set()
+        #: Raised plus acknowledged in this machine's life: tells the loop's snapshot when the
+        #: open alerts changed without looking through them all (station/core/snapshot.py).
+        self.alert_changes = 0
 
     # --- the register -------------------------------------------------------------------------
 
@@ -84,6 +87,7 @@ class IntegritySteps(MachineBase):
         alert = Alert(ident, code, severity, detail, key or f"{code}:{ident}", shoe, round_id, stop, source,
                       dict(data or {}))
         self.alerts.append(alert)
+        self.alert_changes += 1
         self._alert_keys.add(alert.key)
         counter = f"{severity}:{code}"
         self.alert_counts[counter] = self.alert_counts.get(counter, 0) + 1
@@ -129,6 +133,7 @@ class IntegritySteps(MachineBase):
             return
         seen = {"role": ev.actor.role, "who": ev.actor.who, "note": ev.note}
         self.alerts[ev.ident - 1] = replace(alert, acknowledged=seen)
+        self.alert_changes += 1
         self._emit(out.AlertCleared(alert.ident, alert.code, ev.actor.role, ev.actor.who, ev.note))
 
     def open_alerts(self) -> list[Alert]:

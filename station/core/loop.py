@@ -49,7 +49,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -69,6 +69,7 @@ from station.core.outputs import (
 )
 from station.core.projection import UNJOURNALABLE_INPUT, CoreReplayError, Projection
 from station.core.queues import take_waiting
+from station.core.snapshot import Snapshots, TableSnapshot
 from station.core.verdicts import Done, Note, Verdict, verdict_of
 from station.event_codec import event_to_dict
 from station.events import Event, Timer
@@ -77,6 +78,7 @@ from station.journal.seams import chain_records
 from station.journal.store import check_record
 
 __all__ = ["UNJOURNALABLE_INPUT", "CommitHook", "CoreLoop", "CoreReplayError", "Subscriber", "Verdict"]
+T = TypeVar("T")
 
 #: Seconds between attempts to write a journal that could not be written.
 JOURNAL_RETRY_S = 1.0
@@ -149,6 +151,10 @@ class CoreLoop:
         else:
             self.replayed = self.projection.replay(self.journal.records(since_seq=self.projection.seq))
         self.replay_seconds = time.perf_counter() - started
+        self._owner = threading.get_ident()  # the thread that may touch the machine (:meth:`inspect`)
+        self._snapshots = Snapshots()
+        #: Where the table stands, for every other thread: replaced whole after each batch.
+        self.published: TableSnapshot = self._snapshots.take(self.machine, self.projection.seq)
         self._sync_timer()
         log.info("core.replayed", events=self.replayed, seconds=round(self.replay_seconds, 3),
                  from_checkpoint=self.checkpoint_seq or None, state=self.machine.state,
@@ -235,16 +241,18 @@ class CoreLoop:
         return self.projection.failures
 
     @property
-    def skipped_records(self) -> int:
-        """Journal records that are not input events."""
-        return self.projection.skipped
-
-    @property
     def expectation(self) -> str:
         return self.machine.announced_expectation
 
     def snapshot(self) -> dict[str, Any]:
         return self.machine.snapshot()
+
+    def inspect(self, read: Callable[[TableMachine], T]) -> T:
+        """``read(machine)`` on the thread that owns the machine (the one running the loop, or
+        before it runs the one that opened it): any other thread reads :attr:`published`."""
+        if threading.get_ident() != self._owner:
+            raise RuntimeError("the table's machine is read on the core loop's thread only: read loop.published")
+        return read(self.machine)
 
     # --- running ------------------------------------------------------------------------
 
@@ -260,6 +268,7 @@ class CoreLoop:
 
     def run(self, poll_seconds: float = 0.25) -> None:
         """Process events until :meth:`stop`; calls ``heartbeat`` from this loop when healthy."""
+        self._owner = threading.get_ident()
         self._stop.clear()
         while not self._stop.is_set():
             self._fire_due_timer()
@@ -341,13 +350,14 @@ class CoreLoop:
             inputs += 1
             outputs = take(event, record).outputs
             if self.on_applied is not None:
-                self._applied(record, event, outputs)
+                self._safely("core.applied_hook_failed", self.on_applied, record, event, outputs)
             self._deliver(outputs)
             if waiters:
                 done = waiters.pop(id(event), None)
                 if done is not None:
-                    self._tell(done, verdict_of(event, outputs))
+                    self._safely("core.verdict_callback_failed", done, verdict_of(event, outputs))
         self._sync_timer()
+        self.published = self._snapshots.take(self.machine, self.projection.seq)
         if self._shoe_ended:
             self._shoe_ended = False
             self._checkpoint("shoe_end")
@@ -366,8 +376,7 @@ class CoreLoop:
         except JournalError as exc:
             log.warning("core.checkpoint_not_written", reason=str(exc))
             return
-        if self.on_commit is not None:
-            self._committed(time.perf_counter() - started, 1, record)
+        self._tell_commit(started, 1, record)
         self.checkpoint_seq = record.seq
         self._deliver(self.projection.take(record).outputs)  # in step with a replay, which takes it too
 
@@ -386,25 +395,24 @@ class CoreLoop:
                 if not self._wait_for_journal(str(exc)):
                     return None
                 continue
-            if self.on_commit is not None and records:
-                self._committed(time.perf_counter() - started, len(records), records[-1])
+            if records:
+                self._tell_commit(started, len(records), records[-1])
             if self.journal_error is not None:
                 self._journal_back()
             return records
 
-    def _applied(self, record: JournalRecord, event: Event, outputs: Sequence[Output]) -> None:
-        assert self.on_applied is not None
-        try:
-            self.on_applied(record, event, outputs)
-        except Exception:
-            log.exception("core.applied_hook_failed")
+    def _tell_commit(self, started: float, count: int, last: JournalRecord) -> None:
+        if self.on_commit is not None:
+            self._safely("core.commit_hook_failed", self.on_commit, time.perf_counter() - started, count, last.seq,
+                         last.hash)
 
-    def _committed(self, seconds: float, count: int, last: Any) -> None:
-        assert self.on_commit is not None
+    @staticmethod
+    def _safely(failure: str, call: Callable[..., None], *args: Any) -> None:
+        """Call a hook or a waiter's callback, which must never stop the loop: a failure is logged."""
         try:
-            self.on_commit(seconds, count, last.seq, last.hash)
+            call(*args)
         except Exception:
-            log.exception("core.commit_hook_failed")
+            log.exception(failure)
 
     def _refuse_unjournalable(self, batch: list[Event | Note], items: list[tuple[str, dict[str, Any]]]) -> None:
         """Take out of ``batch`` (in place) each event the journal cannot store, refusing it with
@@ -429,7 +437,7 @@ class CoreLoop:
                 self._deliver(outputs)
                 done = self._waiters.pop(id(event), None)
                 if done is not None:
-                    self._tell(done, Verdict(False, reason, tuple(outputs)))
+                    self._safely("core.verdict_callback_failed", done, Verdict(False, reason, tuple(outputs)))
 
     def _append_note(self, kind: str, payload: dict[str, Any]) -> JournalRecord | None:
         """Journal one record of the station's own; None only when asked to stop meanwhile."""
@@ -441,8 +449,7 @@ class CoreLoop:
                 if not self._wait_for_journal(str(exc)):
                     return None
                 continue
-            if self.on_commit is not None:
-                self._committed(time.perf_counter() - started, 1, record)
+            self._tell_commit(started, 1, record)
             return record
 
     def _wait_for_journal(self, reason: str) -> bool:
@@ -462,13 +469,6 @@ class CoreLoop:
         self.journal_error = None
         log.info("core.journal_writable", waited_s=round(waited, 1))
         self._deliver([JournalWritable(round(waited, 1))])
-
-    @staticmethod
-    def _tell(done: Done, verdict: Verdict) -> None:
-        try:
-            done(verdict)
-        except Exception:
-            log.exception("core.verdict_callback_failed")
 
     def _deliver(self, outputs: Iterable[Output]) -> None:
         for output in outputs:

@@ -125,7 +125,7 @@ class FloorFeatures:
 
         metrics, loop = self.metrics, self.loop
         assert metrics is not None
-        deriver = SignificantDeriver.resumed(loop.machine)
+        deriver = loop.inspect(SignificantDeriver.resumed)  # start-up: before the loop runs
         began = getattr(station, "run_began_after", self.tip)
         # Only the station's own records are there (nothing of them depends on the table's rules).
         for record, event, outputs in projected(loop.journal.records(began), None):
@@ -188,7 +188,7 @@ class FloorFeatures:
         from station.service.disk import free_bytes
 
         loop = self.loop
-        machine = loop.machine
+        table = loop.published  # on the metrics server's thread: the snapshot, never the machine
         devices: dict[str, DeviceReading] = {}
         for name, driver in self.station.devices or ():
             stats = driver.stats
@@ -201,7 +201,7 @@ class FloorFeatures:
         latest = self.anchors.latest
         return Readings(
             table=self.table, game=self.station.options.game, software=self.software, journal_id=self.journal_id,
-            state=machine.state, irregularity=machine.irregularity is not None, journal_last_seq=self.tip,
+            state=table.state, irregularity=table.irregularity is not None, journal_last_seq=self.tip,
             journal_writable=loop.journal_error is None, disk_free_bytes=free, devices=devices,
             anchor_seq=None if latest is None else int(latest["seq"]), anchor_count=self.anchors.count,
             floor=self.publisher.status() if self.publisher is not None else None)

@@ -60,7 +60,7 @@ from station.service.hooks import Hooks
 from station.service.lifecycle import Lifecycle, start_record
 from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path, socket_path_problem
-from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView
+from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView, table_view
 from station.service.setup import CONFIGURATION_RECORD, core_options, new_journal_record
 from station.service.station_journal import open_journal, record_software
 from station.service.status import station_status
@@ -120,7 +120,6 @@ class Station:
         #: Why the station stopped on an error, not because it was asked to ("" when it was).
         self.failure = ""
         self._last_ping = 0.0
-        self._published: tuple[str, str] = ("starting", "")
         self._record_configuration = False
         self._signalled = ""  # name of a stop signal received, acted on by the loop
         self._stopping = threading.Event()
@@ -163,7 +162,7 @@ class Station:
         # A device the journal left faulted (lost before the restart) that answers and passes its
         # self-test now is back: the station says so, as it does when a link comes back while it
         # runs. An irregularity its loss raised stays open for a person; only the fault ends.
-        faulted_before = set(loop.machine.faulted)  # the loop does not run yet: this thread may read it
+        faulted_before = {device for device, _ in loop.published.faulted}
         for outcome in self.devices.self_tests():
             if outcome.passed:
                 log.info("self_test_passed", device=outcome.device, detail=outcome.detail)
@@ -179,12 +178,11 @@ class Station:
         self.publisher = Publisher(
             self.options.game, display,
             web=self.web, table_info=self._table_info(),
-            initial_results=list(loop.machine.shoe_results),
+            initial_results=loop.inspect(lambda machine: list(machine.shoe_results)),
             limits=limits_sign(self.config.table), view=self._table_view,
         )
         loop.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
         loop.subscribe(self._on_output, STATION_OUTPUTS)
-        self._published = (loop.state, loop.expectation)
         self.publisher.start()
         hooks = Hooks(self)
         for extension in self.run_options.extensions:
@@ -228,7 +226,7 @@ class Station:
         t = self.config.table
         rules = self.options.rules
         table = self.options.table
-        option = self.loop.machine.payout_option if self.loop is not None else rules.payout_option(table)
+        option = self.loop.published.payout_option if self.loop is not None else rules.payout_option(table)
         # Besides the table's limits, what the game adds (baccarat: the smallest Banker bet
         # rule 5.12 accepts when chips cannot pay one at the table minimum).
         limits = web_limits(t, rules.limit_lines(table, option))
@@ -238,12 +236,7 @@ class Station:
     def _table_view(self) -> TableView:
         """Where the table is, for the players' screens (on the core loop's thread)."""
         assert self.loop is not None
-        machine = self.loop.machine
-        shoe = machine.shoe
-        current = machine.round
-        composition = shoe.composition
-        return TableView(shoe.number, current.round_id.number if current is not None else shoe.rounds,
-                         len(composition) if composition is not None else None)
+        return self.loop.inspect(table_view)
 
     def _start_web(self) -> None:
         """The web scoreboard in its own process (station/web/feed.py): this process never
@@ -285,11 +278,6 @@ class Station:
         """What ``station ctl status`` prints (:mod:`station.service.status`)."""
         return station_status(self)
 
-    @property
-    def published(self) -> tuple[str, str]:
-        """The state and expectation as the loop last published them (one tuple, read whole)."""
-        return self._published
-
     # --- running -----------------------------------------------------------------------------
 
     def _status_text(self) -> str:
@@ -315,16 +303,10 @@ class Station:
     def _on_output(self, output: out.Output) -> None:
         """The service's own bookkeeping (subscribed to ``STATION_OUTPUTS`` only)."""
         log = self._log  # bound once: a module logger is rebuilt on every call
-        if isinstance(output, (out.StateChanged, out.ExpectationChanged)):
-            assert self.loop is not None
-            # One tuple replaced at once: the control threads read it without a lock.
-            self._published = (self.loop.state, self.loop.expectation)
         if isinstance(output, out.StateChanged):
             # Every log line of the core loop from here on carries the shoe and round ids.
             assert self.loop is not None
-            machine = self.loop.machine
-            current = machine.round
-            ids = (machine.shoe.number or None, current.round_id if current else None)
+            ids = self.loop.inspect(lambda m: (m.shoe.number or None, m.round.round_id if m.round else None))
             if ids != self._bound_ids:
                 self._bound_ids = ids
                 bind_table_context(shoe=ids[0], round=ids[1])

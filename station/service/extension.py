@@ -20,11 +20,13 @@ dealer that cannot go on). It never reaches the state machine, the journal or a 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from station.core import outputs as out
 from station.core.machine import TableMachine
 from station.events import Event
+
+T = TypeVar("T")
 
 #: A subscriber of the core loop's outputs, called on the loop's thread; it must not block.
 Subscriber = Callable[[out.Output], None]
@@ -32,7 +34,9 @@ Subscriber = Callable[[out.Output], None]
 
 class StationHooks(Protocol):
     """What a running station offers an extension once its journal is replayed and its
-    devices are open. Everything here is safe to call from any thread."""
+    devices are open. Everything here is safe to call from any thread but :meth:`view` and
+    :meth:`inspect`, which read the table's machine: when the extension attaches, or on the core
+    loop's thread (in a subscriber)."""
 
     def post(self, event: Event) -> None:
         """Post an input to the core loop (journaled, then applied, in order)."""
@@ -41,11 +45,13 @@ class StationHooks(Protocol):
         """Hear the outputs of the given kinds (all when None), on the core loop's thread."""
 
     def view(self) -> tuple[str, str]:
-        """The state and the expectation as last published (read after an event is applied)."""
+        """The state and the expectation as they stand now, where the machine may be read (see
+        :meth:`inspect`): a subscriber hears them as of the output it is handed."""
 
-    @property
-    def machine(self) -> TableMachine:
-        """The state machine, **to read only** (where the station stands after replay)."""
+    def inspect(self, read: Callable[[TableMachine], T]) -> T:
+        """``read(machine)``, to read only, where the machine may be read: when the extension
+        attaches (before the loop runs) or in a subscriber (on the loop's thread); from any
+        other thread it raises (station/core/snapshot.py)."""
 
     def observe_deliveries(self, device: str, callback: Callable[[int], None]) -> bool:
         """Call ``callback(count)`` on the device's reader thread each time its driver has

@@ -8,7 +8,7 @@ a stop. Nothing else of the station is theirs (:class:`~station.service.extensio
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from station.core import outputs as out
 from station.core.loop import CoreLoop
@@ -18,6 +18,8 @@ from station.service.extension import Subscriber
 
 if TYPE_CHECKING:
     from station.service.app import Station
+
+T = TypeVar("T")
 
 
 class Hooks:
@@ -37,12 +39,10 @@ class Hooks:
         self._loop().subscribe(callback, kinds)
 
     def view(self) -> tuple[str, str]:
-        loop = self._loop()
-        return loop.state, loop.expectation
+        return self._loop().inspect(lambda machine: (machine.state, machine.announced_expectation))
 
-    @property
-    def machine(self) -> TableMachine:
-        return self._loop().machine
+    def inspect(self, read: Callable[[TableMachine], T]) -> T:
+        return self._loop().inspect(read)
 
     def observe_deliveries(self, device: str, callback: Callable[[int], None]) -> bool:
         driver = self._station.devices.get(device) if self._station.devices is not None else None

@@ -36,6 +36,7 @@ from drivers.codec import display as wire
 from drivers.devices import DeviceError, DisplayDriver
 from station.core import outputs as out
 from station.core import states as st
+from station.core.machine import TableMachine
 from station.core.queues import take_waiting
 from station.games.board import BoardRound
 from station.games.registry import game_named
@@ -74,6 +75,14 @@ class TableView:
     shoe: int = 0
     round_no: int = 0
     cards_left: int | None = None
+
+
+def table_view(machine: TableMachine) -> TableView:
+    """Where ``machine``'s table is (on the core loop's thread: CoreLoop.inspect)."""
+    shoe, current = machine.shoe, machine.round
+    composition = shoe.composition
+    return TableView(shoe.number, current.round_id.number if current is not None else shoe.rounds,
+                     len(composition) if composition is not None else None)
 
 
 def board_round(output: out.RoundSettled) -> BoardRound:

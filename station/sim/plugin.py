@@ -106,7 +106,7 @@ class Simulation:
         hooks.observe_deliveries("shoe", table.shoe_delivered)
         hooks.subscribe(lambda output: table.on_output(output, View(*hooks.view())), TABLE_OUTPUTS)
         state, expectation = hooks.view()
-        table.begin(resume_point(hooks.machine, state, expectation, self.options))
+        table.begin(hooks.inspect(lambda machine: resume_point(machine, state, expectation, self.options)))
         threading.Thread(target=self._watch_dealer, name="dealer-watch", daemon=True).start()
 
     def halt(self) -> None:

@@ -119,7 +119,7 @@ def test_a_record_the_journal_refuses_is_refused_alone_and_the_batch_goes_on(tmp
     assert loop.unjournalable == 1
     loop.close()
     again = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())  # and replay takes the note in its stride
-    assert (again.state, again.skipped_records) == ("burning", 1)
+    assert (again.state, again.projection.skipped) == ("burning", 1)
     again.close()
 
 
@@ -174,7 +174,7 @@ def test_replay_skips_records_that_are_not_events_and_refuses_broken_ones(tmp_pa
         journal.append("DealerAction", {"type": "DealerAction", "action": "shuffle_done"})
         journal.append("ServiceStarted", {"version": "1"})
     loop = CoreLoop(path, CoreOptions())
-    assert (loop.replayed, loop.skipped_records, loop.state) == (1, 1, "cutting")
+    assert (loop.replayed, loop.projection.skipped, loop.state) == (1, 1, "cutting")
     loop.close()
     with Journal(path) as journal:
         journal.append("CardDrawn", {"type": "CardDrawn", "device": "shoe", "card": "ZZ"})

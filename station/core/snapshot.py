@@ -1,0 +1,91 @@
+"""Where the table stands, for every thread but the core loop's: an immutable snapshot.
+
+The :class:`~station.core.machine.TableMachine` belongs to the core loop's thread: it changes
+it while it applies a batch, and an attribute read from another thread may be half-way through
+a change (a round replaced between two reads of it). So the loop publishes, after the journal's
+replay and after every batch, a :class:`TableSnapshot`: a tuple of plain values made on the
+loop's thread and put in place by one assignment. The control socket's status, the console's
+threads and the metrics' server read that and nothing else of the table.
+
+A part of the station that needs more of the machine than a snapshot holds (the console's
+picture when it starts, the simulated dealer's resume point) reads it on the loop's thread,
+with :meth:`~station.core.loop.CoreLoop.inspect`, which refuses any other thread.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from station.core.rounds import RoundId
+
+if TYPE_CHECKING:
+    from station.core.integrity_steps import Alert
+    from station.core.machine import TableMachine
+
+
+class IrregularityShown(NamedTuple):
+    """The irregularity waiting for a person: its number, why, in words, in which round, and
+    the decisions that end it."""
+
+    ident: int
+    reason: str
+    detail: str
+    round_id: str
+    decisions: tuple[str, ...]
+
+
+class TableSnapshot(NamedTuple):
+    """The table after record ``seq``: its state and what it expects (as announced), the shoe
+    and the rounds dealt from it, the round in play, the dealer, the irregularity, the devices
+    faulted (device, reason), the alerts not yet acknowledged and how many of each kind were
+    raised ("<severity>:<code>", n), whether payouts wait for a confirmation, the payout
+    option, and the cards left in the shoe (None when its composition is not kept)."""
+
+    seq: int
+    state: str
+    expecting: str
+    shoe: int
+    rounds_in_shoe: int
+    round_id: RoundId | None
+    dealer: str
+    irregularity: IrregularityShown | None
+    faulted: tuple[tuple[str, str], ...]
+    open_alerts: tuple[Alert, ...]
+    alert_counts: tuple[tuple[str, int], ...]
+    confirm_payouts: bool
+    payout_option: str
+    cards_left: int | None
+
+    @property
+    def round_number(self) -> int:
+        """The number in its shoe of the round in play, else of the last round dealt."""
+        return self.round_id.number if self.round_id is not None else self.rounds_in_shoe
+
+
+class Snapshots:
+    """Makes the loop's snapshots. The open alerts are looked through again only when an
+    alert was raised or acknowledged since the last snapshot: a table's register grows with
+    its age, and a snapshot is made after every batch."""
+
+    def __init__(self) -> None:
+        self._alerts_at = -1
+        self._open: tuple[Alert, ...] = ()
+        self._counts: tuple[tuple[str, int], ...] = ()
+
+    def take(self, machine: TableMachine, seq: int) -> TableSnapshot:
+        """The snapshot of ``machine`` after record ``seq`` (on the loop's thread)."""
+        if machine.alert_changes != self._alerts_at:
+            self._alerts_at = machine.alert_changes
+            self._open = tuple(machine.open_alerts())
+            self._counts = tuple(sorted(machine.alert_counts.items()))
+        current, shoe, irregularity = machine.round, machine.shoe, machine.irregularity
+        composition = shoe.composition
+        return TableSnapshot(
+            seq, machine.state, machine.announced_expectation, shoe.number, shoe.rounds,
+            current.round_id if current is not None else None, machine.dealer,
+            None if irregularity is None else IrregularityShown(
+                irregularity.ident, irregularity.reason, irregularity.detail, irregularity.round_id,
+                tuple(irregularity.decisions)),
+            tuple(sorted(machine.faulted.items())), self._open, self._counts, machine.confirm_payouts,
+            machine.payout_option, len(composition) if composition is not None else None,
+        )

@@ -1,7 +1,7 @@
 """Game recall: every round in a journal, with its cards, bets, decisions and settlement.
 
 Surveillance and supervisors ask "what happened in round 12-34?". The answer is the journal's
-projection (:mod:`station.core.projection`), read-only (:class:`~station.journal.JournalReader`):
+history from its first record (:class:`~station.core.history.History`), read-only:
 each round's record comes with the :class:`~station.core.outputs.RoundClosed` that says it left
 the table (its bets, every card, the decisions, the settlement, the journal time it opened and
 the inputs refused while it was open); a round still on the table is included and marked
@@ -11,13 +11,11 @@ the inputs refused while it was open); a round still on the table is included an
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from station.core import outputs as out
+from station.core.history import History
 from station.core.options import CoreOptions
-from station.core.projection import Projection
-from station.journal.seams import chain_records
 from station.money import Money
 
 
@@ -30,28 +28,30 @@ def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = No
     its bets (:class:`~station.core.outputs.RoundCorrected`), each with the bet before and after,
     both settlements, the differences, who, why, and the journal time and record (its bets and
     settlement are those of the round when it left the table)."""
-    projection = Projection(options)
+    history = History(path, options)  # from the first record, the archives of its first records too
     rounds: list[dict[str, Any]] = []
     openings: dict[str, dict[str, Any]] = {}  # first round of each shoe -> its exposed and burned cards
     corrections: dict[str, list[dict[str, Any]]] = {}  # round id -> its corrections, with when and which record
     last_time = ""
-    for record in chain_records(Path(path)):  # the archives of its first records too
+    for step in history.steps():
+        record = step.record
         last_time = record.time
-        for output in projection.take(record).outputs:
+        for output in step.outputs:
             if isinstance(output, out.RoundClosed):
                 rounds.append({**output.record, "closed_at": record.time, "in_progress": False,
                                "shoe": output.round_id.shoe})
-            elif isinstance(output, out.ShoeStarted) and projection.machine.round is not None:
+            elif isinstance(output, out.ShoeStarted) and (opened := history.round_in_play()) is not None:
                 # The shoe's first round opens with it: the card exposed and the cards burned.
-                openings[projection.machine.round.round_id] = {
+                openings[opened.round_id] = {
                     "exposed": output.exposed.code if output.exposed is not None else None,
                     "burned": [card.code for card in output.burned],
                 }
             elif isinstance(output, out.RoundCorrected):
                 corrections.setdefault(output.round_id, []).append(
                     {"time": record.time, "seq": record.seq, **correction_record(output)})
-    current = projection.machine.round
+    current = history.round_in_play()
     if current is not None:
+        projection = history.projection
         rounds.append({**current.to_json(), "opened_at": projection.opened_at(current.round_id) or last_time,
                        "refused": list(projection.refused), "closed_at": "", "in_progress": True,
                        "shoe": current.round_id.shoe})

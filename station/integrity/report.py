@@ -1,7 +1,7 @@
 """The integrity report of a journal: per shoe, the composition account, the edge curve, the
 tests with their p-values, the deck checks and the alerts (``station integrity report``).
 
-The journal is read through its projection (:mod:`station.core.projection`), read-only, and
+The journal is read from its first record (:class:`~station.core.history.History`), read-only, and
 the very monitor the station runs (:class:`~station.integrity.monitor.IntegrityMonitor`) is fed them:
 the figures are the ones the station computed live, and the alerts are the journal's own (the
 register replay rebuilds), with who acknowledged them.
@@ -10,36 +10,33 @@ register replay rebuilds), with who acknowledged them.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from station.core import outputs as out
+from station.core.history import History
 from station.core.options import CoreOptions
-from station.core.projection import Projection
 from station.integrity.monitor import IntegrityMonitor, IntegritySettings, ShoeRecord
-from station.journal.seams import chain_records
 
 
 def integrity_report(path: str | os.PathLike[str], options: CoreOptions,
                      settings: IntegritySettings | None = None) -> dict[str, Any]:
     """Every shoe of the journal at ``path`` (see :meth:`ShoeRecord.to_json`), with its deck
     checks and alerts, and the alerts of no shoe (``"other_alerts"``)."""
-    projection = Projection(options)
-    machine = projection.machine
+    history = History(path, options)  # the archives of its first records too
     monitor = IntegrityMonitor(options, settings, keep_shoes=True)
     checks: list[dict[str, Any]] = []
-    for entry in chain_records(Path(path)):  # the archives of its first records too
-        for output in projection.take(entry).outputs:
+    for step in history.steps():
+        for output in step.outputs:
             if isinstance(output, IntegrityMonitor.KINDS):
                 monitor.feed(output)
             elif isinstance(output, out.DeckChecked):
-                checks.append({"shoe_after": machine.shoe.number, "set": output.set_colour,
+                checks.append({"shoe_after": history.table.shoe, "set": output.set_colour,
                                "passed": output.passed, "detail": output.detail, "counted": output.counted,
                                "expected": output.expected})
     shoes: list[ShoeRecord] = list(monitor.shoes)
     if monitor.shoe is not None and not monitor.shoe.ended:
         shoes.append(monitor.shoe)
-    alerts = [a.to_json() for a in machine.alerts]
+    alerts = [a.to_json() for a in history.alerts()]
     report_shoes = []
     for record in shoes:
         item = record.to_json()
@@ -49,7 +46,7 @@ def integrity_report(path: str | os.PathLike[str], options: CoreOptions,
     numbers = {r.shoe for r in shoes}
     return {"game": options.game, "decks": options.decks, "equipment": options.equipment,
             "shoes": report_shoes, "other_alerts": [a for a in alerts if a["shoe"] not in numbers],
-            "alert_counts": dict(sorted(machine.alert_counts.items()))}
+            "alert_counts": dict(history.table.alert_counts)}
 
 
 def describe_shoe(shoe: dict[str, Any]) -> str:

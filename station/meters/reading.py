@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from station.core.history import History
 from station.core.options import CoreOptions
-from station.core.projection import Projection
-from station.journal.seams import chain_records
 from station.meters.checkpoint import resume, sealed_before
 from station.meters.fold import MetersFold, Part
 
@@ -40,14 +39,14 @@ def read_meters(journal: Path, options: CoreOptions | None, timezone: str, day_s
     resumed = None if from_start else resume(journal, options, timezone, day_start)
     sealed = sealed_before(journal, resumed) if resumed is not None else None
     if resumed is None or sealed is None:
-        fold, projection, sealed, checkpoint = MetersFold(timezone, day_start), Projection(options), [], None
+        fold, history, sealed, checkpoint = MetersFold(timezone, day_start), History(journal, options), [], None
     else:
-        fold, projection, checkpoint = resumed.fold, resumed.projection, resumed.seq
+        fold, checkpoint = resumed.fold, resumed.seq
+        history = History(journal, options, start=resumed.projection, checkpoint_seq=resumed.seq)
     counted = fold.at
     read = 0
-    for record in chain_records(journal, projection.seq):
-        step = projection.take(record)
-        if record.seq > counted:  # the records between the two checkpoints are in the fold already
-            fold.take(record, step.event, step.outputs)
+    for step in history.steps():
+        if step.record.seq > counted:  # the records between the two checkpoints are in the fold already
+            fold.take(step.record, step.event, step.outputs)
             read += 1
     return Reading([*sealed, *fold.every_part()], fold.at, checkpoint, read)

@@ -26,11 +26,11 @@ from typing import Any
 import structlog
 
 from station.core import outputs as out
+from station.core.history import History
 from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
-from station.core.projection import ProjectedRecord, Projection
+from station.core.projection import ProjectedRecord
 from station.integrity.worker import QueueWorker
-from station.journal.seams import chain_records
 from station.meters.checkpoint import METERS_CHECKPOINT, checkpoint_payload, resume
 from station.meters.fold import MetersFold
 from station.service.config import TableSection
@@ -106,17 +106,15 @@ class MetersService(QueueWorker[ProjectedRecord]):
             return
         resumed = resume(self._journal, self.options, self.timezone, self.day_start, at_most=self._head_seq)
         if resumed is not None:
-            self.fold, projection = resumed.fold, resumed.projection
+            self.fold = resumed.fold
             self.parent = self.resumed_from = resumed.seq
+            history = History(self._journal, self.options, start=resumed.projection, checkpoint_seq=resumed.seq)
         else:
-            projection = Projection(self.options)
+            history = History(self._journal, self.options)
         counted, read = self.fold.at, 0
-        for record in chain_records(self._journal, projection.seq):
-            if record.seq > self._head_seq:
-                break
-            step = projection.take(record)
-            if record.seq > counted:
-                self.fold.take(record, step.event, step.outputs)
+        for step in history.steps(until=self._head_seq):
+            if step.record.seq > counted:
+                self.fold.take(step.record, step.event, step.outputs)
                 read += 1
         log.info("meters_caught_up", records=read, from_checkpoint=self.resumed_from or None)
 

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 from station.core import outputs as out
+from station.core.history import History
 from station.core.options import CoreOptions
 from station.core.projection import Projection
 from station.events import Event
 from station.journal import JournalRecord
-from station.journal.seams import chain_records
 from station.significant.derive import SignificantDeriver, SignificantEvent
 
 
@@ -33,18 +32,18 @@ def projected(records: Iterable[JournalRecord], options: CoreOptions | None
         yield record, step.event, step.outputs
 
 
-def significant_events(records: Iterable[JournalRecord], options: CoreOptions | None) -> Iterator[SignificantEvent]:
-    """Every significant event of ``records`` (a whole journal, from its first record)."""
+def significant_events(path: str | os.PathLike[str], options: CoreOptions | None) -> Iterator[SignificantEvent]:
+    """Every significant event of the journal at ``path``, from its first record."""
     deriver = SignificantDeriver()
-    for record, event, outputs in projected(records, options):
-        yield from deriver.take(record, event, outputs)
+    for step in History(path, options).steps():
+        yield from deriver.take(step.record, step.event, step.outputs)
 
 
 def read_log(path: str | os.PathLike[str], options: CoreOptions | None, *, since: str = "",
              codes: frozenset[str] = frozenset()) -> list[SignificantEvent]:
     """The journal's significant events at or after ``since`` (a UTC journal time; empty: all),
     of ``codes`` (empty: all), oldest first."""
-    return [e for e in significant_events(chain_records(Path(path)), options)
+    return [e for e in significant_events(path, options)
             if (not since or e.time >= since) and (not codes or e.code in codes)]
 
 

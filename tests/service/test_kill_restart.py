@@ -47,18 +47,24 @@ def _kill_and_restart(tmp_path: Path, kills: int, seed: int) -> None:
         # the first instructions to well into dealing.
         during_start = kill % 5 == 4
         process = _start_ready(config, journal, env, log, wait=not during_start)
-        time.sleep(chance.uniform(0.0, 0.5 if during_start else 1.6))
-        assert process.poll() is None, f"the station stopped by itself: {log.read_text()[-3000:]}"
+        time.sleep(chance.uniform(0.0, 0.5 if during_start else 1.6))  # a random moment to kill at: the test
+        alive = process.poll() is None
         process.send_signal(signal.SIGKILL)
         process.wait(10)
+        assert alive, f"the station stopped by itself: {log.read_text()[-3000:]}"
     # One last, orderly run: the table must still deal after everything.
     before = len(_rounds(config, journal, env))
     settled = log.read_text().count("round_settled")
     process = _start_ready(config, journal, env, log)
-    wait_until(lambda: process.poll() is not None or log.read_text().count("round_settled") >= settled + 3, 120,
-               "three more rounds settled after the kills")
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(30) == 0, log.read_text()[-3000:]
+    try:
+        wait_until(lambda: process.poll() is not None or log.read_text().count("round_settled") >= settled + 3,
+                   120, "three more rounds settled after the kills")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0, log.read_text()[-3000:]
+    finally:  # a failing wait never leaves the station running behind the test
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
     _assert_consistent(config, journal, env, before, log)
 
 
@@ -71,8 +77,13 @@ def _start_ready(config: Path, journal: Path, env: dict[str, str], log: Path,
         process = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal",
                                     str(journal)], stdout=out, stderr=subprocess.STDOUT, env=env, text=True)
     if wait:
-        wait_until(lambda: process.poll() is not None or log.read_text().count("station_ready") > ready, 120,
-                   "the station to be ready")
+        try:
+            wait_until(lambda: process.poll() is not None or log.read_text().count("station_ready") > ready, 120,
+                       "the station to be ready")
+        except BaseException:  # never leave it running behind the failing test
+            process.kill()
+            process.wait(10)
+            raise
     return process
 
 

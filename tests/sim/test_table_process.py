@@ -5,29 +5,20 @@ default (simulated) configuration."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from ..waiting import wait_for_line, wait_for_logged, wait_until
+
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _wait(predicate, timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _alive(pid: int) -> bool:
@@ -46,10 +37,13 @@ class Running:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "station", "run", "--journal", str(tmp_path / "journal.sqlite3")],
                 stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
-        assert _wait(lambda: "station_ready" in self.log.read_text(), 30), self.log.read_text()[-2000:]
-        started = next(json.loads(line) for line in self.log.read_text().splitlines()
-                       if '"simulated_table_started"' in line)
-        self.table = int(started["pid"])
+        try:
+            wait_for_line(self.log, "station_ready", 60)
+        except BaseException:  # not ready: never leave the station behind the failing test
+            self.process.kill()
+            self.process.wait(10)
+            raise
+        self.table = int(wait_for_logged(self.log, "simulated_table_started", 10)[0]["pid"])
 
 
 @pytest.fixture
@@ -73,14 +67,14 @@ def test_the_table_has_its_own_name_and_process_group(running: Running) -> None:
 def test_a_killed_station_takes_its_table_with_it(running: Running) -> None:
     os.kill(running.process.pid, signal.SIGKILL)
     running.process.wait(10)
-    assert _wait(lambda: not _alive(running.table), 10), "the simulated table outlived a SIGKILLed station"
+    wait_until(lambda: not _alive(running.table), 10, "the simulated table gone with its SIGKILLed station")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_to_the_table_stops_the_station_in_order(running: Running, sig: signal.Signals) -> None:
     os.kill(running.table, sig)
     assert running.process.wait(20) == 0
-    assert _wait(lambda: not _alive(running.table), 10)
+    wait_until(lambda: not _alive(running.table), 10, "the simulated table gone")
     log = running.log.read_text()
     assert f"the simulated table received {sig.name}" in log
     assert '"station_stopped"' in log and "Traceback" not in log
@@ -108,7 +102,7 @@ def test_the_next_start_removes_what_a_killed_station_left(tmp_path: Path, monke
     assert len(left) == 1 and (left[0] / "shoe").is_symlink(), left
     os.kill(first.process.pid, signal.SIGKILL)
     first.process.wait(10)
-    assert _wait(lambda: not _alive(first.table), 10)
+    wait_until(lambda: not _alive(first.table), 10, "the first station's table gone")
     assert left[0].exists(), "a killed station has no chance to remove its table's folder"
     second = Running(tmp_path / "second")
     try:
@@ -117,5 +111,5 @@ def test_the_next_start_removes_what_a_killed_station_left(tmp_path: Path, monke
     finally:
         second.process.send_signal(signal.SIGTERM)
         assert second.process.wait(30) == 0
-    assert _wait(lambda: not _alive(second.table), 10)
+    wait_until(lambda: not _alive(second.table), 10, "the second station's table gone")
     assert sorted(temporary.glob("station-sim-*")) == []

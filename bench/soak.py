@@ -51,6 +51,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -62,6 +63,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.soak_checks import (  # noqa: E402
+    Finding,
     deep_verify,
     floor_against_journal,
     meters_against_rounds,
@@ -159,6 +161,7 @@ class Soak:
         deadline = time.monotonic() + self.options.seconds
         next_verify = time.monotonic() + self.options.verify_every
         verified = 0
+        checking: tuple[SoakTable, threading.Thread, list[Finding]] | None = None
         while time.monotonic() < deadline:
             self._tend(self.rng.uniform(self.options.every / 2, self.options.every * 1.5))
             kind = self._next_kind()
@@ -170,16 +173,32 @@ class Soak:
             table = self.rng.choice(able)
             words = self._inject(kind, table)
             self.report.say(f"{time.monotonic() - started:7.1f} s  {kind:<15} {table.name:<20} {words}")
-            if time.monotonic() >= next_verify:
+            if checking is not None and not checking[1].is_alive():  # a verification beside the faults ended
+                target, _, found = checking
+                checking = None
+                self._violations(target, found[0].violations)
+                self.report.say(f"{time.monotonic() - started:7.1f} s  verify --deep   {target.name:<20} "
+                                f"{found[0].figures['verify'][:90]}")
+                next_verify = time.monotonic() + self.options.verify_every
+            if checking is None and time.monotonic() >= next_verify:
                 target = self.tables[verified % len(self.tables)]
                 verified += 1
-                found = deep_verify(target.copy.journal)  # type: ignore[union-attr]
-                self._violations(target, found.violations)
-                self.report.say(f"{time.monotonic() - started:7.1f} s  verify --deep   {target.name:<20} "
-                                f"{found.figures['verify'][:90]}")
-                next_verify = time.monotonic() + self.options.verify_every
+                checking = (target, *self._verify_beside(target))
+        if checking is not None:
+            checking[1].join()
         self._tend(10.0)  # a quiet end: everything catches up
         self.report.seconds = time.monotonic() - started
+
+    @staticmethod
+    def _verify_beside(table: SoakTable) -> tuple[threading.Thread, list[Finding]]:
+        """``journal verify --deep`` of ``table``'s journal on a thread of its own: the faults go
+        on meanwhile (a deep replay of a large journal takes minutes on a loaded machine)."""
+        found: list[Finding] = []
+        journal = table.copy.journal  # type: ignore[union-attr]
+        thread = threading.Thread(target=lambda: found.append(deep_verify(journal)), name="soak-verify",
+                                  daemon=True)
+        thread.start()
+        return thread, found
 
     def _can(self, kind: str, table: SoakTable) -> bool:
         """Whether ``table`` has what ``kind`` hurts (the production template has no console)."""
@@ -455,7 +474,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     options = Options(args.seconds, args.every, args.seed, tuple(args.faults), args.verify_every,
                       folder=args.folder, keep=args.keep, pace_ms=args.pace_ms)
-    report = soak(options)
+    try:
+        report = soak(options)
+    except Exception as exc:  # the soak's own failure: one line (its tables were stopped on the way out)
+        print(f"soak: stopped on an error of its own: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
     return 1 if report.violations else 0
 
 

@@ -35,8 +35,14 @@ def station(*args: str, timeout: float = 900.0) -> subprocess.CompletedProcess[s
                           env=env)
 
 
-def deep_verify(journal: Path) -> Finding:
-    done = station("journal", "verify", "--deep", "--journal", str(journal))
+def deep_verify(journal: Path, timeout: float = 3600.0) -> Finding:
+    """``journal verify --deep`` on ``journal``. One that does not finish within ``timeout``
+    is a figure (how long a deep replay of a large journal takes on a loaded machine), not a
+    violation: the soak's last check verifies every journal again with nothing else running."""
+    try:
+        done = station("journal", "verify", "--deep", "--journal", str(journal), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return Finding({"verify": f"not finished within {timeout:.0f} s (a figure, not a violation)"})
     finding = Finding({"verify": (done.stdout or done.stderr).strip()[:200]})
     if done.returncode != 0 or "intact" not in done.stdout:
         finding.violations.append(f"journal verify --deep: {(done.stdout + done.stderr).strip()[:400]}")

@@ -36,19 +36,27 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 KEPT_RUNS = 3
 #: The prefix of a run's folder in the system's temporary folder (``/tmp/dst-k3j4h2x9/``).
 RUN_PREFIX = "dst-"
-#: The file in a run's folder that the run holds locked while it lasts.
-RUN_LOCK = "run.lock"
+#: The end of the name of the file beside a run's folder that the run holds locked while it
+#: lasts (``/tmp/dst-k3j4h2x9.lock``). Beside it, not in it: pytest empties the folder it is
+#: given as its base (``--basetemp``) when it first makes a temporary path, which took a lock
+#: file inside with it, and a second run then pruned the first's folder as finished.
+RUN_LOCK = ".lock"
 #: A folder this young with no lock file yet may be a run that is just starting.
 STARTING_S = 600.0
 
 _held_locks: list[int] = []  # the lock of this run's folder, held until the process ends
 
 
+def lock_of(folder: Path) -> Path:
+    """The lock file of the run folder ``folder``: beside it (see :data:`RUN_LOCK`)."""
+    return folder.with_name(folder.name + RUN_LOCK)
+
+
 def run_is_live(folder: Path) -> bool:
     """Whether a test run still uses ``folder``: its lock file is held (an ``flock``, which the
     kernel drops when the run's process ends, however it ends). A folder without a lock file is
     a run just starting, if young, or one from before runs locked their folders."""
-    live = held(folder / RUN_LOCK)
+    live = held(lock_of(folder))
     if live is None:
         try:
             return time.time() - folder.stat().st_mtime < STARTING_S
@@ -66,13 +74,14 @@ def prune_runs(root: Path, keep: int) -> list[Path]:
     removed = finished[:max(0, len(finished) - keep)]
     for old in removed:
         shutil.rmtree(old, ignore_errors=True)
+        lock_of(old).unlink(missing_ok=True)
     return removed
 
 
 def new_run_folder(root: Path) -> Path:
     """A folder for this run, locked for as long as this process lives."""
     folder = Path(tempfile.mkdtemp(prefix=RUN_PREFIX, dir=root))
-    fd = os.open(folder / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(lock_of(folder), os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     _held_locks.append(fd)
     return folder

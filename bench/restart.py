@@ -64,7 +64,7 @@ from bench.throughput import compile_checkout, time_to_ready
 from station.core import outputs as out
 from station.core.checkpoints import CHECKPOINT, EVERY_RECORDS, checkpoint_payload
 from station.core.machine import TableMachine
-from station.core.projection import Projection
+from station.core.projection import ProjectedRecord, Projection
 from station.core.sessions import drive
 from station.core.state import STATE_FORMAT
 from station.event_codec import event_to_dict
@@ -221,17 +221,23 @@ def build(path: Path, rounds: int, config: Path) -> tuple[int, float]:
     monitor = IntegrityMonitor(options, settings)
     life: StationLife | None = None
 
+    def projected(record: JournalRecord, event: Event | None = None) -> ProjectedRecord:
+        """The record (holding ``event``, or the station's own) through the projection, then the
+        meters, as the core loop's record hearers hear it."""
+        step = projection.take_event(event, record)
+        meters.take(step)  # its checkpoint follows each of the projection's
+        return step
+
     def note(kind: str, payload: dict[str, Any]) -> None:
-        projection.take(writer.add(kind, payload))
+        projected(writer.add(kind, payload))
 
     meters = MetersService(options, loaded.config.table.timezone, loaded.config.table.gaming_day_start, note=note)
-    projection.listeners.append(meters.take)  # its checkpoint follows each of the projection's
-    projection.take(writer.add("Configuration", new_journal_record(loaded.config)))
+    projected(writer.add("Configuration", new_journal_record(loaded.config)))
     checkpointed = writer.seq
 
     def take(record: JournalRecord, event: Event | None) -> bool:
         """The record through the projection and the monitor, as the station takes it."""
-        step = projection.take_event(event, record)
+        step = projected(record, event)
         ended = False
         for output in step.outputs:
             if isinstance(output, IntegrityMonitor.KINDS):
@@ -244,7 +250,7 @@ def build(path: Path, rounds: int, config: Path) -> tuple[int, float]:
                 note = writer.add(INTEGRITY_CHECKPOINT, {
                     "format": MONITOR_FORMAT, "at": output.at, "checkpoint": output.seq,
                     "settings": settings_json(settings), "monitor": monitor_state(monitor)})
-                projection.take(note)
+                projected(note)
         return ended
 
     def feed(event: Event) -> None:

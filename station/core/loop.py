@@ -48,7 +48,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import structlog
@@ -70,6 +70,7 @@ from station.core.outputs import (
 from station.core.projection import UNJOURNALABLE_INPUT, CoreReplayError, Projection
 from station.core.queues import take_waiting
 from station.core.snapshot import Snapshots, TableSnapshot
+from station.core.tap import CommitHook, LoopTaps, Subscriber
 from station.core.verdicts import Done, Note, Verdict, verdict_of
 from station.event_codec import event_to_dict
 from station.events import Event, Timer
@@ -85,20 +86,11 @@ JOURNAL_RETRY_S = 1.0
 
 log = structlog.get_logger("station.core")
 
-Subscriber = Callable[[Output], None]
-#: Told of every commit on the loop's thread, right after it: (seconds the append took, records in
-#: it, seq and hash of its last record); quick, never raising (anchors, metrics, the floor feed).
-CommitHook = Callable[[float, int, int, str], None]
-
-#: Told of every input applied, on the loop's thread: (its record, the input, its outputs); quick,
-#: never raising (the significant-event metrics read the journal this way).
-AppliedHook = Callable[[JournalRecord, Event, Sequence[Output]], None]
-
 #: How often the loop looks for more events while it gathers a batch (see ``CoreLoop._gather``).
 GATHER_SLICE_S = 0.0005
 
 
-class CoreLoop:
+class CoreLoop(LoopTaps):
     """The single owner of the table's state machine and of the journal's writing end.
 
     ``journal`` is an open :class:`~station.journal.Journal` or a path to one. Opening the loop
@@ -117,6 +109,7 @@ class CoreLoop:
         heartbeat: Callable[[], None] | None = None,
         checkpoint_every: int = EVERY_RECORDS,
     ) -> None:
+        super().__init__()  # the features' taps (station/core/tap.py)
         self.journal = journal if isinstance(journal, Journal) else Journal(journal)
         self._checkpoint_every = max(1, checkpoint_every)
         started = time.perf_counter()
@@ -132,9 +125,6 @@ class CoreLoop:
         self._heartbeat = heartbeat
         # queue.Queue, not SimpleQueue: see station.core.queues.
         self._queue: queue.Queue[Event | Note] = queue.Queue()
-        self._subscribers: list[tuple[Subscriber, tuple[type[Output], ...] | None]] = []
-        self._routes: dict[type[Output], list[Subscriber]] = {}  # replaced whole on (un)subscribe
-        self._lock = threading.Lock()
         self._timer: tuple[str, float] | None = None  # (name, due on the clock)
         self._fired = ""  # the last timer posted: never armed again
         self._stop = threading.Event()
@@ -143,8 +133,6 @@ class CoreLoop:
         self.unjournalable = 0  # events refused because the journal could not store them
         self.journal_error: str | None = None  # why the journal cannot be written, while it cannot
         self._waiters: dict[int, Done] = {}  # id(event) -> who waits for its verdict
-        self.on_commit: CommitHook | None = None
-        self.on_applied: AppliedHook | None = None
         if resumed is None and self.journal.seam() is not None:
             # Archived, and no checkpoint of this software after the seam: the whole history.
             self.replayed = self.projection.replay(chain_records(self.journal.path))
@@ -188,34 +176,6 @@ class CoreLoop:
         will, so no checkpoint after it differs from ``verify --deep``'s."""
         assert self._thread is None, "write_own is for start-up, before the loop's thread runs"
         self._process([Note(kind, payload)])
-
-    def subscribe(self, callback: Subscriber, kinds: tuple[type[Output], ...] | None = None) -> Callable[[], None]:
-        """Hear every output from now on, or only those of ``kinds``; returns a function that
-        unsubscribes. A subscriber that names its kinds is not called for the rest (a table at
-        full speed makes about twenty outputs a round, most of them of interest to one
-        subscriber or none)."""
-        entry = (callback, kinds)
-        with self._lock:
-            self._subscribers.append(entry)
-            self._routes = {}
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if entry in self._subscribers:
-                    self._subscribers.remove(entry)
-                    self._routes = {}
-
-        return unsubscribe
-
-    def _route(self, kind: type[Output]) -> list[Subscriber]:
-        """The subscribers of outputs of type ``kind``, worked out once per type."""
-        routes = self._routes
-        route = routes.get(kind)
-        if route is None:
-            with self._lock:
-                route = [callback for callback, kinds in self._subscribers if kinds is None or issubclass(kind, kinds)]
-            routes[kind] = route
-        return route
 
     def announce(self) -> None:
         """Publish the present state, expectation, devices still faulted and any active
@@ -341,16 +301,14 @@ class CoreLoop:
         if records is None:
             return 0  # stopping while the journal could not be written: nothing was applied
         waiters = self._waiters
-        take = self.projection.take_event
+        take, heard = self.projection.take_event, self._heard
         inputs = 0
         for event, record in zip(batch, records, strict=True):
             if isinstance(event, Note):
-                self._deliver(self.projection.take(record).outputs)
+                self._deliver(heard(self.projection.take(record)))
                 continue
             inputs += 1
-            outputs = take(event, record).outputs
-            if self.on_applied is not None:
-                self._safely("core.applied_hook_failed", self.on_applied, record, event, outputs)
+            outputs = heard(take(event, record))
             self._deliver(outputs)
             if waiters:
                 done = waiters.pop(id(event), None)
@@ -378,7 +336,7 @@ class CoreLoop:
             return
         self._tell_commit(started, 1, record)
         self.checkpoint_seq = record.seq
-        self._deliver(self.projection.take(record).outputs)  # in step with a replay, which takes it too
+        self._deliver(self._heard(self.projection.take(record)))  # in step with a replay, which takes it too
 
     def _journal_batch(self, batch: list[Event | Note], items: list[tuple[str, dict[str, Any]]]
                        ) -> list[Any] | None:
@@ -401,19 +359,6 @@ class CoreLoop:
                 self._journal_back()
             return records
 
-    def _tell_commit(self, started: float, count: int, last: JournalRecord) -> None:
-        if self.on_commit is not None:
-            self._safely("core.commit_hook_failed", self.on_commit, time.perf_counter() - started, count, last.seq,
-                         last.hash)
-
-    @staticmethod
-    def _safely(failure: str, call: Callable[..., None], *args: Any) -> None:
-        """Call a hook or a waiter's callback, which must never stop the loop: a failure is logged."""
-        try:
-            call(*args)
-        except Exception:
-            log.exception(failure)
-
     def _refuse_unjournalable(self, batch: list[Event | Note], items: list[tuple[str, dict[str, Any]]]) -> None:
         """Take out of ``batch`` (in place) each event the journal cannot store, refusing it with
         its reason; a note of the refusal (which the journal can store) takes its place."""
@@ -433,7 +378,7 @@ class CoreLoop:
                 # Journaled on its own: it has no place in the batch of events. Its record
                 # gives the refusal, now and in every replay.
                 record = self._append_note(UNJOURNALABLE_INPUT, {"kind": kind, "reason": reason})
-                outputs = self.projection.take(record).outputs if record is not None else (Refused(kind, reason),)
+                outputs = self._heard(self.projection.take(record)) if record is not None else (Refused(kind, reason),)
                 self._deliver(outputs)
                 done = self._waiters.pop(id(event), None)
                 if done is not None:
@@ -498,3 +443,4 @@ class CoreLoop:
         if self._timer is None:
             return poll
         return max(0.0, min(poll, self._timer[1] - self._clock()))
+

@@ -26,7 +26,7 @@ going on would rebuild a state the table was never in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,9 +141,6 @@ class Projection:
         self.refused: list[dict[str, Any]] = []
         self._decode = Decoder()
         self._known = event_types()
-        #: Called with every record taken from now on (on the taker's thread; a reader that
-        #: keeps derived state of its own, as the meters do, only queues it).
-        self.listeners: list[Callable[[ProjectedRecord], None]] = []
 
     def opened_at(self, round_id: str) -> str | None:
         """The journal time ``round_id`` opened at, while it is the round in play."""
@@ -175,10 +172,7 @@ class Projection:
             self.applied += 1
             outputs = self._annotated(self.machine.take_outputs(), record, before)
         self.seq = record.seq
-        step = ProjectedRecord(record, event, outputs)
-        for listener in self.listeners:
-            listener(step)
-        return step
+        return ProjectedRecord(record, event, outputs)
 
     def replay(self, records: Iterable[JournalRecord]) -> int:
         """Take every record, keeping none of the outputs (a restart's catch-up); returns how

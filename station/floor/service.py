@@ -17,15 +17,18 @@ outputs, and read the journal; they never change the table.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
 from station.core import outputs as out
-from station.core.loop import CommitHook, CoreLoop
+from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
+from station.core.projection import ProjectedRecord
 from station.core.states import STATES
+from station.core.tap import CommitHook
 from station.floor.anchors import AnchorClock
 from station.floor.mqtt import BrokerOptions, BrokerSettingsError, check_options
 from station.floor.process import FloorFeed, PreparedOutbox
@@ -96,6 +99,7 @@ class FloorFeatures:
             notify = self.publisher.notify
             hooks.append(lambda _s, _c, seq, _h: notify(seq))
         self._hooks = tuple(hooks)
+        self._stop_hearing: list[Callable[[], None]] = []  # what this feature hears of the loop
 
     @classmethod
     def start(cls, station: StationParts) -> FloorFeatures:
@@ -103,7 +107,7 @@ class FloorFeatures:
         that cannot be used, the service's ResourceBusy (exit 69) for a metrics port in use."""
         features = cls(station)
         loop = features.loop
-        loop.on_commit = features._on_commit
+        features._stop_hearing.append(loop.hear_commits(features._on_commit))
         loop.subscribe(features._on_shoe_end, (out.ShoeEnded,))
         if features.metrics is not None:
             from station.metrics.exporter import COUNTED
@@ -130,8 +134,14 @@ class FloorFeatures:
         # Only the station's own records are there (nothing of them depends on the table's rules).
         for record, event, outputs in projected(loop.journal.records(began), None):
             metrics.count_significant(e.code for e in deriver.take(record, event, outputs))
-        loop.on_applied = lambda record, event, outputs: metrics.count_significant(
-            e.code for e in deriver.take(record, event, outputs))
+
+        def applied(step: ProjectedRecord) -> None:
+            """Each input as it is applied (the station's own records journaled after the start,
+            its checkpoints and notes, are not counted here, as they were not before)."""
+            if step.event is not None:
+                metrics.count_significant(e.code for e in deriver.take(step.record, step.event, step.outputs))
+
+        self._stop_hearing.append(loop.hear_records(applied))
 
     # --- hooks (the core loop's thread) --------------------------------------------------
 
@@ -157,7 +167,8 @@ class FloorFeatures:
 
     def close(self) -> None:
         """The last anchor (the loop has stopped), the feed's drain, the metrics server."""
-        self.loop.on_commit = None
+        for stop in self._stop_hearing:
+            stop()
         try:
             self.anchors.stop()
         finally:

@@ -125,5 +125,5 @@ def attach_meters(loop: CoreLoop, options: CoreOptions, table: TableSection, jou
     start), catching up to what the loop had replayed, journaling through the loop."""
     service = MetersService(options, table.timezone, table.gaming_day_start, journal, loop.journal.head()[0],
                             note=loop.note)
-    loop.projection.listeners.append(service.put)  # on the loop's thread: only queued
+    loop.hear_records(service.put)  # on the loop's thread: only queued
     return service

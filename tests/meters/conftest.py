@@ -23,7 +23,7 @@ class WithMeters:
 
     def __call__(self, loop: CoreLoop) -> None:
         self.service = MetersService(loop.machine.options, "Europe/Vienna", "06:00", note=loop.note)
-        loop.projection.listeners.append(self.service.put)
+        loop.hear_records(self.service.put)
         self.service.start()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -95,10 +96,15 @@ def test_banners_come_down_with_the_event_that_ends_them(publishing: Any) -> Non
         (out.StateChanged("betting", "paused"), ""),  # resumed
         (out.DeviceFaulted("pedals", "unplugged"), ""),  # the dealer's business, not the players'
     ]
+    def showing(banner: str) -> bool:
+        return bool(screen().message == banner)
+
     for output, banner in steps:
         publisher.on_output(output)
         assert publisher.wait_idle()
-        assert screen().message == banner, output
+        # The publisher has sent it; the board's process shows it once it has read the frame.
+        wait_until(partial(showing, banner), 10, f"the board's banner {banner!r} after {output}",
+                   detail=lambda: screen().message)
         assert page.snapshots[-1].message == banner
         if banner == TABLE_PAUSED:  # players are told to wait, as a notice: nothing has gone wrong
             assert (page.snapshots[-1].state, page.snapshots[-1].message_kind) == ("paused", "notice")

@@ -118,13 +118,20 @@ def meters_against_rounds(journal: Path, config: Path, rounds: list[dict[str, An
     return finding
 
 
-def floor_against_journal(received: list[dict[str, Any]], journal: Path, table: str) -> Finding:
-    """A consumer of the floor feed has every round of the journal exactly once: kept once by
-    (journal, kind, n) as the feed's consumers keep them, nothing missing, nothing unknown,
-    and a repeat never differs from the first."""
+def expected_rounds(journal: Path, table: str) -> dict[tuple[str, int], dict[str, Any]]:
+    """The round messages the floor feed must carry for ``journal``, by (journal, n): derived
+    from the whole journal once (a replay: minutes for a journal an hour at full speed wrote)."""
     from tests.floor.helpers import expected_feed
 
-    expected = {(m["journal_id"], m["n"]): m for m in expected_feed(journal, table) if m["kind"] == "round"}
+    return {(m["journal_id"], m["n"]): m for m in expected_feed(journal, table) if m["kind"] == "round"}
+
+
+def floor_against_journal(received: list[dict[str, Any]], expected: dict[tuple[str, int], dict[str, Any]],
+                          table: str) -> Finding:
+    """A consumer of the floor feed has every round of the journal (``expected``:
+    :func:`expected_rounds`) exactly once: kept once by (journal, kind, n) as the feed's
+    consumers keep them, nothing missing, nothing unknown, and a repeat never differs from the
+    first."""
     kept: dict[tuple[str, int], dict[str, Any]] = {}
     finding = Finding()
     repeats = 0

@@ -478,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
                       folder=args.folder, keep=args.keep, pace_ms=args.pace_ms)
     try:
         report = soak(options)
+    except KeyboardInterrupt:  # Ctrl-C: its tables were stopped on the way out
+        print("soak: interrupted; no figures", file=sys.stderr)
+        return 130
     except Exception as exc:  # the soak's own failure: one line (its tables were stopped on the way out)
         print(f"soak: stopped on an error of its own: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2

@@ -11,7 +11,6 @@ import http.cookiejar
 import json
 import socket
 import ssl
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from station.console.pins import hash_pin
 
 from ..browser import launched_chromium
 from ..service.conftest import ExternalTable
+from ..waiting import tail, wait_until
 
 PINS = {"dee": "1234", "dan": "2222", "sue": "5678"}
 ROLES = {"dee": "dealer", "dan": "dealer", "sue": "supervisor"}
@@ -66,16 +66,14 @@ port = {self.console_port}
     def start_station(self, timeout: float = 30.0) -> None:
         """Start, and wait until the console answers too (it starts after the control socket)."""
         super().start_station(timeout)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                context = ssl._create_unverified_context()  # the console's own test certificate
-                with urllib.request.urlopen(self.url + "healthz", timeout=2, context=context) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError(f"the console did not answer:\n{self.log.read_text()[-3000:]}")
+
+        def healthy() -> bool:
+            context = ssl._create_unverified_context()  # the console's own test certificate
+            with urllib.request.urlopen(self.url + "healthz", timeout=2, context=context) as response:
+                return bool(response.status == 200)
+
+        wait_until(healthy, timeout, f"the console to answer at {self.url}healthz", poll=0.05, ignoring=(OSError,),
+                   detail=lambda: tail(self.log))
 
     @property
     def url(self) -> str:

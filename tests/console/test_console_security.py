@@ -8,27 +8,17 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from typing import Any
 
 import pytest
 
 from station.web.shutout import ShutoutRules
 
+from ..waiting import tail, wait_for_line, wait_until
 from .asking import ask_from
 from .conftest import ConsoleClient
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
-
-
-def wait_until(predicate: Any, timeout: float = 15.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"{what} not met within {timeout} s")
 
 
 def journal_kinds(table: Any, kind: str) -> list[dict[str, Any]]:
@@ -105,7 +95,7 @@ def test_a_session_idle_past_its_limit_is_gone(console_table: Any) -> None:
     screen.sign_in("dee")
     assert screen.command("action", action="shuffle_done")[1]["ok"]
     # Watching the table is not a tap: polling does not keep the session.
-    wait_until(lambda: screen.call("/api/view?since=0")[0] == 401, timeout=20, what="idle sign-out")
+    wait_until(lambda: screen.call("/api/view?since=0")[0] == 401, 20, "idle sign-out")
     status, body = screen.command("action", action="confirm_cut")
     assert status == 401 and "sign in" in body["error"]
     assert table.status()["state"] == "cutting"
@@ -121,16 +111,16 @@ def test_the_console_killed_mid_round_leaves_the_table_dealing(console_table: An
     assert screen.command("bet", box="2", player="ann", region="player", amount=1000)[1]["ok"]
     assert screen.command("action", action="no_more_bets")[1]["ok"]
     table.draw()
-    before = wait_until(lambda: (v := screen.view()) and v["cards"] and v, what="the first card shown")
-    pid = wait_until(lambda: _console_pid(table), what="the console's process")
+    before = wait_until(lambda: (v := screen.view()) and v["cards"] and v, 15, "the first card shown")
+    pid = wait_until(lambda: _console_pid(table), 15, "the console's process", detail=lambda: tail(table.log))
     os.kill(pid, signal.SIGKILL)
     table.draw()  # the table deals on without its console
     table.wait_for(lambda s: s["expecting"] == "deal Player second card")
     # The station starts a new console; the screen signs in again and sees the same round.
     screen = table.client()
-    wait_until(lambda: _console_pid(table) not in (None, pid), timeout=20, what="a new console")
-    wait_until(lambda: _signed_in(screen, "dee"), what="sign-in at the new console")
-    after = wait_until(lambda: (v := screen.view()) and len(v["cards"]) == 2 and v, what="both cards shown")
+    wait_until(lambda: _console_pid(table) not in (None, pid), 20, "a new console", detail=lambda: tail(table.log))
+    wait_until(lambda: _signed_in(screen, "dee"), 15, "sign-in at the new console", detail=lambda: tail(table.log))
+    after = wait_until(lambda: (v := screen.view()) and len(v["cards"]) == 2 and v, 15, "both cards shown")
     assert after["round"] == before["round"]
     assert after["bets"] == before["bets"] == [
         {"box": "2", "player": "ann", "region": "player", "amount": 1000, "text": "Player 10.00"}]
@@ -176,8 +166,8 @@ def test_a_supervisors_own_screen_pauses_resumes_and_switches_the_payout_option(
     assert supervisor.command("payout-option", option="no_commission")[1]["ok"]
     _status, body = supervisor.command("ack", ident=7, note="counted by hand")
     assert not body["ok"] and body["error"].startswith("refused:"), body
-    view = wait_until(lambda: (v := supervisor.view()) and v["pending_option"] == "no_commission" and v,
-                      what="the payout option on the console")
+    view = wait_until(lambda: (v := supervisor.view()) and v["pending_option"] == "no_commission" and v, 15,
+                      "the payout option on the console")
     assert view["payout_option"] == "commission"
     kinds = [r["kind"] for r in table.journal_records()]
     assert {"PauseRequested", "ResumeRequested", "PayoutOptionChanged", "AlertAcknowledged"} <= set(kinds)
@@ -197,5 +187,5 @@ def test_an_address_that_keeps_being_refused_is_shut_out_and_the_dealer_is_not(c
     assert ask_from("127.0.0.2", table.console_port, "/healthz") is None, "then no longer heard"
     assert ask_from("127.0.0.3", table.console_port, "/healthz") == 200, "another address is not"
     assert dealer.view()["state"], "the dealer's own screen goes on"
-    wait_until(lambda: "console shut out 127.0.0.2 for 30 s" in table.log.read_text(), what="the log line")
+    wait_for_line(table.log, "console shut out 127.0.0.2 for 30 s", 15)
     table.stop_station()

@@ -19,6 +19,8 @@ from station.core.options import CoreOptions
 from station.events import BetPlaced, CardDrawn, DealerAction
 from station.journal import Journal, JournalError
 
+from ..waiting import stays_false, wait_until
+
 
 def test_events_posted_from_many_threads_are_all_journaled_then_applied(tmp_path: Path) -> None:
     loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions())
@@ -39,9 +41,8 @@ def test_events_posted_from_many_threads_are_all_journaled_then_applied(tmp_path
         w.start()
     for w in workers:
         w.join()
-    deadline = time.monotonic() + 20
-    while loop.machine.events_applied < 65 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: loop.machine.events_applied >= 65, 20, "the 65 events applied",
+               detail=lambda: f"{loop.machine.events_applied} applied")
     loop.stop()
     assert not thread.is_alive()
     assert loop.machine.events_applied == 65
@@ -65,15 +66,6 @@ class _FailingJournal(Journal):
         return super().append_many(items)
 
 
-def _wait(predicate: Any, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
-
-
 def test_nothing_is_applied_that_was_not_journaled_and_the_loop_waits_for_the_disk(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loop_module, "JOURNAL_RETRY_S", 0.02)
@@ -87,16 +79,18 @@ def test_nothing_is_applied_that_was_not_journaled_and_the_loop_waits_for_the_di
     journal.fail = True
     thread = loop.start()
     loop.post(DealerAction("confirm_cut"))
-    assert _wait(lambda: loop.journal_error is not None)
-    time.sleep(0.2)
+    wait_until(lambda: loop.journal_error is not None, 10, "the loop to find the journal unwritable", poll=0.01)
+    stays_false(lambda: loop.state != "cutting" or loop.machine.events_applied != 1, 0.2,
+                "an event applied that was not journaled", detail=lambda: (loop.state, loop.machine.events_applied))
+    # The station is alive and says so (the watchdog keeps being fed) while it waits for the disk.
+    wait_until(lambda: len(beats) >= 3, 10, "three heartbeats while the journal is unwritable", poll=0.01)
     assert loop.state == "cutting" and loop.machine.events_applied == 1  # nothing unjournaled applied
-    waiting_beats = len(beats)
-    assert waiting_beats >= 3  # the station is alive and says so (the watchdog keeps being fed)
     assert [o for o in heard if isinstance(o, out.JournalUnwritable)] == [
         out.JournalUnwritable("database or disk is full")
     ]
     journal.fail = False  # space is back
-    assert _wait(lambda: loop.state == "burning")
+    wait_until(lambda: loop.state == "burning", 10, "the loop to go on once space is back", poll=0.01,
+               detail=lambda: loop.state)
     assert loop.journal_error is None and any(isinstance(o, out.JournalWritable) for o in heard)
     loop.stop()
     assert not thread.is_alive()
@@ -213,9 +207,7 @@ def test_heartbeat_is_called_from_the_loop(tmp_path: Path) -> None:
     loop = CoreLoop(tmp_path / "j.sqlite3", CoreOptions(),
                     heartbeat=lambda: beats.append(threading.current_thread().name))
     loop.start()
-    deadline = time.monotonic() + 10
-    while len(beats) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: len(beats) >= 2, 10, "two heartbeats", poll=0.05)
     loop.close()
     assert beats and set(beats) == {"core-loop"}
 
@@ -274,7 +266,8 @@ from station.core.options import CoreOptions
 
 loop = CoreLoop(tempfile.mkdtemp() + "/j.sqlite3", CoreOptions())
 # A signal handler that runs past the end of the loop's wait for events (as the station's
-# own SIGTERM handler can, on a busy machine).
+# own SIGTERM handler can, on a busy machine): its 0.4 s sleep is the deliberate moment the
+# test is about, not a wait for readiness.
 signal.signal(signal.SIGUSR1, lambda *_: time.sleep(0.4))
 main = threading.main_thread().ident
 threading.Timer(0.1, lambda: signal.pthread_kill(main, signal.SIGUSR1)).start()

@@ -7,13 +7,14 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from drivers.codec.protocol import Identify
 from station.cli.main import main
+
+from ..waiting import wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -41,10 +42,12 @@ def test_ctrl_c_ends_the_monitor_with_its_summary(sim) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        deadline = time.monotonic() + 20
-        while not any(isinstance(m, Identify) for m in list(shoe.simulator.received)):
-            assert time.monotonic() < deadline, "the monitor never connected"
-            time.sleep(0.01)
+        def identified() -> bool:
+            assert child.poll() is None, f"the monitor exited with {child.returncode} before it connected"
+            return any(isinstance(m, Identify) for m in list(shoe.simulator.received))
+
+        wait_until(identified, 20, "the monitor to connect (its Identify)", poll=0.01,
+                   detail=lambda: f"the shoe received {list(shoe.simulator.received)!r}")
         assert child.stdout is not None
         assert child.stdout.readline().startswith(f"monitoring shoe at {shoe.url} until Ctrl-C")
         child.send_signal(signal.SIGINT)

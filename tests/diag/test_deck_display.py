@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 
 from drivers.codec import display as wire
 from station.cards import parse_cards
 from station.cli.main import main
 
+from ..waiting import wait_until
 from .helpers import write_config
 
 
@@ -110,20 +110,26 @@ def test_display_test_skips_the_rest_when_the_board_stops_answering(sim, capsys)
     display = sim("display")
     device = display.simulator
 
+    failures: list[AssertionError] = []
+
     def hang_after_status() -> None:
         # The board answers until the status request, then hangs (still plugged in). Whichever
         # step is then under way times out after its retransmissions; the rest are skipped
         # rather than each timed out in turn.
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and not any(
-                isinstance(m, wire.DisplayGetStatus) for m in list(device.received)):
-            time.sleep(0.001)
+        try:
+            wait_until(lambda: any(isinstance(m, wire.DisplayGetStatus) for m in list(device.received)), 10,
+                       "the diagnostic's status request", poll=0.001,
+                       detail=lambda: f"the board received {list(device.received)!r}")
+        except AssertionError as exc:  # raised in the test's thread below, once the diagnostic is done
+            failures.append(exc)
         device.mute()
 
     watcher = threading.Thread(target=hang_after_status)
     watcher.start()
     code = main(["diag", "display-test", "--url", display.url, "--pause", "0"])
     watcher.join()
+    if failures:
+        raise failures[0]
     out = capsys.readouterr().out
     assert code == 1
     lines = [line for line in out.splitlines() if line.startswith("  ")]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -15,6 +14,8 @@ from drivers.codec.protocol import Identify
 from drivers.simulators.base import SimulatedDevice
 from station.cards import parse_cards
 from station.cli.main import main
+
+from ..waiting import wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -26,11 +27,13 @@ def _monitor(url: str, *extra: str) -> subprocess.Popen[str]:
     )
 
 
-def _wait_handshake(device: SimulatedDevice, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not any(isinstance(m, Identify) for m in list(device.received)):
-        assert time.monotonic() < deadline, "the monitor never connected"
-        time.sleep(0.01)
+def _wait_handshake(device: SimulatedDevice, child: subprocess.Popen[str], timeout: float = 20.0) -> None:
+    def identified() -> bool:
+        assert child.poll() is None, f"the monitor exited with {child.returncode} before it connected"
+        return any(isinstance(m, Identify) for m in list(device.received))
+
+    wait_until(identified, timeout, "the monitor to connect (its Identify)", poll=0.01,
+               detail=lambda: f"the device received {list(device.received)!r}")
 
 
 def test_monitor_shows_decoded_frames_and_corrupt_ones_as_such(sim) -> None:
@@ -40,7 +43,7 @@ def test_monitor_shows_decoded_frames_and_corrupt_ones_as_such(sim) -> None:
     # once more before the monitor's handshake, so the number of frames is not fixed.
     child = _monitor(shoe.url, "--count", "50", "--seconds", "4")
     try:
-        _wait_handshake(shoe.simulator)
+        _wait_handshake(shoe.simulator, child)
         assert shoe.simulator.wait_idle(10)  # the power-on notice is through
         shoe.simulator.inject_garbage(b"\x00\xffnoise")
         shoe.simulator.corrupt_next_frames(1)

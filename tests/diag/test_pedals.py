@@ -17,6 +17,7 @@ from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.simulators.pedals.server import PedalSimServer
 from station.cli.main import main
 
+from ..waiting import wait_until
 from .helpers import write_config
 
 
@@ -28,16 +29,32 @@ def pedal(tmp_path: Path) -> Iterator[tuple[SimulatedPedal, str]]:
     server.stop()
 
 
-def _when(ready: Callable[[], bool], then: Callable[[], object]) -> threading.Thread:
-    """Do ``then`` once ``ready()`` holds (the diagnostic has claimed the device)."""
+class _When(threading.Thread):
+    """Does ``then`` once ``ready()`` holds (the diagnostic has claimed the device); ``join``
+    raises what went wrong in the thread (the diagnostic never got ready, a failed step)."""
 
-    def run() -> None:
-        deadline = time.monotonic() + 20
-        while not ready() and time.monotonic() < deadline:
-            time.sleep(0.005)
-        then()
+    def __init__(self, ready: Callable[[], bool], then: Callable[[], object], what: str) -> None:
+        super().__init__()
+        self._ready, self._then, self._what = ready, then, what
+        self.failure: BaseException | None = None
 
-    thread = threading.Thread(target=run)
+    def run(self) -> None:
+        try:
+            wait_until(self._ready, 20, self._what, poll=0.005)
+            self._then()
+        except BaseException as exc:  # handed to the test's thread by join
+            self.failure = exc
+
+    def join(self, timeout: float | None = None) -> None:
+        super().join(timeout)
+        if self.failure is not None:
+            raise self.failure
+
+
+def _when(ready: Callable[[], bool], then: Callable[[], object], what: str = "the diagnostic to claim the device"
+          ) -> _When:
+    """Do ``then`` in a thread once ``ready()`` holds."""
+    thread = _When(ready, then, what)
     thread.start()
     return thread
 
@@ -85,7 +102,9 @@ def test_corrupt_reports_and_unplugging_are_shown_not_counted(pedal, capsys) -> 
         device.corrupt_next(1, "checksum")
         device.click("left")  # its DOWN report is damaged
         device.click("right")
-        time.sleep(0.3)
+        # Unplugged once the diagnostic has read every report of the clicks (not after a guess).
+        wait_until(lambda: device.pending_reports == 0, 20, "the diagnostic to read the clicks' reports",
+                   poll=0.005)
         device.unplug()
 
     presser = _when(lambda: device.claimed, trouble)
@@ -105,6 +124,7 @@ def test_button_box_press_test_over_a_pty(sim, capsys) -> None:
     presser = _when(
         lambda: device.stats.commands >= 1,
         lambda: (device.press(1), device.long_press(2), device.press(3), device.press(4)),
+        "the diagnostic's first command to the button box",
     )
     code = main(["diag", "pedals", "--url", box.url, "--kind", "buttonbox", "--seconds", "10", "--until-all"])
     presser.join()

@@ -24,6 +24,8 @@ from station.cli.main import main
 from station.service.config import ConfigError, load_config
 from station.service.devices import build_devices
 
+from ..waiting import wait_until
+
 
 def _config(tmp_path: Path, pedals: str) -> Path:
     path = tmp_path / "station.toml"
@@ -117,13 +119,18 @@ def test_diag_pedals_shows_a_foot_switchs_presses_live(tmp_path: Path, capsys: p
     config = _config(tmp_path, '[devices.pedals]\nurl = "evdev://0c45:7403"\n\n[dealer.buttons]\n'
                                'left = "no_more_bets"\ncentre = "reveal"\nright = "next_round"\n')
 
+    failures: list[AssertionError] = []
+
     def press() -> None:
-        deadline = time.monotonic() + 20
-        while switch.device.grabbed_by is None and time.monotonic() < deadline:
-            time.sleep(0.005)  # until the diagnostic holds the foot switch
+        try:
+            wait_until(lambda: switch.device.grabbed_by is not None, 20, "the diagnostic to hold the foot switch",
+                       poll=0.005)
+        except AssertionError as exc:  # raised in the test's thread below, once the diagnostic is done
+            failures.append(exc)
+            return
         switch.click("left")
         switch.press("centre")
-        time.sleep(0.4)  # a hold past the long-press time (0.8 s is the default; the test sets none)
+        time.sleep(0.4)  # a deliberate pace: held 0.4 s, short of the 0.8 s default long press: a short press
         switch.release("centre")
         switch.click("left")
 
@@ -131,6 +138,8 @@ def test_diag_pedals_shows_a_foot_switchs_presses_live(tmp_path: Path, capsys: p
     presser.start()
     code = main(["diag", "-c", str(config), "pedals", "--seconds", "1.5"])
     presser.join()
+    if failures:
+        raise failures[0]
     out = capsys.readouterr().out
     assert code == 1  # right was never pressed
     assert "press test on pedals at evdev://0c45:7403" in out

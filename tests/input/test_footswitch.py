@@ -23,7 +23,6 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -34,6 +33,8 @@ from drivers.input.locator import parse_evdev_locator
 from drivers.simulators.footswitch import StandInBackend, StandInFootSwitch, UInputFootSwitch, uinput_available
 from station.events import ButtonPressed, DeviceFault, DeviceRecovered
 from tests.devices.rigs import EventLog
+
+from ..waiting import wait_until
 
 FAST = Backoff(0.02, 2.0, 0.2)
 RIGS = ["stand-in", "uinput"]
@@ -150,10 +151,7 @@ def test_stop_gives_the_device_back_to_the_other_programs(switch: Any, make_driv
         other.grab()  # would be EBUSY if the station still held it
         other.ungrab()
         switch.click("left")
-        deadline = time.monotonic() + 10
-        while sees_nothing(other):
-            assert time.monotonic() < deadline, "the other reader never saw the press"
-            time.sleep(0.01)
+        wait_until(lambda: not sees_nothing(other), 10, "the other reader to see the press", poll=0.01)
     finally:
         other.close()
     assert presses(events) == []

@@ -5,7 +5,6 @@ shuffler's side of the wire share."""
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from station.journal import JournalReader
 from station.service.control import ControlError, request
 
 from ..station_run import control_section, start_station_run
-from ..waiting import wait_until
+from ..waiting import tail, wait_until
 
 DEALER, SUPERVISOR = "dealer-token-integrity", "supervisor-token-integrity"
 
@@ -55,7 +54,8 @@ url = "{self.shoe.url}"
 [devices.shuffler]
 url = "{self.shuffler.url}"
 """ + control_section(self.socket, DEALER, SUPERVISOR) + extra)
-        self.process = start_station_run(config, directory, directory / "station.log")
+        self.log = directory / "station.log"
+        self.process = start_station_run(config, directory, self.log)
 
     def ctl(self, command: str, args: dict[str, Any] | None = None, token: str = DEALER) -> Any:
         reply = request(self.socket, token, command, args or {})
@@ -64,17 +64,14 @@ url = "{self.shuffler.url}"
         return reply.get("result")
 
     def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 30.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        status: dict[str, Any] = {}
-        while time.monotonic() < deadline:
-            try:
-                status = self.ctl("status")
-                if predicate(status):
-                    return status
-            except ControlError:
-                pass
-            time.sleep(0.02)
-        raise AssertionError(f"not reached; last status {status}")
+        last: list[dict[str, Any]] = []
+
+        def reached() -> dict[str, Any] | None:
+            last[:] = [self.ctl("status")]
+            return last[0] if predicate(last[0]) else None
+
+        return wait_until(reached, timeout, "the station's status to meet the condition", ignoring=(ControlError,),
+                          detail=lambda: f"last status {last[0] if last else {}}\n{tail(self.log)}")
 
     def play_round(self) -> list[Any]:
         """No more bets, then slide out cards until the round is dealt; returns what came out
@@ -83,10 +80,11 @@ url = "{self.shuffler.url}"
         self.wait_for(lambda s: s["state"] == "dealing")
         return self.deal_while(("dealing",))
 
-    def cards_journaled(self) -> int:
-        """The cards the station has journaled so far (each card it was sent, taken or not)."""
+    def cards_journaled(self, kind: str = "CardDrawn") -> int:
+        """The cards the station has journaled so far (each card it was sent, taken or not);
+        ``kind="CutCardSeen"``: the cut cards."""
         with JournalReader(self.directory / "journal.sqlite3") as reader:
-            return sum(1 for record in reader.records() if record.kind == "CardDrawn")
+            return sum(1 for record in reader.records() if record.kind == kind)
 
     def deal_while(self, states: tuple[str, ...]) -> list[Any]:
         """Slide cards out of the shoe, one at a time, while the table is in ``states``,
@@ -100,16 +98,21 @@ url = "{self.shuffler.url}"
                 return out
             seen = (before["state"], before["expecting"], before.get("round"))
             journaled = self.cards_journaled()
+            cuts = self.cards_journaled("CutCardSeen")
             item = self.shoe.simulator.draw()
             out.append(item)
             if not isinstance(item, Card):
-                time.sleep(0.05)  # the cut card: the dealer sets it aside; the next card follows
+                # The cut card: the dealer sets it aside, the station takes it, the next card follows.
+                def cut_taken(cuts: int = cuts) -> bool:
+                    return self.cards_journaled("CutCardSeen") > cuts
+
+                wait_until(cut_taken, 30, "the cut card journaled", detail=lambda: tail(self.log))
                 continue
 
             def taken(journaled: int = journaled) -> bool:
                 return self.cards_journaled() > journaled
 
-            wait_until(taken, 30, "the card journaled")
+            wait_until(taken, 30, "the card journaled", detail=lambda: tail(self.log))
 
             def moved(s: dict[str, Any], seen: tuple[Any, ...] = seen) -> bool:
                 return (s["state"], s["expecting"], s.get("round")) != seen

@@ -12,12 +12,12 @@ simulator; what happened is read from the journal.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from station.service.control import ControlError, request
 
 from ..small_disk import small_disk_in
 from ..station_run import control_section, start_station_run
+from ..waiting import tail, wait_until
 
 DEALER_TOKEN = "dealer-token-for-tests"
 SUPERVISOR_TOKEN = "supervisor-token-for-tests"
@@ -112,18 +113,16 @@ port = {self.web_port or 8080}
     # --- the station process -----------------------------------------------------------------
 
     def start_station(self, timeout: float = 30.0) -> None:
-        self.process = start_station_run(self.config, self.directory, self.log)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"station exited with {self.process.returncode}:\n{self.log.read_text()[-3000:]}")
-            try:
-                if self.status()["state"] != "starting":
-                    return
-            except ControlError:
-                pass
-            time.sleep(0.05)
-        raise AssertionError("station did not answer on its control socket")
+        process = self.process = start_station_run(self.config, self.directory, self.log)
+
+        def started() -> bool:
+            if process.poll() is not None:  # an AssertionError ends the wait at once
+                raise AssertionError(f"station exited with {process.returncode}:\n{tail(self.log)}")
+            return bool(self.status()["state"] != "starting")
+
+        wait_until(started, timeout, "the station to answer on its control socket, past starting", poll=0.05,
+                   ignoring=(ControlError,),
+                   detail=lambda: tail(self.log) or f"({self.log.name} is empty: the station has written nothing yet)")
 
     def stop_station(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
         assert self.process is not None
@@ -131,13 +130,30 @@ port = {self.web_port or 8080}
         try:
             code = self.process.wait(timeout)
         except subprocess.TimeoutExpired:
+            dumped_from = self.log.stat().st_size
             self.process.send_signal(signal.SIGUSR1)  # the station dumps its threads' stacks
-            time.sleep(1)
+            self._wait_for_stack_dump(dumped_from)
             self.process.kill()
             self.process.wait(10)
             raise AssertionError(f"station did not stop:\n{self.log.read_text()[-6000:]}") from None
         self.process = None
         return code
+
+    def _wait_for_stack_dump(self, offset: int, timeout: float = 10.0) -> None:
+        """Until the stacks a SIGUSR1 asked for are in the log past ``offset`` and the log has
+        stopped growing (the whole dump written), or the station has gone; a station too stuck
+        to dump within ``timeout`` is killed all the same, its log saying so."""
+        process, sizes = self.process, []
+
+        def dumped() -> bool:
+            if process is None or process.poll() is not None:
+                return True
+            written = self.log.read_bytes()[offset:]
+            sizes.append(len(written))
+            return b"(most recent call first)" in written and sizes[-2:] == [len(written)] * 2
+
+        with contextlib.suppress(AssertionError):
+            wait_until(dumped, timeout, "the station's stack dump", poll=0.1)
 
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -158,22 +174,32 @@ port = {self.web_port or 8080}
         return dict(self.ctl("status"))
 
     def wait_change(self, before: tuple[str, str], timeout: float = 15.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def changed() -> dict[str, Any] | None:
             status = self.status()
-            if (status["state"], status["expecting"]) != before:
-                return status
-            time.sleep(0.003)
-        raise StationStalled(f"station stayed at {before} for {timeout} s:\n{self.log.read_text()[-3000:]}")
+            return status if (status["state"], status["expecting"]) != before else None
+
+        return self._wait_status(changed, timeout, f"the station to move on from {before}",
+                                 detail=lambda: tail(self.log))
 
     def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 15.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            status = self.status()
-            if predicate(status):
-                return status
-            time.sleep(0.01)
-        raise StationStalled(f"condition not met; last status {status}")
+        last: list[dict[str, Any]] = []
+
+        def met() -> dict[str, Any] | None:
+            last[:] = [self.status()]
+            return last[0] if predicate(last[0]) else None
+
+        return self._wait_status(met, timeout, "the station's status to meet the condition", poll=0.01,
+                                 detail=lambda: f"last status {last[0] if last else None}")
+
+    @staticmethod
+    def _wait_status(until: Callable[[], dict[str, Any] | None], timeout: float, what: str, *, poll: float = 0.003,
+                     detail: Callable[[], object]) -> dict[str, Any]:
+        """:func:`wait_until` for a status, a station that does not get there raised as
+        :class:`StationStalled`."""
+        try:
+            return wait_until(until, timeout, what, poll=poll, detail=detail)
+        except AssertionError as exc:
+            raise StationStalled(str(exc)) from None
 
     # --- the dealer --------------------------------------------------------------------------
 

@@ -12,7 +12,6 @@ import json
 import resource
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,8 @@ from station.core.loop import Verdict
 from station.events import BetPlaced, Event
 from station.service.control import Authenticator, ControlServer, Credential, hash_token, request
 from station.service.control_commands import control_commands
+
+from ..waiting import wait_until
 
 DEALER = "dealer-secret"
 SUPERVISOR = "super-secret"
@@ -162,10 +163,14 @@ def test_a_client_that_sends_half_a_request_is_let_go_without_a_traceback(table:
         sock.sendall(b'{"token": "dealer-sec')
         reply = json.loads(sock.makefile("rb").readline())  # after the 1 s read timeout
     assert reply["error"].startswith("no complete request within 1 s")
+    bad_before = table.server.stats.bad_requests
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:  # and one that hangs up mid-way
         sock.connect(str(table.server.path))
         sock.sendall(b'{"token": ')
-    time.sleep(0.2)
+    # Its half line seen as a bad request, and the connection let go by the server.
+    wait_until(lambda: table.server.stats.bad_requests > bad_before and not table.server._pool, 10,
+               "the server to let go of the client that hung up mid-way",
+               detail=lambda: (table.server.stats.as_dict(), len(table.server._pool)))
     assert request(table.server.path, DEALER, "status")["ok"] is True
     assert "Traceback" not in capfd.readouterr().err
     assert table.server.stats.timed_out >= 1
@@ -206,7 +211,10 @@ def test_when_every_connection_is_busy_a_new_one_hears_busy(tmp_path: Path) -> N
     release = threading.Event()
     auth = Authenticator([Credential("sam", "supervisor", hash_token(SUPERVISOR))])
 
+    serving: list[int] = []
+
     def slow_status() -> dict[str, Any]:
+        serving.append(threading.get_ident())
         release.wait(5)
         return {"state": "slow"}
 
@@ -217,10 +225,9 @@ def test_when_every_connection_is_busy_a_new_one_hears_busy(tmp_path: Path) -> N
         slow = [threading.Thread(target=request, args=(server.path, SUPERVISOR, "status")) for _ in range(2)]
         for thread in slow:
             thread.start()
-        deadline = time.monotonic() + 5
-        while server.stats.connections < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.1)
+        # Busy: both connections have read their request and are being served (none idle).
+        wait_until(lambda: server.stats.connections >= 2 and len(serving) >= 2, 5,
+                   "both slow requests being served", poll=0.01, detail=server.stats.as_dict)
         assert request(server.path, SUPERVISOR, "status")["error"].startswith("busy")
         release.set()
         for thread in slow:

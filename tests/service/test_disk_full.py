@@ -12,16 +12,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from station.core.loop import JOURNAL_RETRY_S
-from station.service.control import request
+from station.service.control import ControlError, request
 
 from ..small_disk import fill
+from ..waiting import stays_false, tail, wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -31,15 +31,6 @@ TOKEN = "supervisor-token-for-disk-test"
 
 def _status(socket: Path) -> dict[str, Any]:
     return dict(request(socket, TOKEN, "status")["result"])
-
-
-def _wait(predicate: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_a_full_disk_stops_the_table_loses_nothing_and_it_goes_on_when_space_returns(
@@ -60,22 +51,28 @@ def test_a_full_disk_stops_the_table_loses_nothing_and_it_goes_on_when_space_ret
         station = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(config), "--journal",
                                     str(journal)], stdout=out, stderr=subprocess.STDOUT, env=env)
     try:
-        assert _wait(lambda: socket.exists() and _status(socket)["round"] is not None, 30), log.read_text()[-2000:]
+        wait_until(lambda: socket.exists() and _status(socket)["round"] is not None, 30, "a round under way",
+                   poll=0.05, ignoring=(ControlError,), detail=lambda: tail(log, 2000))
         filler = fill(small_disk)
-        assert _wait(lambda: not _status(socket)["journal_writable"], 20), log.read_text()[-2000:]
+        wait_until(lambda: not _status(socket)["journal_writable"], 20, "the journal unwritable on the full disk",
+                   poll=0.05, detail=lambda: tail(log, 2000))
         stopped = _status(socket)
         assert "full" in stopped["journal_error"]
         # Looked at when the write failed, not at the next timed look (30 s later).
         assert stopped["disk"] == {"free_mb": 0, "low": True}
         # Not a wait for readiness but a window to watch: two of the loop's retries of the
         # write, during which the station must neither exit nor move.
-        time.sleep(2 * JOURNAL_RETRY_S)
+        stays_false(lambda: station.poll() is not None or _status(socket)["round"] != stopped["round"],
+                    2 * JOURNAL_RETRY_S, "the station exited or moved on while nothing could be journaled",
+                    poll=0.1, detail=lambda: tail(log, 2000))
         assert station.poll() is None  # never exits on it
         assert _status(socket)["round"] == stopped["round"]  # nothing moves while nothing can be journaled
         filler.unlink()
-        assert _wait(lambda: _status(socket)["journal_writable"], 10)
+        wait_until(lambda: _status(socket)["journal_writable"], 10, "the journal writable once space is back",
+                   poll=0.05, detail=lambda: tail(log, 2000))
         before = stopped["round"]
-        assert _wait(lambda: _status(socket)["round"] != before, 15), log.read_text()[-2000:]
+        wait_until(lambda: _status(socket)["round"] != before, 15, "the table to go on to the next round",
+                   poll=0.05, detail=lambda: tail(log, 2000))
     finally:
         station.send_signal(signal.SIGTERM)
         code = station.wait(30)

@@ -9,13 +9,14 @@ import logging
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import structlog
 
 from station.service.logging import configure_logging, writes_to_journald
+
+from ..waiting import wait_for_line
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -57,9 +58,7 @@ def test_under_journald_every_line_carries_its_priority(tmp_path: Path) -> None:
                                 "--journal", str(tmp_path / "j.sqlite3")], stdout=out, stderr=subprocess.STDOUT,
                                env=env)
     try:
-        deadline = time.monotonic() + 60
-        while '"round_settled"' not in out_path.read_text() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for_line(out_path, '"round_settled"', 60)
     finally:
         process.terminate()
         process.wait(20)

@@ -17,7 +17,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.request
 from typing import Any
 
@@ -25,6 +24,8 @@ import pytest
 
 from station.cards import parse_cards
 from station.service.control import ControlError
+
+from ..waiting import tail, wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -42,10 +43,8 @@ def draw(table: Any, codes_count: int = 1) -> None:
     before = cards_journaled(table)
     for _ in range(codes_count):
         table.shoe.simulator.draw()
-    deadline = time.monotonic() + 15
-    while cards_journaled(table) < before + codes_count:
-        assert time.monotonic() < deadline, "the station did not take the cards"
-        time.sleep(0.01)
+    wait_until(lambda: cards_journaled(table) >= before + codes_count, 15,
+               f"the station to take the {codes_count} card(s)", poll=0.01, detail=lambda: tail(table.log))
 
 
 def open_stacked_shoe(table: Any, round_cards: str) -> None:
@@ -286,13 +285,12 @@ def test_the_scoreboard_limits_give_the_smallest_banker_bet_5_12_accepts(externa
         port = s.getsockname()[1]
     table = external_table(web_port=port)
     table.start_station()
-    deadline = time.monotonic() + 15
-    while True:
+
+    def served() -> Any:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/snapshot", timeout=5) as reply:
-            snapshot = json.loads(reply.read())
-        if snapshot is not None or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
+            return json.loads(reply.read())
+
+    snapshot = wait_until(served, 15, "the scoreboard's first snapshot", poll=0.1, detail=lambda: tail(table.log))
     # Table minimum 5.00 with chips of 1.00: a Banker bet of 5.00 would win 4.75 (5.12).
     assert snapshot["table"]["limits"] == [{"name": "Table", "minimum": 500, "maximum": 100_000},
                                            {"name": "Banker", "minimum": 2000, "maximum": 100_000}]

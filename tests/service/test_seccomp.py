@@ -26,13 +26,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from ..floor.helpers import MOSQUITTO, Broker, floor_config, free_port, station_env
 from ..seccomp_filter import NEEDS_SECCOMP, filter_lines, filtered, unit_filter
+from ..waiting import tail, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 UNIT = REPO / "systemd" / "dealing-station.service"
@@ -103,14 +103,16 @@ def test_the_station_and_its_children_run_under_the_units_filter(tmp_path: Path,
     assert not {"setrlimit", "set_mempolicy", "migrate_pages", "reboot"} & allowed, "the rest of the denials stand"
     process, log = _run_filtered(tmp_path, allowed, broker)
     try:
-        deadline = time.monotonic() + 90
         titles: dict[int, str] = {}
-        while time.monotonic() < deadline:
-            assert process.poll() is None, f"the station died (status {process.returncode}): {log.read_text()[-3000:]}"
-            titles = {pid: _title(pid) for pid in _children(process.pid)}
-            if len(_events(log, "round_settled")) >= 3 and len(titles) >= 3:
-                break
-            time.sleep(0.2)
+
+        def dealing() -> bool:
+            assert process.poll() is None, f"the station died (status {process.returncode}): {tail(log)}"
+            titles.clear()
+            titles.update({pid: _title(pid) for pid in _children(process.pid)})
+            return len(_events(log, "round_settled")) >= 3 and len(titles) >= 3
+
+        wait_until(dealing, 90, "three rounds settled with the station's three children running", poll=0.2,
+                   detail=lambda: f"children: {titles}\n{tail(log)}")
         kinds = " | ".join(titles.values())
         assert "station-scoreboard" in kinds and "station-sim-table" in kinds, kinds
         assert len(_events(log, "round_settled")) >= 3, "the table did not deal"
@@ -137,9 +139,9 @@ def test_the_filter_as_it_was_kills_a_child_of_the_station(tmp_path: Path, broke
     assert "sched_setscheduler" not in allowed
     process, log = _run_filtered(tmp_path, allowed, broker)
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and process.poll() is None and not _killed_children(log):
-            time.sleep(0.2)
+        wait_until(lambda: process.poll() is not None or _killed_children(log), 90,
+                   "a child of the station killed by the filter (or the station itself)", poll=0.2,
+                   detail=lambda: tail(log))
         assert _killed_children(log) or process.returncode == -signal.SIGSYS, log.read_text()[-3000:]
     finally:
         if process.poll() is None:

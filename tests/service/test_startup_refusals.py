@@ -14,7 +14,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from station.cli.exits import NO_RESTART, Status
 from station.journal import Journal
 
 from ..as_nobody import AS_NOBODY, skip_unless_nobody_can_run
+from ..waiting import wait_for_line
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -166,10 +166,7 @@ def _start(journal: Path, env: dict[str, str], log: Path) -> subprocess.Popen[st
 
 
 def _ready(log: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while "station_ready" not in log.read_text():
-        assert time.monotonic() < deadline, log.read_text()[-2000:]
-        time.sleep(0.05)
+    wait_for_line(log, "station_ready", timeout)
 
 
 def test_a_second_station_on_the_same_journal_is_refused_whatever_its_runtime_folder(scratch: Path) -> None:

@@ -18,7 +18,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from station.service.control import ControlError, request
 
 from ..small_disk import fill
 from ..station_run import control_section, start_station_run
+from ..waiting import wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -82,17 +82,13 @@ class Station:
         return dict(reply["result"])
 
     def wait_for(self, done: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def reached() -> dict[str, Any] | None:
             assert self.alive(), f"the station exited while waiting for {what}:\n{self.tail()}"
-            try:
-                status = self.status()
-            except ControlError:  # the socket is not there yet
-                status = None
-            if status is not None and done(status):
-                return status
-            time.sleep(0.02)
-        raise AssertionError(f"not in {timeout} s: {what}\n{self.tail()}")
+            status = self.status()
+            return status if done(status) else None
+
+        # A ControlError: the socket is not there yet.
+        return wait_until(reached, timeout, what, ignoring=(ControlError,), detail=self.tail)
 
     def log_records(self) -> list[dict[str, Any]]:
         """This run's JSON log lines (the table's process writes to the same log)."""
@@ -116,11 +112,13 @@ class Station:
         running and standing where it stopped all along; returns where it stands."""
         before = self.status()
         wanted = PATIENCES * self.patience_s
-        deadline = time.monotonic() + wanted * 3 + 30
-        while self.waited(waiting_for) < wanted:
-            assert time.monotonic() < deadline, f"the dealer never said it waited {wanted} s:\n{self.tail()}"
+
+        def dealer_waited() -> bool:
             assert self.alive(), f"the station exited while a person was needed:\n{self.tail()}"
-            time.sleep(min(1.0, self.patience_s))
+            return self.waited(waiting_for) >= wanted
+
+        wait_until(dealer_waited, wanted * 3 + 30, f"the dealer to say it waited {wanted:g} s for {waiting_for}",
+                   poll=min(1.0, self.patience_s), detail=self.tail)
         assert self.alive()
         now = self.status()
         assert (now["state"], now["round"]) == (before["state"], before["round"]), "the table moved by itself"
@@ -168,9 +166,8 @@ def test_a_pause_holds_the_table_until_the_supervisor_resumes(station: Callable[
     table = station(patience_ms)
     table.start()
     # Pausing is refused with cards in flight; the supervisor asks again between rounds.
-    deadline = time.monotonic() + 30
-    while not applied(table.ctl("pause", {"reason": "fill the float"})):
-        assert time.monotonic() < deadline, table.tail()
+    wait_until(lambda: applied(table.ctl("pause", {"reason": "fill the float"})), 30, "a pause applied between rounds",
+               poll=0.005, detail=table.tail)
     table.wait_for(lambda s: s["state"] == "paused", 10, "the pause")
     held = table.hold_for_four_patiences("a person")
     assert "sam" in held["expecting"]

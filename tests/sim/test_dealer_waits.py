@@ -22,6 +22,8 @@ from station.sim.dealer import SimulatedDealer
 from station.sim.script import DealerScript
 from station.sim.watch import StationWatch
 
+from ..waiting import wait_until
+
 PATIENCE_S = 0.05
 
 
@@ -49,11 +51,9 @@ def make() -> Iterator[Callable[[bool], Dealer]]:
 
 
 def until(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (found := predicate()):
-        assert time.monotonic() < deadline, "not in time"
-        time.sleep(0.01)
-    return found
+    """The simulated dealer's tests' wait (tests/sim/test_dealer_*.py): until ``predicate``
+    holds, by tests/waiting.py."""
+    return wait_until(predicate, timeout, "the simulated dealer's next step", poll=0.01)
 
 
 def waits(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:
@@ -69,7 +69,8 @@ def test_in_a_run_the_dealer_waits_for_the_person_then_goes_on(make: Any, state:
         table = make(False)
         dealer = table.dealer
         dealer.start(state, expecting)
-        until(lambda: len(waits(logs)) >= 4)
+        wait_until(lambda: len(waits(logs)) >= 4, 10, "the dealer to say four times that it waits", poll=0.01,
+                   detail=lambda: waits(logs))
         assert not dealer.stopped.is_set() and dealer.error is None
         reported = waits(logs)[:4]
         assert {(e["waiting_for"], e["state"], e["expecting"]) for e in reported} == {("a person", state, expecting)}
@@ -77,7 +78,8 @@ def test_in_a_run_the_dealer_waits_for_the_person_then_goes_on(make: Any, state:
         for patiences, seconds in zip((1, 2, 4, 8), waited, strict=True):  # ever rarer
             assert seconds >= patiences * PATIENCE_S
         dealer.observed("betting", "place your bets")  # resumed, or decided
-        until(lambda: DealerAction("no_more_bets") in table.posted)
+        wait_until(lambda: DealerAction("no_more_bets") in table.posted, 10, "the dealer to go on (no_more_bets)",
+                   poll=0.01, detail=lambda: table.posted)
         assert any(e["event"] == "simulated_dealer_goes_on" for e in logs)
 
 
@@ -87,8 +89,10 @@ def test_in_a_run_a_raised_irregularity_is_waited_for(make: Any) -> None:
         dealer.start("revealing", "turn the cards in order, then press reveal")
         dealer.on_output(out.IrregularityRaised(1, "supervisor_called", "called by dana", "1-4", ("resume", "void")))
         dealer.observed("irregularity", "waiting for supervisor: the dealer called the supervisor")
-        until(lambda: any(e["event"] == "simulated_dealer_waits_for_a_supervisor" for e in logs))
-        until(lambda: len(waits(logs)) >= 2)
+        wait_until(lambda: any(e["event"] == "simulated_dealer_waits_for_a_supervisor" for e in logs), 10,
+                   "the dealer to wait for a supervisor", poll=0.01, detail=lambda: logs)
+        wait_until(lambda: len(waits(logs)) >= 2, 10, "the dealer to say twice that it waits", poll=0.01,
+                   detail=lambda: waits(logs))
         assert not dealer.stopped.is_set()
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -20,6 +19,8 @@ from station.sim.screen_order import ScreenOrder
 from station.sim.script import DealerScript
 from station.sim.spec import TableSpec
 from station.sim.table import SimulatedTable
+
+from ..waiting import wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -87,7 +88,7 @@ def test_a_shoe_that_lost_events_delays_the_action_only_so_long(monkeypatch: Any
     assert due is not None and due <= 0.05
     o.order.post_overdue()
     assert o.posted == []  # not yet due
-    time.sleep(0.06)
+    wait_until(lambda: o.order.due_in() == 0, 10, "the parked action overdue", poll=0.01)
     o.order.post_overdue()
     assert o.posted == [DealerAction("reveal"), DealerAction("next_round")]
     assert o.confirmed == [2]

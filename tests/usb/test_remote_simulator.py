@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,8 @@ from drivers.simulators.pedals.console import execute
 from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.simulators.pedals.server import PedalSimServer
 from station.events import DeviceFault, DeviceRecovered
+
+from ..waiting import wait_until
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 
@@ -141,7 +142,7 @@ def test_a_killed_station_does_not_leave_the_pedals_claimed(
                 driver = PedalDriver("pedals", {sim.url!r}, lambda event: None)
                 driver.start()
                 print("connected" if driver.connected else "not connected", flush=True)
-                time.sleep(60)
+                time.sleep(60)  # holds the claim until the test kills it: a deliberate pause, not a wait
                 """
             ),
         ],
@@ -161,10 +162,8 @@ def test_a_killed_station_does_not_leave_the_pedals_claimed(
         if holder.poll() is None:
             holder.kill()
     # The simulator frees the dead session's claim once it sees its connections close.
-    deadline = time.monotonic() + 10
-    while '"claimed": false' not in sim.command("status") and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert '"claimed": false' in sim.command("status")
+    wait_until(lambda: '"claimed": false' in sim.command("status"), 10, "the simulator to free the dead claim",
+               detail=lambda: sim.command("status"))
     driver = make_driver(sim.url)
     assert driver.connected and events.events == []
     assert sim.command("click right") == "ok"

@@ -98,23 +98,20 @@ class LoopTaps:
 
     def hear_records(self, hearer: RecordHearer) -> Callable[[], None]:
         """Hear every record taken from now on, with its input and outputs."""
-        with self._taps_lock:
-            self._record_hearers = (*self._record_hearers, hearer)
-
-        def stop() -> None:
-            with self._taps_lock:
-                self._record_hearers = tuple(h for h in self._record_hearers if h is not hearer)
-
-        return stop
+        return self._join("_record_hearers", hearer)
 
     def hear_commits(self, hook: CommitHook) -> Callable[[], None]:
         """Hear every commit from now on."""
+        return self._join("_commit_hooks", hook)
+
+    def _join(self, hearers: str, hearer: Any) -> Callable[[], None]:
+        """Add ``hearer`` to the tuple named ``hearers`` (replaced whole); returns its removal."""
         with self._taps_lock:
-            self._commit_hooks = (*self._commit_hooks, hook)
+            setattr(self, hearers, (*getattr(self, hearers), hearer))
 
         def stop() -> None:
             with self._taps_lock:
-                self._commit_hooks = tuple(h for h in self._commit_hooks if h is not hook)
+                setattr(self, hearers, tuple(h for h in getattr(self, hearers) if h is not hearer))
 
         return stop
 

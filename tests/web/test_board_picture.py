@@ -150,5 +150,7 @@ def test_an_idle_publisher_sleeps(publishing: Any) -> None:
     publisher, _, _ = publishing
     publisher.on_output(out.ExpectationChanged("place your bets"))
     assert publisher.wait_idle()
-    # Nothing to send: the worker waits for the next output.
+    # Once the board has taken the picture, nothing is left to send: the worker waits for the
+    # next output (before the board's answer a resend may still be due).
+    wait_until(lambda: publisher._until_due() is None, 10, "the board to have taken the picture")
     stays_false(lambda: publisher._until_due() is not None, 0.2, "the idle publisher found something due")

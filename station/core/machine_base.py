@@ -27,6 +27,12 @@ from station.games.interface import Closing, Decision, Game, NotAllowed, TableOp
 
 SUPERVISOR_ROLES = ("supervisor",)
 
+#: The latest results of the shoe the table keeps (and every checkpoint holds). A batch shoe
+#: deals at most about 85 rounds, so it keeps them all; a continuous shuffler has no shoe end,
+#: and keeping every result made each checkpoint grow with the table's age (4 MB after an hour
+#: dealt at full speed). The boards show no more than this many (``DISPLAY_ROUNDS``).
+RESULTS_KEPT = 240
+
 
 class _Model:
     """The object ``transitions`` drives: it holds ``state`` and the return conditions."""
@@ -65,6 +71,7 @@ class MachineBase:
         self.pending_payout: dict[str, str] | None = None
         self.payout_history: list[dict[str, str]] = []
         self.carried: dict[BetKey, int] | None = None  # Banker/Player bets left on after a Tie
+        #: The shoe's latest results (at most :data:`RESULTS_KEPT`), for the boards after a restart.
         self.shoe_results: list[dict[str, Any]] = []
         #: Rounds settled and voided in this journal (counts: a year of ids would not fit).
         self.rounds_settled = 0

@@ -15,6 +15,7 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.dealer_steps import BURN_WORDS, DealerSteps
 from station.core.irregularities import HeldCard
+from station.core.machine_base import RESULTS_KEPT
 from station.core.rounds import Round, round_id
 from station.events import CardDrawn, DealerAction, Event
 from station.games.interface import Closing, DecisionNeeded, NotAllowed, Stage
@@ -225,6 +226,7 @@ class RoundSteps(DealerSteps):
         if result.bets_stay:  # they may be changed before the next round (5.16)
             self.carried = {k: a for k, a in r.bets.items() if k[2] in game.carry_regions}
         self.shoe_results.append({"round_id": r.round_id, **r.result})
+        del self.shoe_results[:-RESULTS_KEPT]
         self._emit(out.RoundSettled(
             r.round_id, game.name, result.hands, result.totals, result.outcome, result.natural,
             result.player_pair, result.banker_pair, settlement.bets, settlement.house_net, r.dealer,

@@ -34,8 +34,9 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: confirmations, the rounds a supervisor may still correct (with their plays) and the count
 #: of corrections. 3: those rounds kept as a correction reads them (:func:`_closed_round`).
 #: 4: the dealer at the table and a burn card owed by a new dealer, each round's dealer and
-#: the card burned for them (docs/dealers.md).
-STATE_FORMAT = 4
+#: the card burned for them (docs/dealers.md). 5: the shoe's results cut to the latest
+#: ``RESULTS_KEPT`` (a checkpoint of a continuous shuffler's table kept them all).
+STATE_FORMAT = 5
 
 
 def _codes(cards: Any) -> list[str]:

@@ -18,7 +18,7 @@ from station.roads.cells import Roads
 from station.roads.results import ResultRecord
 from station.roads.scoreboard import Scoreboard
 
-#: The results the display board's roads show at most: the latest, its roads laid out afresh
+#: The results the display board and the web page show at most: the latest, their roads laid out afresh
 #: from the first of them. A shoe never holds that many (about 80 rounds), but a continuous
 #: shuffler's never ends, and a result costs up to 12 bytes of ``ShowRoads`` (a bead cell, a big
 #: road cell, three marks): after about 340 rounds the whole shoe's roads no longer fit a frame
@@ -43,6 +43,8 @@ class RoadsBoard:
     def _add(self, result: BaccaratResult, round_no: int) -> None:
         self.scoreboard.add(ResultRecord(result.outcome.letter, result.player_pair, result.banker_pair,
                                          result.natural, result.player_total, result.banker_total))
+        if len(self.scoreboard) > DISPLAY_ROUNDS:  # a continuous shuffler: the table keeps no more
+            self.scoreboard = Scoreboard(self.scoreboard.records[-DISPLAY_ROUNDS:])
         self.last_result = result
         self.last_round_no = round_no
 
@@ -68,9 +70,7 @@ class RoadsBoard:
 
     def display_roads(self) -> Roads:
         """The roads for the board: the shoe's, or of its latest :data:`DISPLAY_ROUNDS` results."""
-        if len(self.scoreboard) <= DISPLAY_ROUNDS:
-            return self.scoreboard.roads()
-        return Scoreboard(self.scoreboard.records[-DISPLAY_ROUNDS:]).roads()
+        return self.scoreboard.roads()
 
     def snapshot_parts(self) -> dict[str, Any]:
         return {"roads": self.scoreboard.roads(), "last_result": self.last_result,

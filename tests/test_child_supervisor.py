@@ -27,14 +27,14 @@ pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 #: with status 3, quit ends it), ``refuse`` (a hello that says the port is in use), ``mute``
 #: (never says hello), ``stubborn`` (serves, but ignores quit and the end of its feed).
 CHILD = r"""
-import json, os, signal, socket, struct, sys, time
+import json, os, signal, socket, struct, sys
 HEADER = struct.Struct(">cI")
 sock = socket.socket(fileno=int(sys.argv[1]))
 mode = sys.argv[2]
 def send(kind, data):
     sock.sendall(HEADER.pack(kind, len(data)) + data)
-if mode == "mute":
-    time.sleep(60)
+if mode == "mute":  # says nothing until it is stopped
+    signal.pause()
     sys.exit(0)
 if mode == "refuse":
     send(b"H", json.dumps({"error": "port 8080 in use", "errno": 98}).encode())
@@ -46,8 +46,8 @@ buffer = b""
 while True:
     chunk = sock.recv(65536)
     if not chunk:
-        if mode == "stubborn":
-            time.sleep(60)
+        if mode == "stubborn":  # deaf to SIGTERM: only a SIGKILL ends it
+            signal.pause()
         sys.exit(0)
     buffer += chunk
     while len(buffer) >= HEADER.size:

@@ -374,9 +374,9 @@ def test_a_second_writer_is_refused_at_once_naming_the_holder(path: Path) -> Non
 def test_the_writer_lock_is_released_when_the_holder_dies(path: Path) -> None:
     """A SIGKILLed station leaves no stale lock: the kernel drops a flock with its process."""
     child = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\n"
+        "import signal\n"
         "from station.journal.store import Journal\n"
-        f"j = Journal({str(path)!r}); print('open', flush=True); time.sleep(60)\n")],
+        f"j = Journal({str(path)!r}); print('open', flush=True); signal.pause()\n")],  # holds it until killed
         stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "open"

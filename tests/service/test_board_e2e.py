@@ -52,7 +52,7 @@ def test_the_board_stays_true_through_a_whole_shoe(external_table: Any) -> None:
     muted_at = time.monotonic()
     status = table.play_until(lambda s: s["state"] == "betting" and s["round"] == "1-11")
     assert board.screen.result is None or board.screen.result.round_no < 10
-    time.sleep(max(0.0, 5.0 - (time.monotonic() - muted_at)))
+    time.sleep(max(0.0, 5.0 - (time.monotonic() - muted_at)))  # deliberate: the board stays away 5 s
     board.mute(False)
     wait_until(lambda: board.screen.result is not None and board.screen.result.round_no == 10, 20,
                "the result of round 10, decided while the board was away")

@@ -241,8 +241,8 @@ def test_a_station_with_threads_already_running_starts_its_table_in_a_fresh_inte
     dead_table = tmp_path / "station-sim-dead"
     dead_table.mkdir()
     (dead_table / "table.lock").touch()  # nobody holds it: what a killed table leaves
-    code = ("import sys, threading, time\n"
-            "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+    code = ("import sys, threading\n"  # a thread that is running when the table starts:
+            "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
             "from station.cli.main import main\n"
             "sys.exit(main(['demo', '--rounds', '2', '--fast', '--json', '-v']))\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO,

@@ -68,7 +68,7 @@ def test_a_whole_baccarat_shoe_with_every_device_at_the_version(external_table: 
     # The board reboots between rounds: its whole picture comes back. (A Boot within
     # BOOT_RESEND_WINDOW_S of the board's last one is taken for its resend, by the protocol.)
     status = table.play_until(lambda s: s["state"] == "betting" and s["round"] == "1-5")
-    time.sleep(max(0.0, BOOT_RESEND_WINDOW_S + 0.5 - (time.monotonic() - started)))
+    time.sleep(max(0.0, BOOT_RESEND_WINDOW_S + 0.5 - (time.monotonic() - started)))  # deliberate: past the window
     board.reboot()
     wait_until(lambda: board.screen.limits == limits and board.screen.result is not None
                and board.screen.result.round_no == 4 and board.screen.expected == status["expecting"], 5,

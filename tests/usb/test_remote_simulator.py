@@ -137,12 +137,12 @@ def test_a_killed_station_does_not_leave_the_pedals_claimed(
             "-c",
             textwrap.dedent(
                 f"""
-                import sys, time
+                import signal
                 from drivers.devices import PedalDriver
                 driver = PedalDriver("pedals", {sim.url!r}, lambda event: None)
                 driver.start()
                 print("connected" if driver.connected else "not connected", flush=True)
-                time.sleep(60)  # holds the claim until the test kills it: a deliberate pause, not a wait
+                signal.pause()  # holds the claim until the test kills it
                 """
             ),
         ],

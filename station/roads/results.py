@@ -1,20 +1,47 @@
 """A round result as the scoreboard reads it: the outcome letter, pairs, natural, totals.
 
-The scoreboard takes a baccarat round's result
-(:class:`~station.games.baccarat.rules.BaccaratResult`), an outcome, or a single letter B, P
+The scoreboard takes a baccarat round's result (anything shaped like
+:class:`~station.games.baccarat.rules.BaccaratResult`), an outcome, or a single letter B, P
 or T (a history typed by hand), and refuses anything else before it reaches a road, so a
-typo never becomes a result.
+typo never becomes a result. It names those shapes (:class:`RoundResultLike`,
+:class:`OutcomeLike`) rather than importing the game: the game's board builds on the roads,
+so the roads import nothing of the games.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from station.games.baccarat.rules import BaccaratResult, Outcome
+from typing import Protocol, runtime_checkable
 
 BANKER = "B"
 PLAYER = "P"
 TIE = "T"
+
+
+@runtime_checkable
+class OutcomeLike(Protocol):
+    """An outcome that knows its scoreboard letter (``Outcome.BANKER.letter == "B"``)."""
+
+    @property
+    def letter(self) -> str: ...
+
+
+@runtime_checkable
+class RoundResultLike(Protocol):
+    """A decided round's result, as the scoreboard reads it."""
+
+    @property
+    def outcome(self) -> OutcomeLike: ...
+    @property
+    def player_pair(self) -> bool: ...
+    @property
+    def banker_pair(self) -> bool: ...
+    @property
+    def natural(self) -> bool: ...
+    @property
+    def player_total(self) -> int: ...
+    @property
+    def banker_total(self) -> int: ...
 
 
 class RoadsInputError(ValueError):
@@ -25,7 +52,7 @@ class RoadsInputError(ValueError):
 class ResultRecord:
     """What the scoreboard needs to know about one round.
 
-    Built from a :class:`~station.games.baccarat.rules.BaccaratResult` by :func:`as_record`, or from a
+    Built from a round's result (:class:`RoundResultLike`) by :func:`as_record`, or from a
     letter (``"B"``, ``"P"``, ``"T"``) when only the outcome is known (a hand-typed history).
     Totals are ``None`` when unknown.
     """
@@ -53,7 +80,7 @@ class ResultRecord:
         return self.banker_total if self.banker_total is not None else self.player_total
 
     @classmethod
-    def from_round(cls, result: BaccaratResult) -> ResultRecord:
+    def from_round(cls, result: RoundResultLike) -> ResultRecord:
         return cls(
             outcome=result.outcome.letter,
             player_pair=result.player_pair,
@@ -64,16 +91,16 @@ class ResultRecord:
         )
 
 
-ResultLike = ResultRecord | BaccaratResult | Outcome | str
+ResultLike = ResultRecord | RoundResultLike | OutcomeLike | str
 
 
 def as_record(item: ResultLike) -> ResultRecord:
     """Accept a round result, an outcome, a record or a single letter (any case)."""
     if isinstance(item, ResultRecord):
         return item
-    if isinstance(item, BaccaratResult):
+    if isinstance(item, RoundResultLike):
         return ResultRecord.from_round(item)
-    if isinstance(item, Outcome):
+    if isinstance(item, OutcomeLike):
         return ResultRecord(item.letter)
     if isinstance(item, str):
         letter = item.strip().upper()

@@ -19,16 +19,26 @@ from station.roads.results import ResultRecord
 from station.roads.scoreboard import Scoreboard
 from station.service.board import roads_command
 
-OUTCOMES = ("B", "P", "T")
+OUTCOMES = ("banker", "player", "tie")
+
+
+def _results(rounds: int, seed: int) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    return [{"outcome": rng.choices(OUTCOMES, (46, 44, 10))[0], "player_pair": rng.random() < 0.08,
+             "banker_pair": rng.random() < 0.08, "natural": rng.random() < 0.3} for _ in range(rounds)]
 
 
 def _board(rounds: int, seed: int = 3) -> RoadsBoard:
-    rng = random.Random(seed)
     board = RoadsBoard()
-    for _ in range(rounds):
-        board.scoreboard.add(ResultRecord(rng.choices(OUTCOMES, (46, 44, 10))[0], rng.random() < 0.08,
-                                          rng.random() < 0.08, rng.random() < 0.3))
+    for number, result in enumerate(_results(rounds, seed), 1):
+        board.add_record(number, result)
     return board
+
+
+def _records(rounds: int, seed: int) -> list[ResultRecord]:
+    """The same results as the scoreboard keeps them."""
+    return [ResultRecord({"banker": "B", "player": "P", "tie": "T"}[str(r["outcome"])], bool(r["player_pair"]),
+                         bool(r["banker_pair"]), bool(r["natural"]), 0, 0) for r in _results(rounds, seed)]
 
 
 def test_a_shoe_shows_all_its_roads() -> None:
@@ -42,13 +52,12 @@ def test_a_shoe_that_never_ends_shows_its_latest_results_and_always_fits_a_frame
         board = _board(rounds, seed=rounds)
         shown = board.display_roads()
         assert len(shown.bead_plate) == min(rounds, DISPLAY_ROUNDS)
-        latest = board.scoreboard.records[-DISPLAY_ROUNDS:]
-        assert shown == Scoreboard(latest).roads()
+        assert shown == Scoreboard(_records(rounds, seed=rounds)[-DISPLAY_ROUNDS:]).roads()
         assert protocol.encode(roads_command(shown), 1)  # raises past the frame's limit
 
 
 def test_the_whole_shoe_would_not_have_fitted() -> None:
     """What the window is for: 400 rounds of roads in one frame are refused by the framing."""
-    board = _board(400)
+    whole = Scoreboard(_records(400, seed=3)).roads()
     with pytest.raises(ValueError, match="exceeds"):
-        get_protocol("display").encode(roads_command(board.scoreboard.roads()), 1)
+        get_protocol("display").encode(roads_command(whole), 1)

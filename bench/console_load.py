@@ -67,7 +67,7 @@ FLOOD_FROM = "127.0.0.2"
 
 
 def write_config(directory: Path, port: int) -> Path:
-    from station.console.pins import hash_pin
+    from station.config.pins import hash_pin
 
     users = "".join(f'[[control.users]]\nname = "{name}"\nrole = "dealer"\npin_scrypt = "{hash_pin(pin)}"\n'
                     for name, pin in PINS.items())

@@ -259,9 +259,9 @@ def paced_floor(folder: Path, stations: int, pace_ms: int, seconds: float) -> No
 def _wait_for_rounds(journal: Path, rounds: int) -> int:
     """Follow the journal (one deriver, fed as records come) until it holds ``rounds`` rounds;
     the seq of its last record then."""
+    from station.config.options import journal_options
     from station.floor.derive import FeedDeriver
     from station.journal import JournalReader
-    from station.service.setup import journal_options
 
     deriver = FeedDeriver(journal_options(journal, journal), table="BACKLOG", journal_id="-")
     with JournalReader(journal) as reader:

@@ -61,6 +61,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.throughput import compile_checkout, time_to_ready
+from station.config.options import core_options, new_journal_record, software_record
 from station.core import outputs as out
 from station.core.checkpoints import CHECKPOINT, EVERY_RECORDS, checkpoint_payload
 from station.core.machine import TableMachine
@@ -88,7 +89,6 @@ from station.journal.store import SCHEMA_VERSION, format_time
 from station.meters.checkpoint import METERS_FORMAT
 from station.meters.service import MetersService
 from station.service.config import load_config
-from station.service.setup import core_options, new_journal_record, software_record
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 2026

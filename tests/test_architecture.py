@@ -119,6 +119,14 @@ RULES: dict[str, tuple[tuple[str, ...], ...]] = {
                             "station.console"), ()),
     "the floor does not import the service's start-up": (
         ("station.floor",), ("station.service.app",), ()),
+    "the configuration imports no feature: each declares its section, the service composes them": (
+        ("station.config",), ("station.service", "station.console", "station.floor", "station.web",
+                              "station.integrity", "station.meters", "station.metrics", "station.pit",
+                              "station.sim", "station.cli", "station.significant"), ()),
+    "a feature is given what it needs by the service, and imports nothing of it": (
+        ("station.console", "station.floor", "station.web", "station.integrity", "station.meters",
+         "station.metrics", "station.pit", "station.significant", "station.host", "station.config"),
+        ("station.service",), ()),
     "drivers know cards and events, nothing of the station above them": (
         ("drivers",), ("station.core", "station.games", "station.service", "station.journal", "station.sim",
                        "station.web", "station.cli", "station.diag", "station.analysis", "station.roads"), ()),
@@ -279,3 +287,75 @@ def test_the_machine_read_finder_finds_one(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("def f(station):\n    return station.loop.machine.round\n")
     assert len(_loop_machine_reads(iter([sample]))) == 1
+
+
+def _graph_with_annotations(*packages: str) -> dict[str, set[str]]:
+    """Like :func:`_graph`, counting the imports under ``if TYPE_CHECKING:`` too."""
+    paths = list(_modules(*packages))
+    modules = {_module_name(path): path for path in paths}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for _, imported in _imports(path):
+            target = imported
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def _package(module: str) -> str:
+    """The package a module belongs to, two levels down (``station.floor``, ``drivers.devices``);
+    a module at the top (``station.money``) is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_import_cycle_even_for_the_type_checker() -> None:
+    """A cycle through an import that only names a type still ties two modules together: a
+    reader cannot understand one without the other, and moving one breaks the other."""
+    found = import_cycles(_graph_with_annotations("station", "drivers"))
+    assert [sorted(c) for c in found] == []
+
+
+def test_no_two_packages_import_each_other() -> None:
+    """Packages are layered: when one imports another, the other imports nothing of it back
+    (counting imports under ``if TYPE_CHECKING:``). The failure names each module pair."""
+    graph = _graph_with_annotations("station", "drivers")
+    reaches: dict[tuple[str, str], list[str]] = {}
+    for module, imported in graph.items():
+        for other in imported:
+            pair = (_package(module), _package(other))
+            if pair[0] != pair[1] and pair[0] != pair[0].split(".")[0]:
+                reaches.setdefault(pair, []).append(f"{module} -> {other}")
+    both_ways = sorted((a, b) for a, b in reaches if a < b and (b, a) in reaches)
+    assert [(pair, reaches[pair], reaches[pair[::-1]]) for pair in both_ways] == []
+
+
+def test_the_package_pair_finder_finds_a_pair(tmp_path: Path) -> None:
+    for name, text in {"a/__init__.py": "", "a/x.py": "from b.y import Y\n",
+                       "b/__init__.py": "", "b/y.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                                      "    from a.x import X\nY = 1\n"}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    paths = sorted(tmp_path.rglob("*.py"))
+    assert import_cycles(_graph_of(paths, tmp_path)) == []  # the running imports make no cycle
+    modules = {_module_name(p, tmp_path): p for p in paths}
+    with_types = {name: {m for _, m in _imports(p, tmp_path) if m in modules} for name, p in modules.items()}
+    assert import_cycles(with_types) == [frozenset({"a.x", "b.y"})]
+
+
+def _calls_of(name: str, paths: Iterator[Path]) -> list[str]:
+    """Every call of ``name(...)`` in ``paths``, as ``file:line``."""
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_a_projection_is_made_in_one_place() -> None:
+    """Every reader of history starts through ``start_projection`` (before the first record or
+    at a checkpoint), so where a reader starts has one rule, not one per reader."""
+    made = _calls_of("Projection", _modules("station", "drivers"))
+    assert [where.split(":")[0] for where in made] == ["station/core/checkpoints.py"], made

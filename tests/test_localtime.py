@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from station.config.errors import ConfigError
 from station.localtime import (
     day_start,
     day_start_problem,
@@ -20,7 +21,7 @@ from station.localtime import (
     timezone_problem,
     zone,
 )
-from station.service.config import ConfigError, parse_config
+from station.service.config import parse_config
 
 VIENNA = zone("Europe/Vienna")
 SIX = time(6, 0)

@@ -8,9 +8,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from station.cli.status_summary import summary, table_zone
+from station.config.options import CONFIGURATION_RECORD, new_journal_record
 from station.journal import Journal
 from station.service.config import StationConfig
-from station.service.setup import CONFIGURATION_RECORD, new_journal_record
 
 VIENNA = ZoneInfo("Europe/Vienna")
 NOW = datetime(2026, 12, 1, 20, 45, 12, tzinfo=UTC)

@@ -44,7 +44,7 @@ NO_RESTART = (Status.USAGE, Status.CANT_CREATE, Status.CONFIG)
 def config_status(exc: BaseException, named_on_command_line: bool) -> Status:
     """The status for a configuration that cannot be used: a file named with ``-c`` that is not
     there (or cannot be read) is a bad command line; anything else is the configuration's."""
-    from station.service.config import ConfigFileError
+    from station.config.errors import ConfigFileError
 
     return Status.USAGE if named_on_command_line and isinstance(exc, ConfigFileError) else Status.CONFIG
 
@@ -52,9 +52,9 @@ def config_status(exc: BaseException, named_on_command_line: bool) -> Status:
 def startup_failure(exc: BaseException) -> tuple[str, Status] | None:
     """The line and status for an exception that means the station cannot start as
     configured, or None for one that is a fault of the station itself."""
+    from station.config.errors import ConfigError
+    from station.host.errors import ResourceBusy
     from station.journal.store import JournalBusyError, JournalError, NotAJournalError
-    from station.service.config import ConfigError
-    from station.service.errors import ResourceBusy
     from station.service.holder import DeviceBusy
 
     if isinstance(exc, ConfigError):

@@ -23,8 +23,8 @@ UTC_ZONE = ZoneInfo("UTC")
 
 def table_zone(journal: str) -> ZoneInfo:
     """The zone the journal's table is configured in (UTC when it cannot be read)."""
+    from station.config.options import CONFIGURATION_RECORD
     from station.journal.store import JournalError, JournalReader
-    from station.service.setup import CONFIGURATION_RECORD
 
     try:
         with JournalReader(Path(journal)) as reader:

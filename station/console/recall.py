@@ -20,17 +20,18 @@ from station.money import Money, format_amount
 
 def recall_for_console(settings: dict[str, Any], last: int, round_id: str) -> dict[str, Any]:
     """The rounds recall shows: ``round_id`` alone when given, else the last ``last``."""
+    from station.config.errors import ConfigError
+    from station.config.options import journal_options
     from station.core.recall import recall_rounds
     from station.journal import JournalError
-    from station.service.config import ConfigError, load_config
-    from station.service.setup import core_options, journal_options
 
     path = Path(settings["journal"])
     try:
+        # The station journals its configuration before the console starts: a journal without
+        # one has no rounds either.
         options = journal_options(path, Path(settings["config"]))
         if options is None:
-            loaded = load_config(settings["config"])
-            options = core_options(loaded.config, loaded.path)
+            return {"ok": True, "rounds": [], "message": "no rounds yet"}
         rounds = recall_rounds(path, options)
     except (ConfigError, JournalError, OSError) as exc:
         return {"ok": False, "error": f"recall: {exc}"}

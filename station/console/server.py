@@ -57,8 +57,8 @@ from typing import Any
 
 from aiohttp import web
 
+from station.config.pins import decoy, verify_pin
 from station.console.inputs import MAX_BODY, Refusal, json_body, recall_query, view_since
-from station.console.pins import decoy, verify_pin
 from station.console.sessions import Key, SessionBook, User
 from station.web.guard import Guard, GuardCounters, Limits, serve_guarded
 from station.web.server import SAFE_HEADERS

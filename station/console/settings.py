@@ -13,7 +13,7 @@ import ipaddress
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from station.strict_model import StrictSection
+from station.config.strict import StrictSection
 
 
 def _problem(message: str) -> PydanticCustomError:

@@ -33,7 +33,7 @@ from station.console.words import (
 from station.core import outputs as out
 from station.core import states as st
 from station.core.payout_steps import box_order
-from station.core.rounds import BetKey, round_id
+from station.core.rounds import BetKey, RoundId, round_id
 from station.games.layout import SettledBet
 from station.money import Money
 
@@ -88,7 +88,7 @@ class TableLayout:
 class Payouts:
     """The payouts of the round last settled or voided, as the dealer confirms them."""
 
-    round_id: str
+    round_id: RoundId
     lines: list[dict[str, Any]]
     house_net: int
     pending: list[str] = field(default_factory=list)
@@ -207,13 +207,10 @@ class ConsoleView:
             self._on_RoundResult(out.RoundResult(o.round_id, o.game, o.hands, o.totals, o.outcome, o.natural,
                                                  o.player_pair, o.banker_pair))
         self._settled(o.round_id, o.bets, o.house_net)
-        carried = {(b.box, b.player, b.region): b.stake for b in o.bets
-                   if b.outcome == "push" and b.region in self.layout.carry_regions}
-        if carried:
-            shoe, _, number = o.round_id.partition("-")
-            self.bets.setdefault(round_id(int(shoe), int(number) + 1), {}).update(carried)
+        if o.carried:  # the core says which bets stay on for the next round
+            self.bets.setdefault(o.round_id.following(), {}).update(dict(o.carried))
 
-    def _settled(self, rid: str, bets: Iterable[SettledBet], house_net: int, voided: bool = False) -> None:
+    def _settled(self, rid: RoundId, bets: Iterable[SettledBet], house_net: int, voided: bool = False) -> None:
         self.payouts = Payouts(rid, settled_lines(bets, self.layout.money), house_net, voided=voided)
 
     def _on_RoundVoided(self, o: out.RoundVoided) -> None:
@@ -306,8 +303,7 @@ class ConsoleView:
         m = self.layout.money
         bets = self.bets.get(self.round_id, {})
         if self.state == st.PAYING and self.payouts is not None:
-            shoe, _, number = self.payouts.round_id.partition("-")
-            bets = self.bets.get(round_id(int(shoe), int(number) + 1), bets) if shoe.isdigit() else bets
+            bets = self.bets.get(self.payouts.round_id.following(), bets)
         ordered = sorted(bets.items(), key=lambda kv: (box_order(kv[0][0]), kv[0][1], kv[0][2]))
         return [{"box": b, "player": p, "region": r, "amount": a, "text": f"{region_name(r)} {m(a)}"}
                 for (b, p, r), a in ordered]

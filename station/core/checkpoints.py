@@ -42,7 +42,7 @@ from station.journal.access import Access
 log = structlog.get_logger("station.core")
 
 __all__ = ["CHECKPOINT", "EVERY_RECORDS", "UNPROMISED_STATE", "CheckpointCheck", "Resumed", "check_checkpoints",
-           "checkpoint_payload", "latest_checkpoint", "projection_state", "promised", "restore_projection"]
+           "checkpoint_payload", "latest_checkpoint", "projection_state", "promised", "start_projection"]
 #: Records between two checkpoints at most. A restart replays at most this many records after
 #: the newest checkpoint: at the replay rate of docs/benchmarks.md about a tenth of a second on
 #: the table PC, under the 1 s a restart may take; and a checkpoint is a few kilobytes to some
@@ -69,10 +69,14 @@ def checkpoint_payload(projection: Projection, reason: str) -> dict[str, Any]:
             "state": projection_state(projection)}
 
 
-def restore_projection(options: CoreOptions | None, payload: dict[str, Any]) -> Projection:
-    """The projection a checkpoint's payload holds (raises for one that is not one)."""
-    state = payload["state"]
-    projection = Projection(options, restore_machine(options, state["machine"]))
+def start_projection(options: CoreOptions | None, payload: dict[str, Any] | None = None) -> Projection:
+    """Where every reader of the journal starts, the one place a projection is made: before
+    the first record (no ``payload``), or where a checkpoint's payload says the table stood
+    after its record (raises for a payload that is not a checkpoint's)."""
+    state = payload["state"] if payload is not None else None
+    projection = Projection(options, restore_machine(options, state["machine"]) if state is not None else None)
+    if payload is None or state is None:
+        return projection
     projection.seq = int(payload["at"])
     projection.applied, projection.skipped, projection.failures = state["applied"], state["skipped"], state["failures"]
     opened = state["opened"]
@@ -106,7 +110,7 @@ def latest_checkpoint(journal: Access, options: CoreOptions | None, *, at_most: 
         if not isinstance(at, int) or at >= record.seq or (at_most is not None and at > at_most):
             continue
         try:
-            return Resumed(restore_projection(options, payload), record.seq)
+            return Resumed(start_projection(options, payload), record.seq)
         except Exception as exc:  # whatever a damaged state raises: an older checkpoint, or the start
             log.warning("core.checkpoint_unusable", seq=record.seq, error=f"{type(exc).__name__}: {exc}")
             tries += 1
@@ -194,7 +198,7 @@ def check_checkpoints(records: Iterable[JournalRecord], options: CoreOptions | N
     """Replay ``records`` (a journal from its first record) and compare every checkpoint with
     the replay's state at that point. ``observe`` hears every record the projection takes
     (the integrity monitor's checkpoints are checked from the same replay)."""
-    projection = Projection(options)
+    projection = start_projection(options)
     checked = other = 0
     bad: list[int] = []
     problem = ""

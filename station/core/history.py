@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from station.core.checkpoints import latest_checkpoint
+from station.core.checkpoints import latest_checkpoint, start_projection
 from station.core.options import CoreOptions
 from station.core.projection import ProjectedRecord, Projection
 from station.core.snapshot import Snapshots, TableSnapshot
@@ -50,7 +50,7 @@ class History:
     def __init__(self, path: str | os.PathLike[str], options: CoreOptions | None, *,
                  start: Projection | None = None, checkpoint_seq: int = 0) -> None:
         self.path = Path(path)
-        self.projection = start if start is not None else Projection(options)
+        self.projection = start if start is not None else start_projection(options)
         #: The checkpoint record the history resumed from (0: from the first record, or a
         #: projection handed in).
         self.checkpoint_seq = checkpoint_seq

@@ -53,7 +53,13 @@ from typing import Any, TypeVar
 
 import structlog
 
-from station.core.checkpoints import CHECKPOINT, EVERY_RECORDS, checkpoint_payload, latest_checkpoint
+from station.core.checkpoints import (
+    CHECKPOINT,
+    EVERY_RECORDS,
+    checkpoint_payload,
+    latest_checkpoint,
+    start_projection,
+)
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.core.outputs import (
@@ -67,7 +73,7 @@ from station.core.outputs import (
     ShoeEnded,
     StateChanged,
 )
-from station.core.projection import UNJOURNALABLE_INPUT, CoreReplayError, Projection
+from station.core.projection import UNJOURNALABLE_INPUT, CoreReplayError
 from station.core.queues import take_waiting
 from station.core.snapshot import Snapshots, TableSnapshot
 from station.core.tap import CommitHook, LoopTaps, Subscriber
@@ -114,7 +120,7 @@ class CoreLoop(LoopTaps):
         self._checkpoint_every = max(1, checkpoint_every)
         started = time.perf_counter()
         resumed = latest_checkpoint(self.journal, options)
-        self.projection = resumed.projection if resumed is not None else Projection(options)
+        self.projection = resumed.projection if resumed is not None else start_projection(options)
         self.machine: TableMachine = self.projection.machine
         self.checkpoint_seq = resumed.seq if resumed is not None else 0  # the newest checkpoint's record
         self._shoe_ended = False  # a batch ended the shoe: checkpoint after it

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from station.cards import Card
-from station.core.rounds import RoundId
+from station.core.rounds import BetKey, RoundId
 from station.event_codec import to_plain
 from station.games.layout import SettledBet  # one bet after settlement, as the games record it
 
@@ -114,6 +114,9 @@ class RoundSettled(Output):
     bets: tuple[SettledBet, ...]
     house_net: int  # what the house gained on the round (= -sum of net)
     dealer: str = ""  # who dealt it (docs/dealers.md; empty: no dealer signed in)
+    #: The bets left on the layout for the next round of the shoe (a Tie's Banker and Player
+    #: bets, rule 5.16), as the core keeps them: ((box, player, region), stake).
+    carried: tuple[tuple[BetKey, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -227,9 +227,10 @@ class RoundSteps(DealerSteps):
             self.carried = {k: a for k, a in r.bets.items() if k[2] in game.carry_regions}
         self.shoe_results.append({"round_id": r.round_id, **r.result})
         del self.shoe_results[:-RESULTS_KEPT]
+        carried = tuple(sorted(self.carried.items())) if result.bets_stay and self.carried else ()
         self._emit(out.RoundSettled(
             r.round_id, game.name, result.hands, result.totals, result.outcome, result.natural,
-            result.player_pair, result.banker_pair, settlement.bets, settlement.house_net, r.dealer,
+            result.player_pair, result.banker_pair, settlement.bets, settlement.house_net, r.dealer, carried,
         ))
         self._payouts_due()
         self._trigger("settle")

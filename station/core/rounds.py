@@ -47,6 +47,11 @@ class RoundId(str):
             raise ValueError(f"not a round id: {text!r}")
         return cls(int(shoe), int(number))
 
+    def following(self) -> RoundId:
+        """The next round of the same shoe: where bets left on after this one (a Tie's Banker
+        and Player bets) are played, unless the shoe ends first."""
+        return RoundId(self.shoe, self.number + 1)
+
 
 def round_id(shoe: int, number: int) -> RoundId:
     return RoundId(shoe, number)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from station.config.devices import DevicesSection
 from station.diag.target import DiagError, Target, open_session
-from station.service.config import DevicesSection
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from drivers.devices.contract import Device
+from station.config.devices import DeviceSection, DevicesSection
 from station.events import DeviceFault, Event
-from station.service.config import DeviceSection, DevicesSection
 from station.service.devices import SIM, DeviceSet, build_devices
 from station.service.holder import read_holders, refuse_if_held
 

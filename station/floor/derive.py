@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.core import outputs as out
+from station.core.checkpoints import start_projection
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.core.projection import UNJOURNALABLE_INPUT, Projection
@@ -98,7 +99,7 @@ class FeedDeriver:
                  projection: Projection | None = None) -> None:
         """``projection``: where to start (restored from a checkpoint; by default the start of
         the journal). The records after it up to ``position`` are then skipped."""
-        self.projection = projection if projection is not None else Projection(options)
+        self.projection = projection if projection is not None else start_projection(options)
         self.started_after = self.projection.seq  # the record it started after (a checkpoint's, or 0)
         self.table = table
         self.journal_id = journal_id

@@ -368,15 +368,15 @@ def serve_outbox(control: IO[bytes], status_fd: int) -> int:
         os._exit(0)  # the station stopped before it started the feed: nothing to say
     spec = json.loads(first)
     _keep_to(spec.get("cpus"))
-    from station.service.logging import configure_logging
+    from station.host.logging import configure_logging
 
     configure_logging(spec["log_format"], spec["log_level"], stream=sys.stderr)
     with contextlib.suppress(ImportError):
         from setproctitle import setproctitle
 
         setproctitle(f"station-floor-outbox ({spec['table']}, of station {spec['station_pid']})")
+    from station.config.options import journal_options
     from station.floor.outbox import FloorPublisher
-    from station.service.setup import journal_options
 
     journal = Path(spec["journal"])
     publisher = FloorPublisher(FloorSection.model_validate(spec["settings"], strict=False), table=spec["table"],

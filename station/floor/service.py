@@ -17,12 +17,15 @@ outputs, and read the journal; they never change the table.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
+from station.config.devices import DevicesSection
+from station.config.errors import ConfigError
+from station.config.table import StationSection, TableSection
 from station.core import outputs as out
 from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
@@ -32,26 +35,64 @@ from station.core.tap import CommitHook
 from station.floor.anchors import AnchorClock
 from station.floor.mqtt import BrokerOptions, BrokerSettingsError, check_options
 from station.floor.process import FloorFeed, PreparedOutbox
-from station.floor.settings import table_id
+from station.floor.settings import FloorSection, MetricsSection, table_id
 from station.journal.anchors import AnchorFileError, journal_id, read_key
-from station.service.config import ConfigError, LoadedConfig, StationConfig
 
 if TYPE_CHECKING:
     from station.metrics.exporter import MetricsServer, Readings, StationMetrics
-    from station.service.devices import DeviceSet
 
 log = structlog.get_logger("station.floor")
+
+
+class LinkCounts(Protocol):
+    """A device link's counts, as the metrics read them."""
+
+    reconnections: int
+    bad_frames: int
+    faults: int
+    frames_in: int
+    retransmissions: int
+
+
+class CountedDevice(Protocol):
+    """What the metrics read of a device (its driver: ``drivers.devices.contract.Device``)."""
+
+    @property
+    def connected(self) -> bool: ...
+    @property
+    def stats(self) -> LinkCounts: ...
+
+
+class FloorConfiguration(Protocol):
+    """The sections of the station's configuration the floor features read."""
+
+    @property
+    def station(self) -> StationSection: ...
+    @property
+    def table(self) -> TableSection: ...
+    @property
+    def devices(self) -> DevicesSection: ...
+    @property
+    def floor(self) -> FloorSection: ...
+    @property
+    def metrics(self) -> MetricsSection: ...
 
 
 class StationParts(Protocol):
     """What the features read of the running station (``station.service.app.Station``)."""
 
-    loaded: LoadedConfig
-    config: StationConfig
-    options: CoreOptions
-    journal_path: Path
-    loop: CoreLoop | None
-    devices: DeviceSet | None
+    @property
+    def config_path(self) -> Path: ...
+    @property
+    def config(self) -> FloorConfiguration: ...
+    @property
+    def options(self) -> CoreOptions: ...
+    @property
+    def journal_path(self) -> Path: ...
+    @property
+    def loop(self) -> CoreLoop | None: ...
+    @property
+    def devices(self) -> Iterable[tuple[str, CountedDevice]] | None: ...
     outbox: PreparedOutbox | None  # forked at the station's start (station.floor.process)
 
 
@@ -69,12 +110,12 @@ class FloorFeatures:
         first, last = journal.first_hash(), journal.last()
         self.journal_id = journal_id(first) if first is not None else ""
         self.currency: str | None = getattr(config.table, "currency", None) or None
-        from station.service.setup import software_record
+        from station.config.options import software_record
 
         self.software = str(software_record().get("version", ""))
         problems = setting_problems(config, station.journal_path)
         if problems:
-            raise ConfigError(station.loaded.path, problems)
+            raise ConfigError(station.config_path, problems)
         key = read_key(self.floor.anchor_key_file) if self.floor.anchor_key_file else None
         self.publisher: FloorFeed | None = None
         if config.floor.enabled:
@@ -187,7 +228,7 @@ class FloorFeatures:
         try:
             self.metrics_server = MetricsServer(metrics, settings.host, settings.port)
         except OSError as exc:
-            from station.service.errors import ResourceBusy
+            from station.host.errors import ResourceBusy
 
             raise ResourceBusy(f"metrics: cannot listen on {settings.host}:{settings.port}: "
                                f"{exc.strerror or exc}") from None
@@ -195,8 +236,8 @@ class FloorFeatures:
         return metrics
 
     def _readings(self) -> Readings:
+        from station.host.disk import free_bytes
         from station.metrics.exporter import DeviceReading, Readings
-        from station.service.disk import free_bytes
 
         loop = self.loop
         table = loop.published  # on the metrics server's thread: the snapshot, never the machine
@@ -218,7 +259,7 @@ class FloorFeatures:
             floor=self.publisher.status() if self.publisher is not None else None)
 
 
-def setting_problems(config: StationConfig, journal: Path) -> list[tuple[str, str]]:
+def setting_problems(config: FloorConfiguration, journal: Path) -> list[tuple[str, str]]:
     """(key, problem) for each file the [floor] section names that cannot be used: an anchor
     key in the journal's folder or unreadable, a CA, certificate, key or password file that
     cannot be read (``station run`` refuses to start; ``--check`` says so)."""
@@ -243,7 +284,7 @@ def setting_problems(config: StationConfig, journal: Path) -> list[tuple[str, st
     return problems
 
 
-def port_problem(config: StationConfig) -> tuple[str, str] | None:
+def port_problem(config: FloorConfiguration) -> tuple[str, str] | None:
     """The metrics port, when [metrics] is on and another program holds it."""
     import socket
 

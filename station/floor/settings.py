@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from station.strict_model import StrictSection
+from station.config.strict import StrictSection
 
 #: A table id and a topic prefix level: what MQTT topics and file names can carry safely.
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

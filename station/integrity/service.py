@@ -38,7 +38,7 @@ from typing import Any
 import structlog
 
 from station.core import outputs as out
-from station.core.checkpoints import CHECKPOINT, restore_projection
+from station.core.checkpoints import CHECKPOINT, start_projection
 from station.core.options import CoreOptions
 from station.core.projection import Projection
 from station.events import Event, IntegrityAlert
@@ -177,7 +177,7 @@ class IntegrityService(OutputWorker):
                 core = reader.get(int(payload["checkpoint"]))
                 if core is None or core.kind != CHECKPOINT:
                     raise ValueError(f"record {payload['checkpoint']} is not a checkpoint")
-                projection = restore_projection(self.options, core.payload)
+                projection = start_projection(self.options, core.payload)
                 if projection.seq != payload["at"]:
                     raise ValueError(f"it stands after record {payload['at']}, its checkpoint after {projection.seq}")
                 monitor = restore_monitor(self.options, self.settings, payload["monitor"])
@@ -195,5 +195,5 @@ class IntegrityService(OutputWorker):
             first = reader.first_of_kind(CHECKPOINT)
             if first is not None:
                 log.warning("integrity_history_archived", from_record=first.seq)
-                return restore_projection(self.options, first.payload)
-        return Projection(self.options)
+                return start_projection(self.options, first.payload)
+        return start_projection(self.options)

@@ -28,7 +28,7 @@ from typing import Any
 
 import structlog
 
-from station.core.checkpoints import CHECKPOINT, restore_projection
+from station.core.checkpoints import CHECKPOINT, start_projection
 from station.core.options import CoreOptions
 from station.core.projection import Projection
 from station.journal import JournalReader, JournalRecord
@@ -90,7 +90,7 @@ def resume(journal: Path, options: CoreOptions | None, timezone: str, day_start:
             core = reader.get(int(payload["checkpoint"]))
             if core is None or core.kind != CHECKPOINT:
                 raise ValueError(f"record {payload['checkpoint']} is not a checkpoint of the projection")
-            projection = restore_projection(options, core.payload)
+            projection = start_projection(options, core.payload)
             fold = MetersFold.restore(payload["fold"], timezone, day_start)
             if fold.at != at or projection.seq > at:
                 raise ValueError(f"it stands after record {at}, its projection's checkpoint after {projection.seq}")

@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 
+from station.config.table import TableSection
 from station.core import outputs as out
 from station.core.history import History
 from station.core.loop import CoreLoop
@@ -33,7 +34,6 @@ from station.core.projection import ProjectedRecord
 from station.integrity.worker import QueueWorker
 from station.meters.checkpoint import METERS_CHECKPOINT, checkpoint_payload, resume
 from station.meters.fold import MetersFold
-from station.service.config import TableSection
 
 log = structlog.get_logger("station.meters")
 

@@ -28,11 +28,11 @@ from typing import Any
 
 import structlog
 
+from station.host.systemd_notify import Notifier
 from station.localtime import zone
 from station.pit.board import PitBoard
 from station.pit.listener import FloorListener
 from station.pit.settings import LoadedPitConfig
-from station.service.systemd_notify import Notifier
 
 log = structlog.get_logger("station.pit")
 

@@ -16,13 +16,15 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from station.config.addresses import one_address
+from station.config.errors import ConfigError
+from station.config.file import read_config_data
+from station.config.rules import judge
+from station.config.strict import StrictSection
 from station.floor.mqtt import BrokerOptions
 from station.floor.settings import check_broker_url, check_key_with_cert, check_prefix
 from station.localtime import DEFAULT_TIMEZONE, timezone_problem
 from station.resources import configuration_folder
-from station.service.config import ConfigError, one_address, read_config_data
-from station.service.config_rules import judge
-from station.strict_model import StrictSection
 
 
 class PageSection(StrictSection):

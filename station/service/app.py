@@ -24,11 +24,14 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
-from station.console.launch import start_console
+from station.config.errors import ConfigError
+from station.config.options import CONFIGURATION_RECORD, core_options, new_journal_record
+from station.console.launch import ConsoleWiring, start_console
 from station.core import outputs as out
 from station.core import states as st
 from station.core.loop import CoreLoop
@@ -41,33 +44,35 @@ from station.events import (
 )
 from station.floor.process import PreparedOutbox, fork_outbox
 from station.floor.service import FloorFeatures
+from station.host.disk import DiskWatch
+from station.host.errors import ResourceBusy
+from station.host.logging import bind_table_context
+from station.host.systemd_notify import Notifier
 from station.integrity.monitor import IntegritySettings
 from station.integrity.service import IntegrityService
 from station.integrity.shuffler import ShufflerAgent
 from station.journal.location import journal_path
 from station.meters.service import MetersService, attach_meters
 from station.service.board import limits_sign, web_limits
-from station.service.config import ConfigError, LoadedConfig
+from station.service.config import LoadedConfig
 from station.service.control import Authenticator, ControlServer, Credential
 from station.service.control_commands import control_commands
 from station.service.dealer_doors import DEALING_ROLES, RefusalRecorder, device_sink
 from station.service.devices import DeviceSet, build_devices
-from station.service.disk import DiskWatch
-from station.service.errors import ResourceBusy
 from station.service.extension import StationExtension
 from station.service.holder import ServiceHolder
 from station.service.hooks import Hooks
 from station.service.lifecycle import Lifecycle, start_record
-from station.service.logging import bind_table_context
 from station.service.paths import control_socket_path, socket_path_problem
 from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView, table_view
-from station.service.setup import CONFIGURATION_RECORD, core_options, new_journal_record
 from station.service.station_journal import open_journal, record_software
 from station.service.status import station_status
-from station.service.systemd_notify import Notifier
 
 if TYPE_CHECKING:
     from drivers.devices import DisplayDriver
+    from station.console.feed import ConsoleProcess
+    from station.web.feed import ScoreboardProcess
+    from station.web.snapshot import TableInfo
 
 log = structlog.get_logger("station.service")
 
@@ -108,8 +113,8 @@ class Station:
         self.devices: DeviceSet | None = None
         self.publisher: Publisher | None = None
         self.control: ControlServer | None = None
-        self.web: Any = None
-        self.console: Any = None  # the dealer's console's process (station/console/feed.py)
+        self.web: ScoreboardProcess | None = None  # the players' web scoreboard's process (station/web/)
+        self.console: ConsoleProcess | None = None  # the dealer's console's process (station/console/)
         self.integrity: IntegrityService | None = None
         self.shuffler_agent: ShufflerAgent | None = None
         self.meters: MetersService | None = None  # docs/meters.md
@@ -125,6 +130,11 @@ class Station:
         self._stopping = threading.Event()
 
     # --- start-up --------------------------------------------------------------------------
+
+    @property
+    def config_path(self) -> Path:
+        """The configuration file this station runs (its problems are named in it)."""
+        return self.loaded.path
 
     def start(self) -> None:
         started = time.perf_counter()
@@ -184,13 +194,14 @@ class Station:
         loop.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
         loop.subscribe(self._on_output, STATION_OUTPUTS)
         self.publisher.start()
-        hooks = Hooks(self)
+        devices = self.devices
+        hooks = Hooks(loop, devices.get, self.request_stop)
         for extension in self.run_options.extensions:
             extension.attach(hooks)
         loop.announce()
         if self.run_options.control_socket:
             self._start_control()
-        self.console = start_console(self)  # the dealer's console, when configured (station/console/)
+        self.console = start_console(self._console_wiring())  # the dealer's console, when configured
         self.start_seconds = time.perf_counter() - started
         self.notifier.ready(self._status_text())
         if self.integrity is not None:  # its catch-up (checkpoint, tables, the last records) is not the table's start
@@ -220,7 +231,7 @@ class Station:
             self.shuffler_agent.start()
             self.shuffler_agent.ask_state("shuffler")
 
-    def _table_info(self) -> Any:
+    def _table_info(self) -> TableInfo:
         from station.web.snapshot import TableInfo
 
         t = self.config.table
@@ -269,6 +280,13 @@ class Station:
                                      on_denied=lambda actor, command: self._post(AccessDenied(actor, command)),
                                      on_unknown=lambda reason: self.refusals.refused("control", reason))
         self.control.start()
+
+    def _console_wiring(self) -> ConsoleWiring:
+        assert self.loop is not None
+        return ConsoleWiring(
+            self.loop, self.options, self.config.console, self.config.control.users, self.config.table,
+            self.config.station.name, self.loaded.path, self.journal_path,
+            self.control.serve_line if self.control is not None else None, self.refusals.refused)
 
     def _post(self, event: Event) -> None:
         assert self.loop is not None

@@ -16,6 +16,7 @@ from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from station.config.dealer import DealerActionName
 from station.core.loop import Verdict
 from station.events import (
     Actor,
@@ -33,7 +34,6 @@ from station.events import (
     ResumeRequested,
     SupervisorDecision,
 )
-from station.service.config import DealerActionName
 from station.service.control import Command, ControlError
 from station.service.dealer_doors import dealer_problem
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from station.config.options import journal_options
 from station.core.checkpoints import check_checkpoints
 from station.integrity.checkpoints import MonitorCheck
 from station.integrity.monitor_state import settings_from
 from station.integrity.service import INTEGRITY_CHECKPOINT
 from station.journal import JournalReader
 from station.journal.seams import chain_records
-from station.service.setup import journal_options
 
 
 @dataclass(frozen=True)

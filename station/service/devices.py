@@ -22,8 +22,8 @@ import structlog
 from drivers.devices import DeviceError
 from drivers.devices.contract import Device, DeviceEndpoint
 from drivers.factory import configured_driver
+from station.config.devices import DeviceSection, DevicesSection
 from station.events import Event
-from station.service.config import DeviceSection, DevicesSection
 
 log = structlog.get_logger(__name__)
 

@@ -8,7 +8,7 @@ a stop. Nothing else of the station is theirs (:class:`~station.service.extensio
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 from station.core import outputs as out
 from station.core.loop import CoreLoop
@@ -16,21 +16,28 @@ from station.core.machine import TableMachine
 from station.events import Event
 from station.service.extension import Subscriber
 
-if TYPE_CHECKING:
-    from station.service.app import Station
-
 T = TypeVar("T")
 
 
-class Hooks:
-    """The :class:`~station.service.extension.StationHooks` of one station."""
+class Delivering(Protocol):
+    """A device driver that can say when the device has taken what it was sent."""
 
-    def __init__(self, station: Station) -> None:
-        self._station = station
+    def observe_deliveries(self, callback: Callable[[int], None]) -> None: ...
+
+
+class StopRequest(Protocol):
+    def __call__(self, reason: str, *, failed: bool = False) -> None: ...
+
+
+class Hooks:
+    """The :class:`~station.service.extension.StationHooks` of one station: its loop (the
+    journal replayed), its devices by name, and its way to stop."""
+
+    def __init__(self, loop: CoreLoop, device: Callable[[str], Delivering | None], stop: StopRequest) -> None:
+        self._core_loop, self._device, self._stop = loop, device, stop
 
     def _loop(self) -> CoreLoop:
-        assert self._station.loop is not None, "extensions attach after the journal is replayed"
-        return self._station.loop
+        return self._core_loop
 
     def post(self, event: Event) -> None:
         self._loop().post(event)
@@ -45,11 +52,11 @@ class Hooks:
         return self._loop().inspect(read)
 
     def observe_deliveries(self, device: str, callback: Callable[[int], None]) -> bool:
-        driver = self._station.devices.get(device) if self._station.devices is not None else None
+        driver = self._device(device)
         if driver is None:
             return False
         driver.observe_deliveries(callback)
         return True
 
     def request_stop(self, reason: str, *, failed: bool = False) -> None:
-        self._station.request_stop(reason, failed=failed)
+        self._stop(reason, failed=failed)

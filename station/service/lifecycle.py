@@ -17,13 +17,13 @@ from pathlib import Path
 
 import structlog
 
+from station.config.options import CONFIGURATION_RECORD, SOFTWARE_KEY, SOFTWARE_RECORD, software_record
 from station.core import outputs as out
 from station.core.loop import CoreLoop
 from station.events import DiskSpace, JournalOutage, StationStarted, StationStopped
+from station.host.disk import DiskReading, DiskWatch
 from station.journal import Journal
 from station.journal.store import format_time, utc_now
-from station.service.disk import DiskReading, DiskWatch
-from station.service.setup import CONFIGURATION_RECORD, SOFTWARE_KEY, SOFTWARE_RECORD, software_record
 
 log = structlog.get_logger(__name__)
 

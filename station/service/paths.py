@@ -74,6 +74,6 @@ def default_config_path() -> Path:
         return Path(os.environ["STATION_CONFIG"])
     if os.environ.get("CONFIGURATION_DIRECTORY"):
         return Path(os.environ["CONFIGURATION_DIRECTORY"].split(":")[0]) / "station.toml"
-    from station.service.config import DEFAULT_CONFIG
+    from station.config.file import DEFAULT_CONFIG
 
     return DEFAULT_CONFIG

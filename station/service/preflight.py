@@ -17,11 +17,11 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from station.config.options import CONFIGURATION_RECORD, changed_keys, configuration_record, recorded_rules
 from station.journal.location import journal_location
 from station.journal.lock import lock_path
 from station.journal.store import JournalError, JournalMissingError, JournalReader
 from station.service.config import LoadedConfig
-from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record, recorded_rules
 
 
 @dataclass(frozen=True)

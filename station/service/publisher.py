@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import structlog
 
@@ -42,7 +42,17 @@ from station.games.board import BoardRound
 from station.games.registry import game_named
 from station.service.board import ANNOUNCED_DEVICES, BLANK, Banners, BoardPicture, result_command, roads_command
 
+if TYPE_CHECKING:
+    from station.web.snapshot import Snapshot, TableInfo
+
 log = structlog.get_logger(__name__)
+
+
+class SnapshotSink(Protocol):
+    """Where the web page's pictures go: the scoreboard's process (:mod:`station.web.feed`)."""
+
+    def publish(self, snapshot: Snapshot) -> object: ...
+
 
 _STOP = object()
 #: Least time between two whole-roads updates of the board and of the web page.
@@ -103,8 +113,8 @@ class Publisher:
         self,
         game: str,
         display: DisplayDriver | None,
-        web: Any | None = None,
-        table_info: Any | None = None,
+        web: SnapshotSink | None = None,
+        table_info: TableInfo | None = None,
         initial_results: Iterable[Mapping[str, Any]] = (),
         limits: wire.ShowLimits | tuple[int, int] | None = None,
         view: Callable[[], TableView] | None = None,

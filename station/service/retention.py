@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from station.config.options import CONFIGURATION_RECORD
 from station.core.checkpoints import CHECKPOINT
 from station.core.state import STATE_FORMAT
 from station.floor.cursor import cursor_path, load_cursor
@@ -28,7 +29,6 @@ from station.journal.archive import Archived, archive
 from station.journal.records import JournalRecord
 from station.journal.store import Journal
 from station.localtime import DEFAULT_GAMING_DAY_START, DEFAULT_TIMEZONE, day_start, gaming_day, gaming_day_bounds, zone
-from station.service.setup import CONFIGURATION_RECORD
 
 #: Checkpoints looked at, newest first, for one the integrity monitor checkpointed too.
 CANDIDATES = 40

@@ -15,9 +15,8 @@ from typing import Any
 
 import structlog
 
-from station.journal import Journal
-from station.service.config import ConfigError, StationConfig
-from station.service.setup import (
+from station.config.errors import ConfigError
+from station.config.options import (
     CONFIGURATION_RECORD,
     SOFTWARE_KEY,
     SOFTWARE_RECORD,
@@ -26,6 +25,8 @@ from station.service.setup import (
     recorded_rules,
     software_record,
 )
+from station.journal import Journal
+from station.service.config import StationConfig
 
 log = structlog.get_logger("station.service")
 

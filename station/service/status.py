@@ -7,16 +7,53 @@ whole after each batch (:mod:`station.core.snapshot`), never the machine.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
+from station.config.table import StationSection
+from station.core.loop import CoreLoop
 from station.core.snapshot import TableSnapshot
+from station.host.disk import DiskWatch
+from station.service.control import ControlServer
 from station.service.devices import DeviceSet, device_state
 
-if TYPE_CHECKING:
-    from station.service.app import Station
+
+class _Named(Protocol):
+    @property
+    def station(self) -> StationSection: ...
 
 
-def station_status(station: Station) -> dict[str, Any]:
+class _Summarised(Protocol):
+    @property
+    def summary(self) -> Any: ...
+
+
+class _Reporting(Protocol):
+    def status(self) -> dict[str, Any]: ...
+
+
+class StatusSource(Protocol):
+    """What the status is read from: the running station (:class:`~station.service.app.Station`)."""
+
+    @property
+    def loop(self) -> CoreLoop | None: ...
+    @property
+    def config(self) -> _Named: ...
+    @property
+    def devices(self) -> DeviceSet | None: ...
+    @property
+    def journal_path(self) -> Path: ...
+    @property
+    def control(self) -> ControlServer | None: ...
+    @property
+    def disk(self) -> DiskWatch: ...
+    @property
+    def integrity(self) -> _Summarised | None: ...
+    @property
+    def floor(self) -> _Reporting | None: ...
+
+
+def station_status(station: StatusSource) -> dict[str, Any]:
     """The status of ``station``, as ``station ctl status --json`` prints it."""
     loop = station.loop
     assert loop is not None

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from station.core import outputs as out
+from station.core.checkpoints import start_projection
 from station.core.history import History
 from station.core.options import CoreOptions
-from station.core.projection import Projection
 from station.events import Event
 from station.journal import JournalRecord
 from station.significant.derive import SignificantDeriver, SignificantEvent
@@ -26,7 +26,7 @@ def projected(records: Iterable[JournalRecord], options: CoreOptions | None
               ) -> Iterator[tuple[JournalRecord, Event | None, tuple[out.Output, ...]]]:
     """Each record with the input it holds (None for the station's own records) and the
     outputs the table's rules gave for it."""
-    projection = Projection(options)
+    projection = start_projection(options)
     for record in records:
         step = projection.take(record)
         yield record, step.event, step.outputs

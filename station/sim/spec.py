@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.core.options import CoreOptions
-from station.service.logging import LogSettings, current_settings
+from station.host.logging import LogSettings, current_settings
 from station.sim.script import DealerScript
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from station.console.pins import hash_pin
+from station.config.pins import hash_pin
 
 from ..browser import launched_chromium
 from ..service.conftest import ExternalTable

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from typing import Any
 
-from station.console.pins import hash_pin
+from station.config.pins import hash_pin
 from station.console.server import COOKIE, ConsoleApp
 from station.console.sessions import User
 from station.web.shutout import ShutoutRules

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from station.cards import parse_card
-from station.console.pins import PinError, hash_pin, pin_problem, stored_problem, verify_pin
+from station.config.pins import PinError, hash_pin, pin_problem, stored_problem, verify_pin
 from station.console.sessions import MAX_FAILURES, SUPERVISOR_TURN_S, SessionBook, User
 from station.console.settings import ConsoleSection
 from station.console.view import ConsoleView, TableLayout
@@ -130,7 +130,7 @@ def test_the_picture_follows_a_round_and_keeps_the_bets_a_tie_leaves_on() -> Non
                  (out.BetAccepted(round_1, "2", "bo", "tie", 500), "1-1"),
                  (out.CardRevealed(round_1, "player", 1, card("9S")), "1-1"),
                  (out.RoundSettled(round_1, "baccarat", tie, (("player", 9), ("banker", 9)), "tie", True, False, False,
-                                   bets, -4000), "1-1"),
+                                   bets, -4000, carried=((("1", "ann", "banker"), 2000),)), "1-1"),
                  (out.PayoutsDue(round_1, ("1", "2")), "1-1"),
                  (out.PayoutsConfirmation(round_1, ("2",), ("1",), "dealer", "dee"), "1-1"))
     assert shown["cards"] == [{"position": "player", "index": 1, "card": "9S", "text": "9♠"}]

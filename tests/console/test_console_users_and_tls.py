@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from station.console.pins import verify_pin
-from station.service.config import ConfigError, parse_config
+from station.config.errors import ConfigError
+from station.config.pins import verify_pin
+from station.service.config import parse_config
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 

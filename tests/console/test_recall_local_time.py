@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from station.config.options import CONFIGURATION_RECORD, new_journal_record
 from station.core.options import CoreOptions
 from station.events import Actor, BetCorrected
 from station.localtime import local_time, zone
 from station.service.config import parse_config
-from station.service.setup import CONFIGURATION_RECORD, new_journal_record
 
 from ..core_table import Table
 

@@ -23,7 +23,7 @@ from station.core.checkpoints import (
     check_checkpoints,
     latest_checkpoint,
     projection_state,
-    restore_projection,
+    start_projection,
 )
 from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
@@ -69,7 +69,7 @@ def assert_every_checkpoint_resumes_the_stream(path: Path, options: CoreOptions 
     records, outputs, final = full_replay(path, options)
     points = [i for i, record in enumerate(records) if record.kind == CHECKPOINT]
     for index in points:
-        resumed = restore_projection(options, records[index].payload)
+        resumed = start_projection(options, records[index].payload)
         assert resumed.seq == records[index].payload["at"] == records[index].seq - 1
         for later in range(index, len(records)):
             assert resumed.take(records[later]).outputs == outputs[later], (

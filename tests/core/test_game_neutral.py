@@ -23,7 +23,7 @@ GAME_NEUTRAL = [
     *sorted((ROOT / "station" / "web").rglob("*.py")),
     *sorted((ROOT / "station" / "web" / "static").glob("*.js")),
     ROOT / "station" / "service" / "publisher.py",
-    ROOT / "station" / "service" / "setup.py",
+    *sorted((ROOT / "station" / "config").glob("*.py")),
     ROOT / "station" / "service" / "config.py",
     *(ROOT / "station" / "cli" / "commands" / f"{name}.py"
       for name in ("roads", "analyze", "recall", "diagram", "run", "demo")),

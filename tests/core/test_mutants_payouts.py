@@ -79,6 +79,7 @@ def test_a_bet_left_on_after_a_tie_follows_its_correction_into_the_next_round(ma
     t.start_shoe()
     t.bet("1", "ann", "banker", 2000).act("no_more_bets").cards("9H 9D KS KC")  # 9 v 9: a Tie
     assert t.state == "paying" and t.machine.carried == {("1", "ann", "banker"): 2000}
+    assert t.last(out.RoundSettled).carried == ((("1", "ann", "banker"), 2000),)  # the console is told so
     t.post(BetCorrected("1-1", "1", "ann", "banker", "1", "ann", "player", 3000, "it was on Player", SAM))
     assert t.last(out.RoundCorrected).round_id == "1-1"
     assert t.machine.carried == {("1", "ann", "player"): 3000}

@@ -22,8 +22,8 @@ CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
 @pytest.fixture
 def played(tmp_path: Path) -> Path:
     """A journal of 14 rounds played with the options the default configuration gives."""
+    from station.config.options import core_options
     from station.service.config import load_config
-    from station.service.setup import core_options
 
     loaded = load_config(CONFIG)
     path = tmp_path / "journal.sqlite3"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from station.config.options import core_options
 from station.core.loop import CoreLoop
 from station.core.recall import describe, recall_rounds
 from station.core.sessions import generate
 from station.service.config import load_config
-from station.service.setup import core_options
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
 

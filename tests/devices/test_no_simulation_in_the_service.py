@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from station.service.config import DeviceSection, DevicesSection
+from station.config.devices import DeviceSection, DevicesSection
 from station.service.devices import DeviceSetupError, build_devices
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 FRESH = textwrap.dedent(
     """
     import sys
-    from station.service.config import DeviceSection, DevicesSection
+    from station.config.devices import DeviceSection, DevicesSection
     from station.service.devices import build_devices
     devices = DevicesSection(
         shoe=DeviceSection(url="sim:"), display=DeviceSection(url="/dev/serial/by-id/board"),

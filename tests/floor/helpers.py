@@ -245,10 +245,10 @@ def check_schemas(received: list[Received]) -> None:
 
 def expected_feed(journal: Path, table: str) -> list[dict[str, Any]]:
     """Every round and event message the journal gives, derived offline, in order."""
+    from station.config.options import journal_options
     from station.floor.derive import derive_all
     from station.journal import JournalReader
     from station.journal.anchors import journal_id_of
-    from station.service.setup import journal_options
 
     options = journal_options(journal, journal)
     with JournalReader(journal) as reader:

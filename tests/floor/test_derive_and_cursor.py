@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from station.config.errors import ConfigError
 from station.core.options import CoreOptions
 from station.core.sessions import generate
 from station.event_codec import event_to_dict
@@ -28,7 +29,7 @@ from station.floor.derive import FeedDeriver, FeedMessage, FeedPosition, derive_
 from station.floor.settings import slug
 from station.journal import Journal, JournalReader, JournalRecord
 from station.journal.anchors import journal_id
-from station.service.config import ConfigError, parse_config
+from station.service.config import parse_config
 
 from .helpers import Received, check_schemas, floor_config, station, station_env
 

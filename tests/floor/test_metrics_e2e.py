@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from station.config.options import journal_options
 from station.core.recall import recall_rounds
 from station.journal import JournalReader
-from station.service.setup import journal_options
 
 from ..waiting import tail, wait_until
 from .helpers import ROOT, expected_feed, free_port, station_env

@@ -5,6 +5,7 @@ the one :class:`station.money.Money` of the table."""
 
 from __future__ import annotations
 
+from station.config.table import TableSection
 from station.games.baccarat.differential import reduce_for_differential
 from station.games.baccarat.rules import Outcome
 from station.games.baccarat.table import BaccaratTable
@@ -14,7 +15,6 @@ from station.games.table import Chips
 from station.games.war.table import WarTable
 from station.games.war.wagers import WagerKind, WarWager, accept_wager
 from station.money import Money
-from station.service.config import TableSection
 
 EUR = Money(2, "EUR")
 

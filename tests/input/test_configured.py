@@ -21,7 +21,8 @@ from drivers.input import backend as input_backend
 from drivers.input.listing import input_devices
 from drivers.simulators.footswitch import StandInBackend, StandInFootSwitch
 from station.cli.main import main
-from station.service.config import ConfigError, load_config
+from station.config.errors import ConfigError
+from station.service.config import load_config
 from station.service.devices import build_devices
 
 from ..waiting import wait_until

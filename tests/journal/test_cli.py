@@ -190,7 +190,7 @@ def test_environment_variable_selects_the_journal(
 def test_configuration_file_selects_the_journal(
     journal_of, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from station.service.config import DEFAULT_CONFIG
+    from station.config.file import DEFAULT_CONFIG
 
     path = journal_of(3)
     config = tmp_path / "station.toml"

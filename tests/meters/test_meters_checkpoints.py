@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from station.cli.main import main
+from station.config.options import journal_options
 from station.journal import Journal, JournalReader
 from station.meters.checkpoint import METERS_CHECKPOINT, METERS_FORMAT, resume, sealed_before
 from station.meters.service import MetersService
-from station.service.setup import journal_options
 
 
 def figures(capsys: pytest.CaptureFixture[str], journal: Path, *extra: str) -> dict[str, Any]:

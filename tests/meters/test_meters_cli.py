@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from station.cli.main import main
+from station.config.options import CONFIGURATION_RECORD, new_journal_record
 from station.journal import Journal
 from station.service.config import load_config
-from station.service.setup import CONFIGURATION_RECORD, new_journal_record
 
 from .week import week_config
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from station.cards import FULL_DECK, Card
+from station.config.options import CONFIGURATION_RECORD, core_options, new_journal_record
 from station.core import outputs as out
 from station.core.checkpoints import EVERY_RECORDS
 from station.core.loop import CoreLoop
@@ -44,7 +45,6 @@ from station.events import (
 )
 from station.journal import Journal
 from station.service.config import load_config
-from station.service.setup import CONFIGURATION_RECORD, core_options, new_journal_record
 
 REPO = Path(__file__).resolve().parents[2]
 VIENNA = ZoneInfo("Europe/Vienna")

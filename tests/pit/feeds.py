@@ -62,10 +62,10 @@ class Step:
 
 def record_feed(journal: Path, table: str = "REC") -> list[Step]:
     """The feed the outbox derives from ``journal``, record by record."""
+    from station.config.options import journal_options
     from station.floor.derive import FeedDeriver
     from station.journal import JournalReader
     from station.journal.anchors import journal_id_of
-    from station.service.setup import journal_options
 
     options = journal_options(journal, journal)
     steps: list[Step] = []

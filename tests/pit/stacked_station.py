@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from station.cli.commands.run import serve
+from station.config.options import core_options
 from station.core import outputs as out
+from station.host.logging import configure_logging
 from station.service.app import RunOptions, Station
 from station.service.config import load_config
 from station.service.extension import StationHooks
-from station.service.logging import configure_logging
-from station.service.setup import core_options
 from station.sim.plugin import DealerOverrides, Simulation
 from station.sim.shoe_file import parse_shoe_file
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from station.config.errors import ConfigError
 from station.pit.settings import load_pit_config, template_path
-from station.service.config import ConfigError
 
 from ..floor.helpers import Broker
 from .helpers import ROOT, PitProcess, pit_config

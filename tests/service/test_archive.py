@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from station.config.options import CONFIGURATION_RECORD, configuration_record, core_options
 from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
 from station.core.recall import recall_rounds
@@ -31,7 +32,6 @@ from station.localtime import gaming_day, zone
 from station.service.config import parse_config
 from station.service.deep_check import deep_check
 from station.service.retention import RetentionError, archive_before
-from station.service.setup import CONFIGURATION_RECORD, configuration_record, core_options
 
 pytestmark = pytest.mark.e2e  # each test starts a station, a command or a process of its own
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from station.service.config import DEFAULT_CONFIG, ConfigError, load_config
+from station.config.errors import ConfigError
+from station.config.file import DEFAULT_CONFIG
+from station.service.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 

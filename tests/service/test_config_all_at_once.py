@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from station.cli.exits import Status
-from station.service.config import ConfigError, load_config
+from station.config.errors import ConfigError
+from station.service.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN_A, TOKEN_B = "a" * 64, "b" * 64

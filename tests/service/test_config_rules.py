@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from station.config.errors import ConfigError
+from station.config.options import changed_keys, configuration_record, core_options, recorded_rules, with_defaults
 from station.games.baccarat.table import DifferentialMode, RegionCap
-from station.service.config import ConfigError, load_config, parse_config
-from station.service.setup import changed_keys, configuration_record, core_options, recorded_rules, with_defaults
+from station.service.config import load_config, parse_config
 
 
 def config(tmp_path: Path, text: str) -> Path:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from station.config.options import CONFIGURATION_RECORD, changed_keys, configuration_record
 from station.journal import Journal
 from station.service.config import load_config
-from station.service.setup import CONFIGURATION_RECORD, changed_keys, configuration_record
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from station.cli.main import build_parser, main
+from station.config.errors import ConfigError
 from station.core.loop import Verdict
 from station.events import AlertAcknowledged, BetPlaced, DealerAction, Event, PauseRequested
-from station.service.config import ConfigError, parse_config
+from station.service.config import parse_config
 from station.service.control import Authenticator, ControlServer, Credential, hash_token
 from station.service.control_commands import control_commands
 

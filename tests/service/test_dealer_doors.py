@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from station.config.errors import ConfigError
+from station.config.file import DEFAULT_CONFIG
 from station.events import Actor, ButtonPressed, DealerSignedIn, Event, SignInRefused
-from station.service.config import DEFAULT_CONFIG, ConfigError, load_config
+from station.service.config import load_config
 from station.service.dealer_doors import (
     ENTRY_TIMEOUT_S,
     REFUSAL_INTERVAL_S,

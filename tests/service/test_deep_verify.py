@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from station.config.options import CONFIGURATION_RECORD, configuration_record, core_options
 from station.core.checkpoints import CHECKPOINT
 from station.core.loop import CoreLoop
 from station.core.sessions import generate
@@ -17,7 +18,6 @@ from station.integrity.monitor import IntegritySettings
 from station.integrity.service import INTEGRITY_CHECKPOINT, IntegrityService
 from station.journal import Journal, JournalReader
 from station.service.config import parse_config
-from station.service.setup import CONFIGURATION_RECORD, configuration_record, core_options
 
 from ..forgery import rewrite_journal
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from station.service.disk import MB, DiskReading, DiskWatch, free_bytes
+from station.host.disk import MB, DiskReading, DiskWatch, free_bytes
 
 
 def poll(watch: DiskWatch) -> DiskReading:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from station.service.logging import configure_logging, writes_to_journald
+from station.host.logging import configure_logging, writes_to_journald
 
 from ..waiting import wait_for_line
 

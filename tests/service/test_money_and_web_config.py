@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from station.config.errors import ConfigError
 from station.money import format_amount, format_money, format_range, minor_digits_problem
-from station.service.config import ConfigError, parse_config
+from station.service.config import parse_config
 
 FILE = Path("station.toml")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from station.service.systemd_notify import Notifier
+from station.host.systemd_notify import Notifier
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
+from station.config.options import core_options
 from station.core.machine import TableMachine
 from station.events import Actor, DealerAction, DeviceFault, Event, PauseRequested
 from station.service.board import TABLE_PAUSED, web_limits
 from station.service.config import load_config
 from station.service.publisher import SHOWN_OUTPUTS, Publisher, TableView
-from station.service.setup import core_options
 from station.web import ScoreboardServer, Snapshot, TableInfo
 
 from ..browser import BROWSER_MARKS, screenshot

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from station.cli.anywhere import options_anywhere
 from station.cli.main import CliError
+from station.config.users import control_user_entry, user_name_problem
 from station.journal.location import journal_path
 from station.service.control import ControlError, hash_token, request
 from station.service.control_commands import typed_arguments
 from station.service.paths import control_socket_path
-from station.service.users import control_user_entry, user_name_problem
 
 
 def _token(args: argparse.Namespace) -> str:
@@ -62,7 +62,7 @@ def _read_pin(prompt: str) -> str:
 
 def _new_user(name: str, role: str) -> int:
     """A console user: the PIN asked twice, and the entry with its salted hash (docs/console.md)."""
-    from station.console.pins import hash_pin, pin_problem
+    from station.config.pins import hash_pin, pin_problem
 
     problem = user_name_problem(name)  # before anyone types a PIN
     if problem is not None:
@@ -117,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _new_token(name: str, role: str) -> int:
     """A token for a person, and the configuration entry that lets it in (written by a TOML
-    library: see :mod:`station.service.users`)."""
+    library: see :mod:`station.config.users`)."""
     problem = user_name_problem(name)
     if problem is not None:
         raise CliError(problem)

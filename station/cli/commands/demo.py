@@ -33,12 +33,13 @@ from station.cli.commands.run import serve
 from station.cli.configuration import load_station_config
 from station.cli.exits import Status, config_status
 from station.cli.main import CliError
+from station.config.errors import ConfigError
 from station.core import outputs as out
 from station.floor.settings import table_id
 from station.journal.store import format_time, utc_now
 from station.localtime import clock_time, local, local_time, zone
 from station.money import format_money
-from station.service.config import ConfigError, LoadedConfig, simulated_bet_problem
+from station.service.config import LoadedConfig, simulated_bet_problem
 from station.service.extension import StationHooks
 from station.service.paths import default_config_path
 from station.sim.shoe_file import ShoeFileError, parse_shoe_file
@@ -342,10 +343,10 @@ def _run(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from None
     if args.shoes < 1:
         raise CliError("--shoes must be at least 1")
+    from station.config.options import core_options
     from station.floor.service import setting_problems
+    from station.host.logging import configure_logging
     from station.service.app import RunOptions, Station
-    from station.service.logging import configure_logging
-    from station.service.setup import core_options
     from station.sim.plugin import DealerOverrides, Simulation
 
     configure_logging("console" if not args.json else "json", "warning" if not args.verbose else "info",

@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _gaming_day_start(path: Any) -> str | None:
     """``[table] gaming_day_start`` as the journal's configuration records it."""
+    from station.config.options import CONFIGURATION_RECORD
     from station.journal import JournalReader
-    from station.service.setup import CONFIGURATION_RECORD
 
     with JournalReader(path) as reader:
         record = reader.last_of_kind(CONFIGURATION_RECORD)

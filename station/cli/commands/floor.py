@@ -36,7 +36,8 @@ def _broker_options(args: argparse.Namespace) -> tuple[Any, str]:
     from station.floor.mqtt import BrokerOptions
 
     if args.config:
-        from station.service.config import ConfigError, load_config
+        from station.config.errors import ConfigError
+        from station.service.config import load_config
 
         try:
             floor = load_config(args.config).config.floor

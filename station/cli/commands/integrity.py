@@ -29,12 +29,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from station.config.errors import ConfigError
+    from station.config.options import core_options, journal_options
     from station.integrity.monitor import IntegritySettings
     from station.integrity.report import describe_shoe, integrity_report
     from station.journal import JournalError
     from station.journal.location import journal_path
-    from station.service.config import ConfigError, load_config
-    from station.service.setup import core_options, journal_options
+    from station.service.config import load_config
 
     try:
         loaded = load_config(args.config)

@@ -26,7 +26,8 @@ def _configured(args: argparse.Namespace) -> str | None:
     """The journal path from ``--config FILE`` (station.journal), if one was given."""
     if not getattr(args, "config", None):
         return None
-    from station.service.config import ConfigError, load_config  # only when asked: keeps the command light
+    from station.config.errors import ConfigError
+    from station.service.config import load_config  # only when asked: keeps the command light
 
     try:
         return load_config(args.config).config.station.journal or None

@@ -62,12 +62,13 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so other commands stay light.
     from pydantic import ValidationError
 
+    from station.config.errors import ConfigError
     from station.journal import JournalError
     from station.journal.location import journal_path
     from station.meters.reading import read_meters
     from station.meters.render import render
     from station.meters.report import NoSuchDealer, build_report
-    from station.service.config import ConfigError, load_config
+    from station.service.config import load_config
 
     try:
         loaded = load_config(Path(args.config)) if args.config else None
@@ -98,11 +99,11 @@ def _table(path: Path, loaded: LoadedConfig | None) -> tuple[Table, CoreOptions 
     """How the journal's table counts and writes its figures, and the core's options to replay
     it: as its last configuration record says; for what it does not say, the configuration
     file's (``--config``), else the defaults."""
+    from station.config.options import CONFIGURATION_RECORD, core_options, options_from_record
+    from station.config.table import TableSection
     from station.journal import JournalError, JournalReader
     from station.localtime import DEFAULT_GAMING_DAY_START, DEFAULT_TIMEZONE
     from station.meters.report import Table
-    from station.service.config import TableSection
-    from station.service.setup import CONFIGURATION_RECORD, core_options, options_from_record
 
     if not path.exists():
         raise JournalError(f"no journal at {path}")

@@ -31,9 +31,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from station.config.errors import ConfigError
     from station.floor.mqtt import BrokerSettingsError, check_options
     from station.pit.settings import load_pit_config, template_path
-    from station.service.config import ConfigError
 
     if args.print_template:
         sys.stdout.write(template_path().read_text(encoding="utf-8"))
@@ -50,8 +50,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{loaded.path}: configuration is valid (page on {page.bind}:{page.port}, broker {broker.url}, "
               f"topics {broker.topic_prefix}/+/…, {', '.join(page.pits) or 'every pit'}, {page.timezone})")
         return 0
+    from station.host.logging import configure_logging
     from station.pit.service import PitService, PitUnavailable
-    from station.service.logging import configure_logging
 
     configure_logging(page.log_format, page.log_level, stream=sys.stderr)
     try:

@@ -30,9 +30,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so other commands stay light.
+    from station.config.errors import ConfigError
     from station.core.recall import describe, recall_rounds
     from station.journal import JournalError
-    from station.service.config import ConfigError
 
     path, options, config_path = journal_and_options(args.journal, args.config)
     try:
@@ -70,10 +70,11 @@ def journal_and_options(journal: str | None, config: str | None) -> tuple[Path, 
     configuration file named (if any). The journal says which configuration its rounds were
     dealt under, and that is what is used: a configuration file is read only when asked for
     (for its journal path), or for a journal too old to record its own."""
+    from station.config.errors import ConfigError
+    from station.config.options import core_options, journal_options
     from station.journal import JournalError
     from station.journal.location import journal_path
-    from station.service.config import ConfigError, load_config
-    from station.service.setup import core_options, journal_options
+    from station.service.config import load_config
 
     configured_journal = None
     config_path = Path(config) if config else None
@@ -93,10 +94,11 @@ def journal_and_options(journal: str | None, config: str | None) -> tuple[Path, 
 def journal_timezone(path: Path, config_path: Path | None) -> str:
     """The zone people at the table read times in: the one the journal's configuration names
     (``[table] timezone``), else the configuration file's, else UTC."""
+    from station.config.errors import ConfigError
+    from station.config.options import CONFIGURATION_RECORD
     from station.journal import JournalReader
     from station.localtime import DEFAULT_TIMEZONE, timezone_problem
-    from station.service.config import ConfigError, load_config
-    from station.service.setup import CONFIGURATION_RECORD
+    from station.service.config import load_config
 
     with JournalReader(path) as reader:
         record = reader.last_of_kind(CONFIGURATION_RECORD)
@@ -128,8 +130,8 @@ def _local_times(path: Path, config_path: Path | None, rounds: list[dict[str, An
 def _name_the_software(path: Path, rounds: list[dict[str, Any]]) -> None:
     """Each round gets ``software``: the version of the station that had the journal open when
     the round began (from the journal's Configuration and Software records)."""
+    from station.config.options import CONFIGURATION_RECORD, SOFTWARE_KEY, SOFTWARE_RECORD
     from station.journal.seams import chain_records
-    from station.service.setup import CONFIGURATION_RECORD, SOFTWARE_KEY, SOFTWARE_RECORD
 
     versions: list[tuple[str, str]] = []  # (journal time, version), in journal order
     for record in chain_records(path):  # the archives of its first records too

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 from station.cli.configuration import load_station_config
 from station.cli.exits import Status, config_status, startup_failure
 from station.cli.main import CliError
+from station.config.errors import ConfigError
+from station.config.rules import refused
+from station.host.logging import configure_logging
 from station.journal.location import journal_path
-from station.service.config import ConfigError, LoadedConfig
-from station.service.config_rules import refused
+from station.service.config import LoadedConfig, StationConfig
 from station.service.extension import StationExtension
-from station.service.logging import configure_logging
 from station.service.paths import default_config_path
 from station.service.preflight import journal_folder_problems
 
@@ -52,13 +53,13 @@ def _check(path: Path, args: argparse.Namespace) -> int:
     """Say everything ``run`` would refuse (status 78), every problem in one run, and warn of
     what it would start with. A configuration with problems is still checked against the
     machine (its refused keys at their defaults; findings about those keys left out)."""
+    from station.config.options import core_options
     from station.service.preflight import Finding, preflight
-    from station.service.setup import core_options
 
     try:
         loaded, problems = load_station_config(path), []
     except ConfigError as exc:
-        if exc.partial is None:
+        if not isinstance(exc.partial, StationConfig):  # not even the keys' defaults could be built
             raise CliError(str(exc), config_status(exc, bool(args.config))) from None
         loaded, problems = LoadedConfig(exc.path, exc.partial), list(exc.problems)
     journal = journal_path(args.journal, loaded.config.station.journal or None)
@@ -111,7 +112,7 @@ def _extensions(loaded: LoadedConfig) -> tuple[StationExtension, ...]:
 
     if not is_simulated(loaded.config):
         return ()
-    from station.service.setup import core_options
+    from station.config.options import core_options
 
     return (Simulation(loaded.config, core_options(loaded.config, loaded.path)),)
 

@@ -52,8 +52,8 @@ def _identify_port(args: argparse.Namespace) -> int:
     (``drivers.probe``); it cannot read the device's status, which needs its kind.
     """
     from drivers.probe import probe as identify
+    from station.config.devices import DeviceSection
     from station.diag.target import Target, check_free
-    from station.service.config import DeviceSection
     from station.service.holder import DeviceBusy
 
     if args.url.startswith(("usb://", "usb-sim:")):

@@ -63,7 +63,7 @@ def talks_to_devices(handler: Callable[[argparse.Namespace], int]) -> Callable[[
     def run(args: argparse.Namespace) -> int:
         import structlog
 
-        from station.service.logging import configure_logging
+        from station.host.logging import configure_logging
 
         previous = structlog.get_config()
         configure_logging(
@@ -80,7 +80,7 @@ def talks_to_devices(handler: Callable[[argparse.Namespace], int]) -> Callable[[
 def configuration(args: argparse.Namespace, *, needed: bool) -> Any:
     """The configuration (a ``StationConfig``), or ``None`` when it is not needed and not there."""
     from station.cli.configuration import load_station_config
-    from station.service.config import ConfigError
+    from station.config.errors import ConfigError
     from station.service.paths import default_config_path
 
     path = args.config or default_config_path()

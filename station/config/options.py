@@ -4,21 +4,24 @@ The configuration file speaks the technician's words (``region_cap = "table_tota
 game rules speak theirs (:class:`~station.games.baccarat.table.RegionCap.ALL_PLAYERS`). The
 configured game reads its own options from the ``[table]`` section
 (:meth:`~station.games.interface.Game.table_from_settings`); any rule it refuses comes back
-here as a :class:`~station.service.config.ConfigError` naming the file and the key, like
+here as a :class:`~station.config.errors.ConfigError` naming the file and the key, like
 every other configuration problem.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from station.config.dealer import DealerSection
+from station.config.devices import DevicesSection
+from station.config.errors import ConfigError
+from station.config.table import TableSection
 from station.core.options import CoreOptionError, CoreOptions
 from station.games.registry import game_named
 from station.games.table import TableOptionError
-from station.service.config import ConfigError, DealerSection, StationConfig, TableSection
 
 #: Kind of the journal record that holds the configuration a journal is written under.
 CONFIGURATION_RECORD = "Configuration"
@@ -27,18 +30,32 @@ SOFTWARE_RECORD = "Software"
 #: The part of a Configuration record that says which software wrote it, not how to replay.
 SOFTWARE_KEY = "software"
 
+
+
+class TableConfiguration(Protocol):
+    """The sections that decide how a journal replays: any whole configuration has them
+    (:class:`~station.service.config.StationConfig`), and nothing here needs the features'."""
+
+    @property
+    def table(self) -> TableSection: ...
+    @property
+    def dealer(self) -> DealerSection: ...
+    @property
+    def devices(self) -> DevicesSection: ...
+
+
 #: Field names of the game modules -> dotted keys of the configuration file.
 _KEYS = {"table_differential": "differential", "tie_after_tie_bonus": "war.tie_after_tie_bonus",
          "box_max": "war.box_max", "player_max": "war.player_max",
          "max_boxes_per_player": "war.max_boxes_per_player"}
 
 
-def _round_devices(config: StationConfig) -> list[str]:
+def _round_devices(config: TableConfiguration) -> list[str]:
     """Devices whose loss stops a round: those that read cards."""
     return sorted(name for name, _ in config.devices.configured() if name in ("shoe", "shuffler"))
 
 
-def configuration_record(config: StationConfig) -> dict[str, Any]:
+def configuration_record(config: TableConfiguration) -> dict[str, Any]:
     """Everything that decides how a journal replays: the table's rules, the button mapping
     and the devices whose loss stops a round. Journaled at start so that a journal is only
     ever replayed under the configuration it was written with."""
@@ -57,7 +74,7 @@ def software_record() -> dict[str, Any]:
     return {"version": installed_version(), "journal_schema": SCHEMA_VERSION}
 
 
-def new_journal_record(config: StationConfig) -> dict[str, Any]:
+def new_journal_record(config: TableConfiguration) -> dict[str, Any]:
     """The Configuration record a new journal starts with: the rules, and the software."""
     return {**configuration_record(config), SOFTWARE_KEY: software_record()}
 
@@ -132,7 +149,7 @@ def options_from_record(record: dict[str, Any], path: Path) -> CoreOptions:
     return _options(table, dict(buttons), list(record.get("round_devices", [])), path)
 
 
-def core_options(config: StationConfig, path: Path) -> CoreOptions:
+def core_options(config: TableConfiguration, path: Path) -> CoreOptions:
     """The core's options for this configuration; rule violations name the config key."""
     return _options(config.table, dict(config.dealer.buttons), _round_devices(config), path)
 

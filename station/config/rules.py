@@ -10,7 +10,8 @@ validates again with the refused keys left at their defaults, so the other rules
 in the same run).
 
 The rules across sections (users, buttons, devices the rounds need, a real device's options)
-are functions of the validated sections, called by
+are functions of the validated sections, kept beside them (:mod:`station.config.users`,
+:mod:`station.config.dealer`, :mod:`station.config.devices`) and called by
 :class:`~station.service.config.StationConfig`. (Whether a simulator takes an option is the
 simulation's to say: ``station.cli.configuration`` asks it, for the commands that start one.)
 """
@@ -18,23 +19,16 @@ simulation's to say: ``station.cli.configuration`` asks it, for the commands tha
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError, ValidationInfo
-
-if TYPE_CHECKING:
-    from station.service.config import ControlUser, DeviceSection
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 #: Validation context keys: the dotted keys refused so far, and where the rules' problems go.
 REFUSED = "refused"
 FOUND = "found"
-#: The placeholder token of the production template: a token nobody holds.
-PLACEHOLDER_TOKEN = "0" * 64
-#: Devices whose buttons ``[dealer.buttons]`` names, and the names their drivers report.
-BUTTON_DEVICES = ("pedals", "buttonbox")
 
 
 class ConfigRulesError(ValueError):
@@ -76,105 +70,6 @@ class Findings:
             self._found.extend(p for p in self.problems if p not in self._found)
             return
         raise ConfigRulesError(self.problems)
-
-
-def user_problems(users: list[ControlUser], found: Findings) -> None:
-    """Each person has a name and a token of their own, and no token is the template's."""
-    if not found.judged("control.users"):
-        return
-    named: set[str] = set()
-    first_with: dict[str, int] = {}
-    for index, user in enumerate(users):
-        where = f"control.users[{index}]"
-        if user.name in named:
-            found.add(f"{where}.name", f"{user.name!r} is already the name of another user: names must be distinct "
-                                       "(every action is journaled with the name)")
-        named.add(user.name)
-        if user.token_sha256 == PLACEHOLDER_TOKEN:
-            found.add(f"{where}.token_sha256", "the template's placeholder, not a token's hash: make a token with "
-                                               "`station ctl new-token NAME ROLE` and paste the entry it prints")
-        if user.dealer_id:
-            dealer_id_problems(users, index, found)
-        if not user.token_sha256:
-            continue  # a console user with a PIN only (station ctl new-user)
-        elif user.token_sha256 in first_with:
-            other = users[first_with[user.token_sha256]]
-            found.add(f"{where}.token_sha256", f"the same token as control.users[{first_with[user.token_sha256]}] "
-                                               f"({other.name}, {other.role}): each person needs a token of their "
-                                               "own, or one would act as the other")
-        else:
-            first_with[user.token_sha256] = index
-
-
-def dealer_id_problems(users: list[ControlUser], index: int, found: Findings) -> None:
-    """A dealer id is a dealer's or supervisor's, its numbers are buttons of the box, and no id
-    is another's or the beginning of another's (the box signs in as soon as an id is typed)."""
-    from drivers.devices.buttonbox import DEFAULT_BUTTONS as BOX_BUTTONS
-
-    user, where = users[index], f"control.users[{index}].dealer_id"
-    if user.role not in ("dealer", "supervisor"):
-        found.add(where, f"{user.name} is a {user.role}: only a dealer or a supervisor deals")
-    if any(int(digit) > len(BOX_BUTTONS) for digit in user.dealer_id):
-        found.add(where, f"the button box has buttons 1 to {len(BOX_BUTTONS)}: {user.dealer_id} names another")
-    mine = user.dealer_id
-    for other_index, other in enumerate(users[:index]):
-        if other.dealer_id and (other.dealer_id.startswith(mine) or mine.startswith(other.dealer_id)):
-            found.add(where, f"{user.dealer_id} and control.users[{other_index}] ({other.name}) {other.dealer_id}: "
-                             "no dealer id may be another's or begin another's")
-
-
-def button_names(devices: Mapping[str, DeviceSection | None]) -> dict[str, tuple[str, ...]]:
-    """The buttons each configured button device has (every button device's when none is)."""
-    from drivers.devices.buttonbox import DEFAULT_BUTTONS as BOX_BUTTONS
-    from drivers.usb.protocol import DEFAULT_BUTTONS as PEDAL_BUTTONS
-
-    known = {"pedals": tuple(PEDAL_BUTTONS), "buttonbox": tuple(BOX_BUTTONS.values())}
-    present = {name: known[name] for name in BUTTON_DEVICES if devices.get(name) is not None}
-    return present or known
-
-
-def button_problems(buttons: Mapping[str, str], given: bool, devices: Mapping[str, DeviceSection | None],
-                    found: Findings) -> None:
-    """Every button ``[dealer.buttons]`` maps is one a configured device has: ``center`` for
-    the pedals' ``centre`` would be a pedal that silently does nothing."""
-    if not given or not found.judged("dealer.buttons", "devices"):
-        return
-    names = button_names(devices)
-    have = {button for device in names.values() for button in device}
-    for button in buttons:
-        if button not in have:
-            found.add(f"dealer.buttons.{button}", f"no configured device has a button {button!r}; the buttons are "
-                                                  + "; ".join(f"{d}: {', '.join(b)}" for d, b in names.items()))
-
-
-def sign_in_button_problems(button: str, devices: Mapping[str, DeviceSection | None], found: Findings) -> None:
-    """The button that begins a sign-in on the button box is one of the box's buttons."""
-    from drivers.devices.buttonbox import DEFAULT_BUTTONS as BOX_BUTTONS
-
-    if not button or not found.judged("dealer.sign_in_button", "devices"):
-        return
-    if devices.get("buttonbox") is None:
-        found.add("dealer.sign_in_button", "no [devices.buttonbox] is configured to sign in on")
-    elif button not in BOX_BUTTONS.values():
-        found.add("dealer.sign_in_button", f"the button box has no button {button!r}; its buttons are "
-                                           + ", ".join(BOX_BUTTONS.values()))
-
-
-def device_problems(devices: Mapping[str, DeviceSection | None], found: Findings) -> None:
-    """The rounds need a card shoe: beside a real device it is named, never simulated by
-    default (a simulated one is asked for by name, ``url = "sim:"``). A real device's driver
-    reads no ``options`` (they are its simulator's)."""
-    if found.judged("devices") and devices.get("shoe") is None:
-        real = sorted(name for name, section in devices.items() if section is not None)
-        found.add("devices.shoe", f"missing: the rounds need a card shoe, and beside {', '.join(real)} it is not "
-                                  "simulated by default; name its port (`station diag ports`), or url = \"sim:\" "
-                                  "for the simulated one")
-    for name, section in devices.items():
-        if section is None or section.url.startswith("sim:") or not found.judged(f"devices.{name}"):
-            continue
-        for key in section.options:
-            found.add(f"devices.{name}.options.{key}", f"no driver reads it: options are for a simulated "
-                                                       f"{name} (url = \"sim:\"), and this one is real")
 
 
 def _dotted(loc: tuple[int | str, ...]) -> str:

@@ -58,7 +58,7 @@ def _round(r: dict[str, Any], money: Money, tz: Any) -> dict[str, Any]:
         positions.setdefault(position, []).append(card_text(code))
     result = r.get("result") or {}
     for position, cards in positions.items():
-        total = result.get(f"{position}_total")
+        total = (result.get("totals") or {}).get(position)
         lines.append(f"{position.capitalize()}: {' '.join(cards)}" + (f" = {total}" if total is not None else ""))
     if r["burned"]:
         lines.append(f"Burned: {' '.join(card_text(c) for c in r['burned'])}")

@@ -91,7 +91,7 @@ def describe(round_: dict[str, Any], money: Money | None = None) -> str:
         positions.setdefault(position, []).append(code)
     result = round_.get("result") or {}
     for position, codes in positions.items():
-        total = result.get(f"{position}_total")
+        total = (result.get("totals") or {}).get(position)
         lines.append(f"  {position:<12} {' '.join(codes):<12}" + (f" = {total}" if total is not None else ""))
     if round_["burned"]:
         lines.append(f"  burned       {' '.join(round_['burned'])}")

@@ -213,7 +213,7 @@ class RoundSteps(DealerSteps):
         assert r is not None
         game = self.rules
         result = r.play.result()
-        r.result = result.record
+        r.result = {**result.record, "totals": dict(result.totals)}  # by position, as the game counted them
         self._emit(out.RoundResult(
             r.round_id, game.name, result.hands, result.totals, result.outcome,
             result.natural, result.player_pair, result.banker_pair,

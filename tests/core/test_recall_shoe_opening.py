@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from station.cards import parse_card
 from station.config.options import core_options
 from station.core.loop import CoreLoop
 from station.core.recall import describe, recall_rounds
 from station.core.sessions import generate
+from station.games.baccarat.rules import point_count
 from station.service.config import load_config
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
@@ -34,3 +36,25 @@ def test_the_first_round_of_a_shoe_shows_the_exposed_and_burned_cards(tmp_path: 
     text = describe(first)
     assert f"shoe 1 opened: exposed {exposed.code}, burned {len(burned)}: {' '.join(c.code for c in burned)}" in text
     assert "opened: exposed" not in describe(second)
+
+
+def test_each_hand_is_shown_with_the_total_the_game_counted(tmp_path: Path) -> None:
+    """The totals come from the round's record as the game gave them, by position."""
+    loaded = load_config(CONFIG)
+    options = core_options(loaded.config, loaded.path)
+    path = tmp_path / "journal.sqlite3"
+    loop = CoreLoop(path, options)
+    for event in generate(5, 7):
+        loop.post(event)
+    loop.run_pending()
+    loop.close()
+    settled = [r for r in recall_rounds(path, options) if r["result"]]
+    assert settled
+    for round_ in settled:
+        hands: dict[str, list[str]] = {}
+        for position, code in round_["dealt"]:
+            hands.setdefault(position, []).append(code)
+        for position, codes in hands.items():
+            total = point_count([parse_card(c) for c in codes])
+            assert round_["result"]["totals"][position] == total
+            assert f"{position:<12} {' '.join(codes):<12} = {total}" in describe(round_)

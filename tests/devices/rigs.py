@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import pytest
 
@@ -29,10 +27,9 @@ from station import events as ev
 from station.cards import parse_card
 from station.events import Event
 
-#: An event class, for the typed waits of :class:`EventLog`.
-E = TypeVar("E", bound=Event)
+from ..waiting import SINK_WAIT_S, Sink
 
-WAIT_S = 10.0  # generous: a loaded machine must never fail these by being slow
+WAIT_S = SINK_WAIT_S  # 10 s, generous: a loaded machine must never fail these by being slow
 
 # Short timeouts keep fault tests quick; the heartbeat is short so that an idle device is
 # pinged (and a hung one found) within a fraction of a second.
@@ -189,41 +186,21 @@ def started_rig(device: str, where: str) -> Iterator[Rig]:
         running.stop()
 
 
-class EventLog:
-    """A thread-safe ``emit`` sink; tests wait for what they expect (never for how long it took)."""
-
-    def __init__(self) -> None:
-        self._events: list[Event] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, event: Event) -> None:
-        with self._cond:
-            self._events.append(event)
-            self._cond.notify_all()
+class EventLog(Sink[Event]):
+    """The drivers' ``emit``: a :class:`~tests.waiting.Sink` of station events, with what the
+    pedal and foot-switch tests ask of it besides."""
 
     @property
     def events(self) -> list[Event]:
-        with self._cond:
-            return list(self._events)
+        """What has arrived so far, in order (a copy)."""
+        return self.items
 
     def kinds(self) -> list[str]:
-        return [type(e).__name__ for e in self.events]
+        return [type(e).__name__ for e in self.items]
 
-    def wait_for(self, predicate: Callable[[list[Event]], bool], timeout: float = WAIT_S) -> list[Event]:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            # Re-check now and then too: some predicates look at driver statistics, not events.
-            while not predicate(self._events):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"timed out waiting; events so far: {self._events}")
-                self._cond.wait(min(left, 0.02))
-            return list(self._events)
+    def presses(self) -> list[tuple[str, bool]]:
+        return [(e.button, e.long_press) for e in self.items if isinstance(e, ev.ButtonPressed)]
 
-    def wait_matching(self, match: Callable[[Event], bool], count: int = 1, timeout: float = WAIT_S) -> list[Event]:
-        self.wait_for(lambda events: sum(1 for e in events if match(e)) >= count, timeout)
-        return [e for e in self.events if match(e)]
-
-    def wait_kind(self, kind: type[E], count: int = 1, timeout: float = WAIT_S) -> list[E]:
-        # cast: wait_matching returns only the events that are instances of kind
-        return cast("list[E]", self.wait_matching(lambda e: isinstance(e, kind), count, timeout))
+    def wait_presses(self, count: int, timeout: float = WAIT_S) -> list[tuple[str, bool]]:
+        """Until ``count`` presses have arrived; returns them all."""
+        return [(e.button, e.long_press) for e in self.wait_kind(ev.ButtonPressed, count, timeout)]

@@ -49,7 +49,7 @@ def test_a_healthy_idle_unit_passes_its_self_test(device: Device) -> None:
 
 def test_an_idle_unit_gives_no_events_and_answers_heartbeats(device: Device, events: EventLog) -> None:
     enough = device.stats.heartbeats + 3
-    events.wait_for(lambda _: device.stats.heartbeats >= enough)
+    events.wait_for(lambda _: device.stats.heartbeats >= enough, what=f"{enough} heartbeats")
     # A shuffler passes its power-up report on (the station then asks its state); nothing else comes.
     assert [e for e in events.events if not isinstance(e, DeviceBooted)] == []
     assert device.stats.bad_frames == 0 and device.stats.faults == 0
@@ -111,7 +111,7 @@ def test_taps_see_the_frames_and_can_be_removed(rig: Rig, device: Device, events
     remove()
     count = len(seen)
     device.remove_tap(lambda *frame: None)  # removing a tap that is not there is harmless
-    events.wait_for(lambda _: device.stats.heartbeats >= 2)  # traffic goes on, unseen
+    events.wait_for(lambda _: device.stats.heartbeats >= 2, what="2 heartbeats")  # traffic goes on, unseen
     assert len(seen) == count
     assert device.recent_frames() and all(len(frame) == 4 for frame in device.recent_frames())
 
@@ -120,7 +120,7 @@ def test_a_damaged_frame_is_counted_and_never_an_event(rig: Rig, device: Device,
     simulator = rig.simulated()
     rig.profile.damage_next(simulator)
     rig.profile.stimulus(simulator)  # what the damaged frame carried: resent on a serial link, lost on USB
-    events.wait_for(lambda _: device.stats.bad_frames >= 1)
+    events.wait_for(lambda _: device.stats.bad_frames >= 1, what="a bad frame")
     assert rig.profile.wait_idle(simulator, WAIT_S)
     rig.profile.stimulus(simulator)
     assert rig.profile.wait_idle(simulator, WAIT_S)
@@ -142,8 +142,9 @@ def test_a_hung_unit_is_a_fault_until_it_answers_again(
     events.wait_kind(DeviceRecovered)
     rig.profile.stimulus(simulator)
     events.wait_matching(rig.profile.expected)
-    assert [type(e).__name__ for e in events.events][:2] == ["DeviceFault", "DeviceRecovered"]
-    assert len(_link_events(rig, events.events)) == 2 and device.stats.faults == 1
+    # The link's own events, in order (a shuffler's power-on report may come before the hang).
+    assert [type(e).__name__ for e in _link_events(rig, events.events)] == ["DeviceFault", "DeviceRecovered"]
+    assert device.stats.faults == 1
 
 
 def test_start_on_an_absent_device_is_a_fault_then_a_recovery(

@@ -37,10 +37,6 @@ def _locator(rig: Rig) -> PedalLocator:
     return rig.endpoint if isinstance(rig.endpoint, PedalLocator) else parse_locator(rig.endpoint)
 
 
-def _presses(events: EventLog) -> list[tuple[str, bool]]:
-    return [(e.button, e.long_press) for e in events.events if isinstance(e, ButtonPressed)]
-
-
 def test_identity_comes_from_the_descriptors(rig: Rig, device: Device) -> None:
     identity = device.identify()
     locator = _locator(rig)
@@ -88,8 +84,7 @@ def test_damaged_reports_of_every_kind_are_never_presses(rig: Rig, device: Devic
         pedal.corrupt_next(2, how)
         pedal.click("left")
     pedal.click("right")
-    events.wait_for(lambda _: bool(_presses(events)))
-    assert _presses(events) == [("right", False)]
+    assert events.wait_presses(1) == [("right", False)]
     assert device.stats.bad_frames == 2 * len(CORRUPTIONS)
     assert [type(e).__name__ for e in events.events] == ["ButtonPressed"]
 
@@ -103,4 +98,4 @@ def test_persistent_stall_is_a_fault_until_it_clears(rig: Rig, device: Device, e
     events.wait_kind(DeviceRecovered)
     pedal.click("centre")
     events.wait_kind(ButtonPressed)
-    assert _presses(events) == [("centre", False)]
+    assert events.presses() == [("centre", False)]

@@ -14,11 +14,6 @@ from .helpers import FAST, WAIT, Recorder
 
 
 @pytest.fixture
-def rec() -> Recorder:
-    return Recorder()
-
-
-@pytest.fixture
 def box(rec: Recorder) -> Iterator[tuple[ButtonBoxSimulator, ButtonBoxDriver]]:
     running = start_simulator("buttonbox", ack_timeout=0.05, long_press_ms=150)
     sim: ButtonBoxSimulator = running.simulator

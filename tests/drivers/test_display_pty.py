@@ -19,11 +19,6 @@ from .helpers import FAST, WAIT, Recorder
 
 
 @pytest.fixture
-def rec() -> Recorder:
-    return Recorder()
-
-
-@pytest.fixture
 def board(rec: Recorder) -> Iterator[tuple[DisplaySimulator, DisplayDriver]]:
     running = start_simulator("display", ack_timeout=0.05)
     sim: DisplaySimulator = running.simulator

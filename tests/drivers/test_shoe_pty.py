@@ -28,11 +28,6 @@ def sim() -> Iterator[ShoeSimulator]:
 
 
 @pytest.fixture
-def rec() -> Recorder:
-    return Recorder()
-
-
-@pytest.fixture
 def shoe(sim: ShoeSimulator, rec: Recorder) -> Iterator[ShoeDriver]:
     driver = ShoeDriver("shoe", sim.url, rec, settings=FAST)
     assert driver.start(WAIT)

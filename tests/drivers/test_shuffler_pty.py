@@ -16,11 +16,6 @@ from station.events import ShufflerState
 from .helpers import FAST, WAIT, Recorder
 
 
-@pytest.fixture
-def rec() -> Recorder:
-    return Recorder()
-
-
 def _connect(sim: ShufflerSimulator, rec: Recorder) -> ShufflerDriver:
     driver = ShufflerDriver("shuffler", sim.url, rec, settings=FAST)
     assert driver.start(WAIT)
@@ -44,7 +39,7 @@ def test_batch_shuffle_reports_progress_then_done_and_hands_over_a_shuffled_set(
     assert (info.state, info.mode, info.set_colour, info.cards_held) == (ShufflerState.IDLE, "batch", "blue", 312)
     before = sim.held_cards()
     driver.start_shuffle()
-    done = rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)[0]
+    done = rec.wait_matching(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)[0]
     assert isinstance(done, ev.ShufflerStatus)
     assert done.set_colour == "blue" and done.progress == 100
     progress = [e.progress for e in rec.of(ev.ShufflerStatus)]
@@ -72,14 +67,14 @@ def test_jam_mid_shuffle_is_reported_and_can_be_cleared(batch, rec: Recorder) ->
     sim.step_delay = 0.2
     driver.start_shuffle()
     sim.jam("card stuck in the gripper")
-    jam = rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.JAM)[0]
+    jam = rec.wait_matching(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.JAM)[0]
     assert isinstance(jam, ev.ShufflerStatus)
     assert jam.detail == "card stuck in the gripper"
     assert not driver.self_test().passed
     with pytest.raises(DeviceRefused):
         driver.start_shuffle()
     sim.clear_jam()
-    rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.IDLE)
+    rec.wait_matching(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.IDLE)
     assert driver.status().state is ShufflerState.IDLE
 
 
@@ -111,7 +106,7 @@ def test_continuous_shuffler_and_shoe_share_one_pool(rec: Recorder) -> None:
             sim.return_cards(round_cards)  # type: ignore[arg-type]  # a shoe fed from the pool has no cut card
             returned = rec.wait_kind(ev.CardsReturned)[0]
             assert returned.count == 5
-            rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.READY)
+            rec.wait_matching(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.READY)
             assert len(pool) == 208 and driver.deck_check().complete
             with pytest.raises(DeviceRefused):
                 driver.start_shuffle()
@@ -128,7 +123,7 @@ def test_unplugged_shuffler_reports_the_fault_and_the_done_state_after_replug(ba
     assert sim.wait_shuffled(WAIT)  # the shuffle finished while the cable was out
     sim.replug()
     rec.wait_kind(ev.DeviceRecovered)
-    rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
+    rec.wait_matching(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
     done = [e for e in rec.of(ev.ShufflerStatus) if e.state is ShufflerState.DONE]
     assert len(done) == 1
 
@@ -139,7 +134,7 @@ def test_progress_survives_garbage_bad_crcs_and_lost_acks_without_duplicates(bat
     sim.corrupt_next_frames(2)
     sim.ignore_acks(2)
     driver.start_shuffle()
-    rec.wait_for(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
+    rec.wait_matching(lambda e: isinstance(e, ev.ShufflerStatus) and e.state is ShufflerState.DONE)
     assert sim.wait_idle(WAIT)
     states = [(e.state, e.progress) for e in rec.of(ev.ShufflerStatus)]
     assert states == [(ShufflerState.SHUFFLING, 0), (ShufflerState.SHUFFLING, 25), (ShufflerState.SHUFFLING, 50),

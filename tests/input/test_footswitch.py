@@ -31,7 +31,7 @@ import pytest
 from drivers.devices import Backoff, FootSwitchDriver
 from drivers.input.locator import parse_evdev_locator
 from drivers.simulators.footswitch import StandInBackend, StandInFootSwitch, UInputFootSwitch, uinput_available
-from station.events import ButtonPressed, DeviceFault, DeviceRecovered
+from station.events import DeviceFault, DeviceRecovered
 from tests.devices.rigs import EventLog
 
 from ..waiting import wait_until
@@ -73,15 +73,6 @@ def make_driver(events: EventLog) -> Iterator[Callable[..., FootSwitchDriver]]:
         driver.stop()
 
 
-def presses(events: EventLog) -> list[tuple[str, bool]]:
-    return [(e.button, e.long_press) for e in events.events if isinstance(e, ButtonPressed)]
-
-
-def wait_presses(events: EventLog, count: int) -> list[tuple[str, bool]]:
-    events.wait_for(lambda got: sum(isinstance(e, ButtonPressed) for e in got) >= count)
-    return presses(events)
-
-
 def sees_nothing(reader: Any) -> bool:
     """A second reader of the node got no key event."""
     try:
@@ -98,7 +89,7 @@ def test_each_pedal_is_one_press_and_no_other_reader_sees_it(switch: Any, make_d
     try:
         for pedal in ("left", "centre", "right"):
             switch.click(pedal)
-        assert wait_presses(events, 3) == [("left", False), ("centre", False), ("right", False)]
+        assert events.wait_presses(3) == [("left", False), ("centre", False), ("right", False)]
         assert sees_nothing(other), "the grab must keep every press from other readers"
     finally:
         other.close()
@@ -113,9 +104,9 @@ def test_key_repeat_and_a_chattering_switch_are_one_press_each(switch: Any, make
     switch.release("left")
     switch.chatter("right", bounces=4)
     switch.release("right")
-    assert wait_presses(events, 2) == [("left", False), ("right", False)]
+    assert events.wait_presses(2) == [("left", False), ("right", False)]
     switch.click("centre")  # and the next press is a press
-    assert wait_presses(events, 3)[-1] == ("centre", False)
+    assert events.wait_presses(3)[-1] == ("centre", False)
     assert driver.stats.duplicates >= 12 + 4  # repeats ignored and bounces merged, counted
 
 
@@ -123,10 +114,10 @@ def test_a_pedal_held_down_is_one_long_press_at_the_threshold(switch: Any, make_
                                                               events: EventLog) -> None:
     make_driver(switch.locator(), long_press_s=0.2)
     switch.press("centre")
-    assert wait_presses(events, 1) == [("centre", True)]  # while still held
+    assert events.wait_presses(1) == [("centre", True)]  # while still held
     switch.release("centre")
     switch.click("left")
-    assert wait_presses(events, 2) == [("centre", True), ("left", False)]  # the release added nothing
+    assert events.wait_presses(2) == [("centre", True), ("left", False)]  # the release added nothing
 
 
 def test_unplug_is_one_fault_and_replug_one_recovery(switch: Any, make_driver: Any, events: EventLog) -> None:
@@ -134,11 +125,12 @@ def test_unplug_is_one_fault_and_replug_one_recovery(switch: Any, make_driver: A
     switch.unplug()
     fault = events.wait_kind(DeviceFault)[0]
     assert fault.code == "disconnected" and fault.device == "pedals"
-    events.wait_for(lambda _: driver.stats.connect_attempts >= 3)  # looking for it: no fault per attempt
+    # looking for it: no fault per attempt
+    events.wait_for(lambda _: driver.stats.connect_attempts >= 3, what="3 attempts")
     switch.replug()  # a new node, found again by VID:PID (and its phys)
     events.wait_kind(DeviceRecovered)
     switch.click("right")
-    wait_presses(events, 1)
+    events.wait_presses(1)
     assert [type(e).__name__ for e in events.events] == ["DeviceFault", "DeviceRecovered", "ButtonPressed"]
     assert driver.stats.faults == 1 and driver.stats.reconnections == 1
 
@@ -154,7 +146,7 @@ def test_stop_gives_the_device_back_to_the_other_programs(switch: Any, make_driv
         wait_until(lambda: not sees_nothing(other), 10, "the other reader to see the press", poll=0.01)
     finally:
         other.close()
-    assert presses(events) == []
+    assert events.presses() == []
 
 
 def test_a_pedal_stood_on_while_plugged_in_is_not_a_press(switch: Any, make_driver: Any, events: EventLog) -> None:
@@ -163,7 +155,7 @@ def test_a_pedal_stood_on_while_plugged_in_is_not_a_press(switch: Any, make_driv
     assert not driver.self_test().passed and "left (KEY_F13) is held down" in driver.self_test().detail
     switch.release("left")
     switch.click("right")
-    assert wait_presses(events, 1) == [("right", False)]
+    assert events.wait_presses(1) == [("right", False)]
     assert driver.self_test().passed
 
 
@@ -204,7 +196,7 @@ def test_two_units_alike_are_named_apart_by_their_place(make_driver: Any, events
     chosen = make_driver(StandInFootSwitch.locator_for(backend, 0x0C45, 0x7403, phys="usb-0000:00:14.0-4/input0"))
     assert chosen.connected and chosen.identify().path == "/dev/input/event9"
     second.click("left")
-    assert wait_presses(events, 1) == [("left", False)]
+    assert events.wait_presses(1) == [("left", False)]
 
 
 def test_a_node_the_service_user_may_not_read_names_the_udev_rule(make_driver: Any, events: EventLog) -> None:
@@ -272,7 +264,7 @@ def test_contract_a_real_foot_switch_is_found_grabbed_and_read(make_driver: Any,
         if os.environ.get("STATION_CONTRACT_INTERACTIVE") != "1":
             return
         print(f"\n>>> Press each pedal once, briefly: {', '.join(driver.buttons)}", file=sys.stderr, flush=True)
-        got = wait_presses(events, len(driver.buttons))
+        got = events.wait_presses(len(driver.buttons))
         assert sorted(b for b, _ in got) == sorted(driver.buttons)
         assert other.read_one() is None, "another reader saw a press"
     finally:

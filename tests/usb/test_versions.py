@@ -16,7 +16,7 @@ from drivers.usb import protocol as p
 from drivers.usb.locator import simulated_locator
 from station.events import DeviceFault, DeviceRecovered
 
-from .conftest import EventLog
+from ..devices.rigs import EventLog
 
 
 @pytest.mark.parametrize("version", list(p.PROTOCOL_VERSIONS))
@@ -50,7 +50,7 @@ def test_a_unit_of_a_version_the_station_does_not_speak_is_one_fault_line(
     with structlog.testing.capture_logs() as logs:
         driver = make_driver(simulated_locator(bus, "PED-X"))
         events.wait_kind(DeviceFault)
-        events.wait_for(lambda _: driver.stats.connect_attempts >= 3)  # it keeps asking, quietly
+        events.wait_for(lambda _: driver.stats.connect_attempts >= 3, what="3 attempts")  # it keeps asking, quietly
     expected = (f"pedals (Dealer Pedals PED-X) speaks pedal protocol version {announced}, {which} than the "
                 f"versions this station speaks (1-{p.PROTOCOL_VERSION})")
     faults = [e for e in events.events if isinstance(e, DeviceFault)]

@@ -107,7 +107,7 @@ def meters_against_rounds(journal: Path, config: Path, rounds: list[dict[str, An
     if done.returncode != 0:
         return Finding(violations=[f"station meters: {done.stderr.strip()[:400]}"])
     days = json.loads(done.stdout)["days"]
-    counted = sum(day["totals"]["rounds"] + day["totals"]["voided_rounds"] for day in days)
+    counted = sum(day["totals"]["rounds"] for day in days)  # every round that ended: voided ones included
     house = sum(day["totals"]["house"] for day in days)
     summed = sum(house_of(r) for r in rounds)
     finding = Finding({"meters_rounds": counted, "meters_house": house, "gaming_days": len(days)})

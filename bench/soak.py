@@ -440,6 +440,9 @@ def soak(options: Options) -> Report:
     try:
         run.run()
         run.finish()
+    except BaseException:
+        run.options.keep = True  # the soak's own failure: its folder is the evidence
+        raise
     finally:
         run.close()
     _summary(report)

@@ -31,6 +31,21 @@ from station.service.control import ControlError, hash_token, request  # noqa: E
 from tests.shipped import RunnableCopy, runnable_copy  # noqa: E402
 from tests.wallclock import WallClock  # noqa: E402
 
+#: How long a SIGKILLed station may take to be gone. Seen over 30 s once on a loaded machine
+#: (the kernel ends a process only once each of its threads leaves an uninterruptible wait).
+KILL_WAIT_S = 120.0
+
+
+def process_state(pid: int) -> str:
+    """The kernel's word on a process that will not end: its state and what it waits in."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        state = next((line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("State:")), "?")
+        wchan = Path(f"/proc/{pid}/wchan").read_text().strip() or "-"
+    except OSError as exc:
+        return f"no /proc entry: {exc.strerror}"
+    return f"state {state}, waiting in {wchan}"
+
 #: The station's children, by the start of the name each gives itself (setproctitle).
 CHILDREN = {"console": "station-console", "scoreboard": "station-scoreboard", "outbox": "station-floor-outbox",
             "table": "station-sim-table"}
@@ -197,7 +212,11 @@ class SoakTable:
         assert run is not None
         run.killed_by_soak = reason
         run.process.send_signal(signal.SIGKILL)
-        run.exit_status = run.process.wait(30)
+        try:
+            run.exit_status = run.process.wait(KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{self.name}: station {run.process.pid} still there {KILL_WAIT_S:g} s after its "
+                               f"SIGKILL ({process_state(run.process.pid)})") from None
         return run.process.pid
 
     def stop(self, timeout: float = 90.0) -> int | None:
@@ -212,7 +231,7 @@ class SoakTable:
         except subprocess.TimeoutExpired:
             self.problems.append(f"{self.name} run {run.number}: did not stop within {timeout:g} s of SIGTERM")
             run.process.kill()
-            run.exit_status = run.process.wait(30)
+            run.exit_status = run.process.wait(KILL_WAIT_S)
         return run.exit_status
 
     def note_exit(self) -> int | None:

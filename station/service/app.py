@@ -60,6 +60,7 @@ from station.service.control_commands import control_commands
 from station.service.dealer_doors import DEALING_ROLES, RefusalRecorder, device_sink
 from station.service.devices import DeviceSet, build_devices
 from station.service.extension import StationExtension
+from station.service.features import Features, StopStage
 from station.service.holder import ServiceHolder
 from station.service.hooks import Hooks
 from station.service.lifecycle import Lifecycle, start_record
@@ -120,6 +121,8 @@ class Station:
         self.meters: MetersService | None = None  # docs/meters.md
         self.floor: FloorFeatures | None = None  # anchors, floor feed, metrics (docs/floor.md)
         self.outbox: PreparedOutbox | None = None  # the floor feed's process, until the feed starts
+        #: What started beside the core loop, in order, each with where it stops (features.py).
+        self.features = Features()
         self.start_seconds = 0.0
         self.stop_reason = ""
         #: Why the station stopped on an error, not because it was asked to ("" when it was).
@@ -163,11 +166,14 @@ class Station:
         log.info("journal_replayed", journal=str(self.journal_path), events=loop.replayed,
                  seconds=round(loop.replay_seconds, 3), state=loop.state)
         self.floor = FloorFeatures.start(self)  # anchors, floor feed, metrics: before any device opens
+        self.features.started("floor", StopStage.FEED, self.floor.close)
         self._start_integrity(journal.head()[0])  # the monitor will catch up to what the core replayed
         self.meters = attach_meters(loop, self.options, self.config.table, self.journal_path)
+        self.features.started("meters", StopStage.OUTPUTS, self.meters.stop)
         self.devices = build_devices(self.config.devices, device_sink(self.config, loop.post, self.refusals),
                                      endpoints=endpoints)
         self.devices.start()
+        self.features.started("devices", StopStage.OUTPUTS, self.devices.stop)
         self._start_shuffler_agent()
         # A device the journal left faulted (lost before the restart) that answers and passes its
         # self-test now is back: the station says so, as it does when a link comes back while it
@@ -194,6 +200,7 @@ class Station:
         loop.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
         loop.subscribe(self._on_output, STATION_OUTPUTS)
         self.publisher.start()
+        self.features.started("publisher", StopStage.OUTPUTS, self._stop_publisher)
         devices = self.devices
         hooks = Hooks(loop, devices.get, self.request_stop)
         for extension in self.run_options.extensions:
@@ -202,6 +209,8 @@ class Station:
         if self.run_options.control_socket:
             self._start_control()
         self.console = start_console(self._console_wiring())  # the dealer's console, when configured
+        if self.console is not None:
+            self.features.started("console", StopStage.OUTPUTS, self.console.stop, self.console.begin_stop)
         self.start_seconds = time.perf_counter() - started
         self.notifier.ready(self._status_text())
         if self.integrity is not None:  # its catch-up (checkpoint, tables, the last records) is not the table's start
@@ -221,6 +230,7 @@ class Station:
         self.integrity = IntegrityService(loop.post, self.options, settings, self.journal_path, head_seq,
                                           note=loop.note)
         loop.subscribe(self.integrity.on_output, IntegrityService.KINDS)  # queued until it starts (after READY)
+        self.features.started("integrity", StopStage.OUTPUTS, self.integrity.stop)
 
     def _start_shuffler_agent(self) -> None:
         loop, devices = self.loop, self.devices
@@ -229,6 +239,7 @@ class Station:
             self.shuffler_agent = ShufflerAgent(loop.post, devices.get)
             loop.subscribe(self.shuffler_agent.on_output, ShufflerAgent.KINDS)
             self.shuffler_agent.start()
+            self.features.started("shuffler agent", StopStage.INPUTS, self.shuffler_agent.stop)
             self.shuffler_agent.ask_state("shuffler")
 
     def _table_info(self) -> TableInfo:
@@ -263,6 +274,7 @@ class Station:
         except OSError as exc:
             reason = "another program holds it" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
             raise ResourceBusy(f"web scoreboard: cannot listen on {web.bind}:{port}: {reason}") from None
+        self.features.started("web scoreboard", StopStage.OUTPUTS, self.web.stop, self.web.begin_stop)
         log.info("web_scoreboard", url=self.web.url, pid=self.web.pid)
 
     # --- control socket ----------------------------------------------------------------------
@@ -280,6 +292,12 @@ class Station:
                                      on_denied=lambda actor, command: self._post(AccessDenied(actor, command)),
                                      on_unknown=lambda reason: self.refusals.refused("control", reason))
         self.control.start()
+        self.features.started("control socket", StopStage.INPUTS, self.control.stop)
+
+    def _stop_publisher(self) -> None:
+        assert self.publisher is not None
+        self.publisher.wait_idle(2.0)  # what the board should show of the last round
+        self.publisher.stop()
 
     def _console_wiring(self) -> ConsoleWiring:
         assert self.loop is not None
@@ -386,37 +404,21 @@ class Station:
             signal.signal(signal.SIGHUP, handler)
 
     def close(self) -> None:
-        """Orderly shutdown: dealer, control, display, devices, then the journal."""
+        """Orderly shutdown: the features in their stages (station/service/features.py), the
+        simulation around the devices, the run's last record, then the journal."""
         self._stopping.set()
         self.notifier.stopping()
-        if self.web is not None:
-            self.web.begin_stop()  # it stops while the rest does
+        self.features.begin_stop()  # the children stop while the rest does
         for extension in self.run_options.extensions:
             extension.halt()
-        if self.control is not None:
-            self.control.stop()
-        if self.shuffler_agent is not None:
-            self.shuffler_agent.stop()
+        self.features.close(StopStage.INPUTS)
         if self.loop is not None:
             self.loop.stop()
-        if self.publisher is not None:
-            self.publisher.wait_idle(2.0)
-            self.publisher.stop()
-        if self.devices is not None:
-            self.devices.stop()
+        self.features.close(StopStage.OUTPUTS)
         for extension in self.run_options.extensions:
             extension.close()  # the simulators, now that no driver talks to them
-        if self.web is not None:
-            self.web.stop()
-        if self.console is not None:
-            self.console.stop()
-        if self.integrity is not None:
-            self.integrity.stop()
-        if self.meters is not None:
-            self.meters.stop()
         self.lifecycle.stopped(self.stop_reason)  # the run's last record, before the feed drains
-        if self.floor is not None:
-            self.floor.close()  # the last anchor, then what the broker takes within [floor] drain_s
+        self.features.close(StopStage.FEED)  # the last anchor, then what the broker takes within [floor] drain_s
         if self.outbox is not None:  # forked, but the station stopped before the feed started
             self.outbox.discard()
             self.outbox = None

@@ -14,6 +14,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -76,6 +77,12 @@ def _proc_children(pid: int) -> dict[str, int]:
     return found
 
 
+def names_a_station(title: str, pids: set[int]) -> bool:
+    """A child's title names one of ``pids`` as its station: "station 2555" names 2555, and
+    "of station 25556" does not (a substring would take another table's children for its)."""
+    return any(int(number) in pids for number in re.findall(r"\bstation (\d+)\b", title))
+
+
 def processes_naming(pids: set[int]) -> list[str]:
     """Every live process that names one of ``pids`` as its station in its title, or whose
     parent is one of them: what a killed or stopped station must not leave behind."""
@@ -91,7 +98,7 @@ def processes_naming(pids: set[int]) -> list[str]:
         if " Z " in stat.split(")", 1)[1][:3]:
             continue  # a zombie waiting for its parent: gone but for its exit status
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        named = any(f"station {pid}" in cmdline or f"of station {pid}" in cmdline for pid in pids)
+        named = names_a_station(cmdline, pids)
         if (named and cmdline.startswith("station-")) or ppid in pids:
             left.append(f"{entry.name}: {cmdline[:120]}")
     return left

@@ -163,11 +163,11 @@ def _graph(*packages: str) -> dict[str, set[str]]:
     return _graph_of(list(_modules(*packages)), ROOT)
 
 
-def _graph_of(paths: list[Path], root: Path) -> dict[str, set[str]]:
+def _graph_of(paths: list[Path], root: Path, *, run_only: bool = True) -> dict[str, set[str]]:
     modules = {_module_name(path, root): path for path in paths}
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
-        for _, imported in _imports(path, root, run_only=True):
+        for _, imported in _imports(path, root, run_only=run_only):
             target = imported
             while target and target not in modules:
                 target = target.rpartition(".")[0]
@@ -291,17 +291,7 @@ def test_the_machine_read_finder_finds_one(tmp_path: Path) -> None:
 
 def _graph_with_annotations(*packages: str) -> dict[str, set[str]]:
     """Like :func:`_graph`, counting the imports under ``if TYPE_CHECKING:`` too."""
-    paths = list(_modules(*packages))
-    modules = {_module_name(path): path for path in paths}
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        for _, imported in _imports(path):
-            target = imported
-            while target and target not in modules:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                graph[name].add(target)
-    return graph
+    return _graph_of(list(_modules(*packages)), ROOT, run_only=False)
 
 
 def _package(module: str) -> str:
@@ -339,9 +329,7 @@ def test_the_package_pair_finder_finds_a_pair(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
     paths = sorted(tmp_path.rglob("*.py"))
     assert import_cycles(_graph_of(paths, tmp_path)) == []  # the running imports make no cycle
-    modules = {_module_name(p, tmp_path): p for p in paths}
-    with_types = {name: {m for _, m in _imports(p, tmp_path) if m in modules} for name, p in modules.items()}
-    assert import_cycles(with_types) == [frozenset({"a.x", "b.y"})]
+    assert import_cycles(_graph_of(paths, tmp_path, run_only=False)) == [frozenset({"a.x", "b.y"})]
 
 
 def _calls_of(name: str, paths: Iterator[Path]) -> list[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from station.cards import parse_card
 from station.config.options import core_options
 from station.core.loop import CoreLoop
+from station.core.options import CoreOptions
 from station.core.recall import describe, recall_rounds
 from station.core.sessions import generate
 from station.games.baccarat.rules import point_count
@@ -16,14 +17,20 @@ from station.service.config import load_config
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "station.toml"
 
 
-def test_the_first_round_of_a_shoe_shows_the_exposed_and_burned_cards(tmp_path: Path) -> None:
+def _played(path: Path, seed: int) -> tuple[CoreLoop, CoreOptions]:
+    """A loop on a new journal at ``path`` that has dealt five generated rounds (still open)."""
     loaded = load_config(CONFIG)
     options = core_options(loaded.config, loaded.path)
-    path = tmp_path / "journal.sqlite3"
     loop = CoreLoop(path, options)
-    for event in generate(5, 4):
+    for event in generate(5, seed):
         loop.post(event)
     loop.run_pending()
+    return loop, options
+
+
+def test_the_first_round_of_a_shoe_shows_the_exposed_and_burned_cards(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    loop, options = _played(path, 4)
     shoe = loop.machine.shoe
     exposed, burned = shoe.exposed, list(shoe.burned)
     loop.close()
@@ -40,13 +47,8 @@ def test_the_first_round_of_a_shoe_shows_the_exposed_and_burned_cards(tmp_path: 
 
 def test_each_hand_is_shown_with_the_total_the_game_counted(tmp_path: Path) -> None:
     """The totals come from the round's record as the game gave them, by position."""
-    loaded = load_config(CONFIG)
-    options = core_options(loaded.config, loaded.path)
     path = tmp_path / "journal.sqlite3"
-    loop = CoreLoop(path, options)
-    for event in generate(5, 7):
-        loop.post(event)
-    loop.run_pending()
+    loop, options = _played(path, 7)
     loop.close()
     settled = [r for r in recall_rounds(path, options) if r["result"]]
     assert settled

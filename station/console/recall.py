@@ -1,7 +1,9 @@
 """Recall on the console: the last rounds, or any round, as ``station recall`` finds them.
 
-The rounds come from :func:`station.core.recall.recall_rounds`, read-only from the journal
-(the same function ``station recall`` uses; the console adds no replay of its own), on a
+The rounds come from :func:`station.core.recall.recall_last` and
+:func:`~station.core.recall.recall_round`, read-only from the journal and only the stretch of it
+they were dealt in (the functions ``station recall`` uses; the console adds no replay of its
+own), so a recall takes as long on a year-old table as on a new one. They are read on a
 thread of the console's process, so a recall never takes a moment from the table. This
 module only words them for the screen: times in the table's zone, cards, bets with their
 settlement, decisions, refusals and corrections, amounts in the table's currency. It works
@@ -22,25 +24,31 @@ def recall_for_console(settings: dict[str, Any], last: int, round_id: str) -> di
     """The rounds recall shows: ``round_id`` alone when given, else the last ``last``."""
     from station.config.errors import ConfigError
     from station.config.options import journal_options
-    from station.core.recall import recall_rounds
+    from station.core.recall import recall_last, recall_round
+    from station.core.rounds import RoundId
     from station.journal import JournalError
 
     path = Path(settings["journal"])
+    if round_id:
+        try:
+            RoundId.parse(round_id)
+        except ValueError:
+            return {"ok": True, "rounds": [], "message": f"{round_id!r} is not a round id: <shoe>-<round>, e.g. 12-34"}
     try:
         # The station journals its configuration before the console starts: a journal without
         # one has no rounds either.
         options = journal_options(path, Path(settings["config"]))
         if options is None:
             return {"ok": True, "rounds": [], "message": "no rounds yet"}
-        rounds = recall_rounds(path, options)
+        if round_id:
+            found = recall_round(path, options, round_id)
+            if found is None:
+                return {"ok": True, "rounds": [], "message": f"no round {round_id} in this journal"}
+            rounds = [found]
+        else:
+            rounds = recall_last(path, options, max(1, last))
     except (ConfigError, JournalError, OSError) as exc:
         return {"ok": False, "error": f"recall: {exc}"}
-    if round_id:
-        rounds = [r for r in rounds if r["round_id"] == round_id]
-        if not rounds:
-            return {"ok": True, "rounds": [], "message": f"no round {round_id} in this journal"}
-    else:
-        rounds = rounds[-last:]
     money = Money(int(settings["digits"]), str(settings["currency"]))
     tz = zone(str(settings["timezone"]))
     shown = [_round(r, money, tz) for r in reversed(rounds)]

@@ -27,7 +27,7 @@ the projection's machine.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,8 +48,12 @@ class History:
     checkpoint; by default the journal's first record), as the projection takes them."""
 
     def __init__(self, path: str | os.PathLike[str], options: CoreOptions | None, *,
-                 start: Projection | None = None, checkpoint_seq: int = 0) -> None:
+                 start: Projection | None = None, checkpoint_seq: int = 0,
+                 progress: Callable[[int], None] | None = None) -> None:
+        """``progress``: told each record's number as it is taken (a command reading the whole
+        history shows how far it has come)."""
         self.path = Path(path)
+        self.progress = progress
         self.projection = start if start is not None else start_projection(options)
         #: The checkpoint record the history resumed from (0: from the first record, or a
         #: projection handed in).
@@ -75,10 +79,12 @@ class History:
     def steps(self, until: int | None = None) -> Iterator[ProjectedRecord]:
         """Take each record after the last one taken, up to record ``until`` (the end when
         None), and hand it on with its input and outputs."""
-        take = self.projection.take
+        take, progress = self.projection.take, self.progress
         for record in chain_records(self.path, self.projection.seq):
             if until is not None and record.seq > until:
                 return
+            if progress is not None:
+                progress(record.seq)
             yield take(record)
 
     def replay(self, until: int | None = None) -> int:
@@ -94,6 +100,11 @@ class History:
     def round_in_play(self) -> Round | None:
         """The round on the table now (read only)."""
         return self.projection.machine.round
+
+    def correctable(self, round_id: str) -> bool:
+        """Whether a supervisor may still correct round ``round_id``: a reader of a round's
+        corrections reads on until it is not (:data:`~station.core.payout_steps.CORRECTABLE_ROUNDS`)."""
+        return round_id in self.projection.machine.correctable
 
     def alerts(self) -> tuple[Alert, ...]:
         """Every alert raised so far, acknowledged or not, oldest first."""

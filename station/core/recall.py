@@ -1,64 +1,161 @@
-"""Game recall: every round in a journal, with its cards, bets, decisions and settlement.
+"""Game recall: the rounds of a journal, with their cards, bets, decisions and settlement.
 
-Surveillance and supervisors ask "what happened in round 12-34?". The answer is the journal's
-history from its first record (:class:`~station.core.history.History`), read-only:
-each round's record comes with the :class:`~station.core.outputs.RoundClosed` that says it left
+Surveillance and supervisors ask "what happened in round 12-34?", "the last ten rounds", "the
+rounds of Saturday's gaming day". Each answer reads the journal read-only through the one reader
+of history (:class:`~station.core.history.History`), and only the stretch it shows: it starts at
+the newest checkpoint before that stretch (:class:`~station.core.landmarks.Landmarks`) and reads
+on until the last round shown can no longer be corrected, so a recall costs the same on a
+year-old table as on a new one. Only :func:`recall_rounds` (every round; ``station recall
+--last 0``) reads the whole history.
+
+Each round's record comes with the :class:`~station.core.outputs.RoundClosed` that says it left
 the table (its bets, every card, the decisions, the settlement, the journal time it opened and
 the inputs refused while it was open); a round still on the table is included and marked
-``in_progress``.
+``in_progress``. Whatever stretch it is read from, a round is the same (tests/core/
+test_recall_bounded.py compares each answer with a reading of the whole journal).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from station.core import outputs as out
 from station.core.history import History
+from station.core.landmarks import Landmarks
 from station.core.options import CoreOptions
+from station.core.projection import ProjectedRecord
+from station.core.rounds import RoundId
 from station.money import Money
 
 
-def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = None) -> list[dict[str, Any]]:
-    """Every round in the journal at ``path``, oldest first (see :meth:`Round.to_json`), each
-    with ``opened_at``/``closed_at`` journal times, ``shoe``, ``refused`` (the inputs refused
-    while it was open) and ``in_progress``; the first round of each shoe also has
-    ``shoe_opening``: the card exposed at the start of the shoe and the cards burned after it
-    (None on the other rounds); every round has ``corrections``: a supervisor's corrections of
-    its bets (:class:`~station.core.outputs.RoundCorrected`), each with the bet before and after,
-    both settlements, the differences, who, why, and the journal time and record (its bets and
-    settlement are those of the round when it left the table)."""
-    history = History(path, options)  # from the first record, the archives of its first records too
-    rounds: list[dict[str, Any]] = []
-    openings: dict[str, dict[str, Any]] = {}  # first round of each shoe -> its exposed and burned cards
-    corrections: dict[str, list[dict[str, Any]]] = {}  # round id -> its corrections, with when and which record
-    last_time = ""
-    for step in history.steps():
+class HeardRounds:
+    """The rounds a stretch of history shows, as recall keeps them: each that left the table
+    in it, with the opening of its shoe and its corrections, then the round on the table at
+    its end. A round already open where the stretch starts is heard too, but its shoe's
+    opening (before the stretch) is not: :attr:`open_at_start` names it."""
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        started = history.round_in_play()
+        self.open_at_start: str | None = started.round_id if started is not None else None
+        self.closed: list[dict[str, Any]] = []
+        self._openings: dict[str, dict[str, Any]] = {}  # first round of each shoe -> exposed and burned cards
+        self._corrections: dict[str, list[dict[str, Any]]] = {}  # round id -> its corrections
+        #: Whether the stretch starts at the journal's first record (nothing before it to read).
+        self.from_first_record = history.seq == 0
+        #: The journal time of the last record taken.
+        self.last_time = ""
+
+    def read(self, enough: Callable[[HeardRounds], bool] | None = None) -> HeardRounds:
+        """Take the records to the end of the history, or until ``enough`` says so (asked
+        after each record)."""
+        for step in self.history.steps():
+            self.take(step)
+            if enough is not None and enough(self):
+                break
+        return self
+
+    def take(self, step: ProjectedRecord) -> None:
         record = step.record
-        last_time = record.time
+        self.last_time = record.time
         for output in step.outputs:
             if isinstance(output, out.RoundClosed):
-                rounds.append({**output.record, "closed_at": record.time, "in_progress": False,
-                               "shoe": output.round_id.shoe})
-            elif isinstance(output, out.ShoeStarted) and (opened := history.round_in_play()) is not None:
+                self.closed.append({**output.record, "closed_at": record.time, "in_progress": False,
+                                    "shoe": output.round_id.shoe})
+            elif isinstance(output, out.ShoeStarted) and (opened := self.history.round_in_play()) is not None:
                 # The shoe's first round opens with it: the card exposed and the cards burned.
-                openings[opened.round_id] = {
+                self._openings[opened.round_id] = {
                     "exposed": output.exposed.code if output.exposed is not None else None,
                     "burned": [card.code for card in output.burned],
                 }
             elif isinstance(output, out.RoundCorrected):
-                corrections.setdefault(output.round_id, []).append(
+                self._corrections.setdefault(output.round_id, []).append(
                     {"time": record.time, "seq": record.seq, **correction_record(output)})
-    current = history.round_in_play()
-    if current is not None:
-        projection = history.projection
-        rounds.append({**current.to_json(), "opened_at": projection.opened_at(current.round_id) or last_time,
-                       "refused": list(projection.refused), "closed_at": "", "in_progress": True,
-                       "shoe": current.round_id.shoe})
-    for item in rounds:
-        item["shoe_opening"] = openings.get(item["round_id"])
-        item["corrections"] = corrections.get(item["round_id"], [])
-    return rounds
+
+    def rounds(self) -> list[dict[str, Any]]:
+        """The rounds heard, oldest first, the one still on the table last."""
+        rounds = list(self.closed)
+        current = self.history.round_in_play()
+        if current is not None:
+            projection = self.history.projection
+            rounds.append({**current.to_json(),
+                           "opened_at": projection.opened_at(current.round_id) or self.last_time,
+                           "refused": list(projection.refused), "closed_at": "", "in_progress": True,
+                           "shoe": current.round_id.shoe})
+        return [{**item, "shoe_opening": self._openings.get(item["round_id"]),
+                 "corrections": list(self._corrections.get(item["round_id"], []))} for item in rounds]
+
+
+def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = None, *,
+                  progress: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+    """Every round in the journal at ``path``, oldest first, read from its first record (the
+    archives of its first records too). Each is as :meth:`Round.to_json` gives it, with
+    ``opened_at``/``closed_at`` journal times, ``shoe``, ``refused`` (the inputs refused while
+    it was open) and ``in_progress``; the first round of each shoe also has ``shoe_opening``:
+    the card exposed at the start of the shoe and the cards burned after it (None on the other
+    rounds); every round has ``corrections``: a supervisor's corrections of its bets
+    (:class:`~station.core.outputs.RoundCorrected`), each with the bet before and after, both
+    settlements, the differences, who, why, and the journal time and record (its bets and
+    settlement are those of the round when it left the table)."""
+    return HeardRounds(History(path, options, progress=progress)).read().rounds()
+
+
+def recall_last(path: str | os.PathLike[str], options: CoreOptions | None, last: int) -> list[dict[str, Any]]:
+    """The last ``last`` rounds (``last`` > 0; as :func:`recall_rounds` gives them), read
+    from the newest checkpoint that leaves that many rounds after it: a stretch twice as long
+    back each time it does not."""
+    if last <= 0:
+        raise ValueError(f"the last {last} rounds: ask for 1 or more, or every round (recall_rounds)")
+    with Landmarks(path, options) as marks:
+        index, back = len(marks) - 1, 1
+        while True:
+            heard = HeardRounds(marks.history(index)).read()
+            rounds = heard.rounds()[-last:]
+            if heard.from_first_record or (len(rounds) == last and rounds[0]["round_id"] != heard.open_at_start):
+                return rounds
+            index, back = max(-1, index - back), back * 2
+
+
+def recall_round(path: str | os.PathLike[str], options: CoreOptions | None, round_id: str) -> dict[str, Any] | None:
+    """Round ``round_id`` (``<shoe>-<round>``; ValueError for another text), or None when the
+    journal has none: read from the newest checkpoint before it opened until it can no longer
+    be corrected, or a later round shows there is none."""
+    target = RoundId.parse(round_id)
+    wanted = (target.shoe, target.number)
+
+    def enough(heard: HeardRounds) -> bool:
+        if not heard.closed:
+            return False
+        last = RoundId.parse(heard.closed[-1]["round_id"])
+        if (last.shoe, last.number) > wanted:
+            return not heard.history.correctable(target)
+        return last == target and not heard.history.correctable(target)
+
+    with Landmarks(path, options) as marks:
+        heard = HeardRounds(marks.history(marks.before_round(target.shoe, target.number))).read(enough)
+    return next((r for r in heard.rounds() if r["round_id"] == target), None)
+
+
+def recall_between(path: str | os.PathLike[str], options: CoreOptions | None, start: str,
+                   end: str) -> list[dict[str, Any]]:
+    """The rounds opened at journal times from ``start`` up to (not including) ``end`` (a
+    gaming day's bounds), oldest first: read from the newest checkpoint before ``start`` until
+    the table has passed ``end`` and the last of them can no longer be corrected."""
+
+    def enough(heard: HeardRounds) -> bool:
+        if heard.last_time < end:
+            return False
+        current = heard.history.round_in_play()
+        if current is not None and (heard.history.projection.opened_at(current.round_id) or end) < end:
+            return False  # a round of the stretch is still on the table
+        inside = [r for r in heard.closed if start <= r["opened_at"] < end]
+        return not inside or not heard.history.correctable(inside[-1]["round_id"])
+
+    with Landmarks(path, options) as marks:
+        heard = HeardRounds(marks.history(marks.before_time(start))).read(enough)
+    return [r for r in heard.rounds() if start <= (r["opened_at"] or "") < end]
 
 
 def correction_record(output: out.RoundCorrected) -> dict[str, Any]:

@@ -134,7 +134,7 @@ class FeedDeriver:
         """Take a record and return the messages it gives, in order (most give none): what its
         outputs say, then the inputs it refused, then who took a decision the outputs name."""
         if self._significant is None:  # the devices down as the table stands before this record
-            self._significant = SignificantDeriver.resumed(self.machine)
+            self._significant = SignificantDeriver(dict(self.machine.faulted))
         self.position.recount = ()
         self.learn_currency(record)
         before = self.machine.round

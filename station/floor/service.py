@@ -170,7 +170,7 @@ class FloorFeatures:
 
         metrics, loop = self.metrics, self.loop
         assert metrics is not None
-        deriver = loop.inspect(SignificantDeriver.resumed)  # start-up: before the loop runs
+        deriver = SignificantDeriver.resumed(loop.published)  # start-up: before the loop runs
         began = getattr(station, "run_began_after", self.tip)
         # Only the station's own records are there (nothing of them depends on the table's rules).
         for record, event, outputs in projected(loop.journal.records(began), None):

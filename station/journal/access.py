@@ -92,6 +92,22 @@ class Access:
                 return
             below = rows[-1][0]
 
+    def seqs_of_kind(self, kind: str) -> list[int]:
+        """The sequence numbers of every record of one kind in this file, oldest first. For a
+        kind of :data:`~station.journal.schema.INDEXED_KINDS` this reads the index alone, not
+        the records: a year of checkpoints is listed in milliseconds."""
+        indexed = f"{INDEXED} AND " if kind in INDEXED_KINDS else ""
+        with self._lock:
+            rows = self._require_open().execute(
+                f"SELECT seq FROM records WHERE {indexed}kind = ? ORDER BY seq", (kind,)).fetchall()
+        return [int(row[0]) for row in rows]
+
+    def time_of(self, seq: int) -> str | None:
+        """The journal time of record ``seq`` (its payload is not read), or None."""
+        with self._lock:
+            row = self._require_open().execute("SELECT time FROM records WHERE seq = ?", (int(seq),)).fetchone()
+        return None if row is None else str(row[0])
+
     def first_of_kind(self, kind: str, *, after: int = 0) -> JournalRecord | None:
         """The oldest record of one kind in this file (after seq ``after``), or None (through
         the index, as above)."""

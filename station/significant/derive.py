@@ -9,14 +9,14 @@ Most events are one record's own: a lid opened, a start with what it found of th
 a refused PIN. Only the devices need a memory, and it is the table's: a device that faults
 while already faulted is not lost twice, and what brings it back (its door closed, its link
 up) depends on what took it away. A deriver starting in the middle of a journal takes that
-memory from the machine (:meth:`SignificantDeriver.resumed`).
+memory from where the table stood (:meth:`SignificantDeriver.resumed`, from a snapshot).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from station.core import outputs as out
 from station.core.stop_steps import SELF_TEST
@@ -37,6 +37,9 @@ from station.events import (
 )
 from station.journal import JournalRecord
 from station.significant.codes import CODES
+
+if TYPE_CHECKING:
+    from station.core.snapshot import TableSnapshot
 
 #: The journal record a new journal starts with (station/service/setup.py).
 CONFIGURATION = "Configuration"
@@ -74,9 +77,10 @@ class SignificantDeriver:
         self._faulted: dict[str, str] = dict(faulted or {})
 
     @classmethod
-    def resumed(cls, machine: Any) -> SignificantDeriver:
-        """A deriver for the records after the state ``machine`` is in."""
-        return cls(machine.faulted)
+    def resumed(cls, table: TableSnapshot) -> SignificantDeriver:
+        """A deriver for the records after the table stands as ``table`` says (the devices down
+        then, and what took each down)."""
+        return cls(dict(table.faulted))
 
     def take(self, record: JournalRecord, event: Event | None,
              outputs: Iterable[out.Output]) -> list[SignificantEvent]:

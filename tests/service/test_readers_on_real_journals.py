@@ -160,6 +160,7 @@ def check_readers(capsys: pytest.CaptureFixture[str], config: Path, journal: Pat
     status, said = station(capsys, "meters", "--day", "all", "--json", "--config", str(config), *where)
     assert status == 0, said
     meters = json.loads(said)
+    check_stretches(capsys, config, journal, rounds, meters["gaming_days"])
     counted = sum(day["totals"]["rounds"] + day["totals"]["voided_rounds"] for day in meters["days"])
     assert counted == len(closed), (counted, len(closed))
     days = meters["gaming_days"]
@@ -181,12 +182,43 @@ def check_readers(capsys: pytest.CaptureFixture[str], config: Path, journal: Pat
     assert status == 0 and "with 1 archive" in said and "match" in said, said
     status, said = station(capsys, "recall", "--round", first, "--config", str(config), *where)
     assert status == 0 and first in said, said
+    status, said = station(capsys, "recall", "--last", "0", "--json", "--config", str(config), *where)
+    assert status == 0 and json.loads(said) == rounds, "every round, across the archive's seam"
     status, said = station(capsys, "meters", "--day", "all", "--json", "--config", str(config), *where)
     assert status == 0, said
     after = json.loads(said)
+    check_stretches(capsys, config, journal, rounds, after["gaming_days"])
     assert sum(d["totals"]["rounds"] + d["totals"]["voided_rounds"] for d in after["days"]) == counted
     status, said = station(capsys, "journal", "export", *where)
     assert status == 0 and len(said.splitlines()) >= len(lines), said[-500:]
+
+
+def check_stretches(capsys: pytest.CaptureFixture[str], config: Path, journal: Path, rounds: list[dict[str, Any]],
+                    days: list[str]) -> None:
+    """Every question that reads only its stretch of the journal (from the checkpoint before
+    it) answers what the whole journal answers: each round by id, the last rounds, each gaming
+    day's rounds, and the event log from points across the journal."""
+    from station.cli.commands.recall import gaming_day_times
+    from station.config.options import journal_options
+    from station.significant.log import read_log
+
+    where = ("--journal", str(journal), "--config", str(config))
+    for round_ in [*rounds[::12], rounds[-1]]:  # each reads on to the end of a journal this short
+        status, said = station(capsys, "recall", "--round", round_["round_id"], "--json", *where)
+        assert status == 0 and json.loads(said) == [round_], f"recall --round {round_['round_id']}"
+    for last in (1, 5, len(rounds)):
+        status, said = station(capsys, "recall", "--last", str(last), "--json", *where)
+        assert status == 0 and json.loads(said) == rounds[-last:], f"recall --last {last}"
+    for day in days:
+        start, end = gaming_day_times(journal, config, day)
+        status, said = station(capsys, "recall", "--day", day, "--json", *where)
+        assert status == 0, said
+        assert json.loads(said) == [r for r in rounds if start <= r["opened_at"] < end], f"recall --day {day}"
+    options = journal_options(journal, config)
+    whole = read_log(journal, options)
+    for event in whole[:: max(1, len(whole) // 4)]:
+        assert read_log(journal, options, since=event.time) == [e for e in whole if e.time >= event.time], (
+            f"events since {event.time}")
 
 
 @pytest.mark.parametrize("name", shipped_ids())

@@ -19,8 +19,10 @@ def register(subparsers: Any) -> None:
         "events", help="the significant-event log: starts and stops, devices, doors, alarms, access, dealers",
         description="The significant events of the journal, oldest first, each with its time in the table's "
         "zone, the device and a stable code (docs/events.md). Read-only.")
-    parser.add_argument("--since", metavar="WHEN", help="only from WHEN: a gaming day (2026-12-01, from its "
-                        "[table] gaming_day_start), a local time (2026-12-01 21:30), or a time ago (30m, 2h, 7d)")
+    parser.add_argument("--since", metavar="WHEN", help="from WHEN: a gaming day (2026-12-01, from its "
+                        "[table] gaming_day_start), a local time (2026-12-01 21:30), a time ago (30m, 2h, 7d), or "
+                        "'all' for the whole log (which reads the whole journal); by default the 24 hours up to "
+                        "the journal's newest record")
     parser.add_argument("--code", action="append", metavar="CODE", help="only this code, or every code of this "
                         "family (station, device, integrity, journal, access, table); may be given again")
     parser.add_argument("--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the "
@@ -73,7 +75,8 @@ def since_time(text: str | None, zone_name: str, day_start: str, now: datetime |
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.cli.commands.recall import journal_and_options, journal_timezone
+    from station.cli.commands.recall import journal_and_options, journal_gaming_day_start, journal_timezone
+    from station.cli.progress import Progress
     from station.journal import JournalError
     from station.localtime import DEFAULT_GAMING_DAY_START, zone
     from station.significant.log import as_rows, read_log
@@ -82,27 +85,35 @@ def run(args: argparse.Namespace) -> int:
     path, options, config_path = journal_and_options(args.journal, args.config)
     try:
         zone_name = journal_timezone(path, config_path)
-        since = since_time(args.since, zone_name, _gaming_day_start(path) or DEFAULT_GAMING_DAY_START)
-        rows = as_rows(read_log(path, options, since=since, codes=codes), zone(zone_name))
+        if args.since is not None and args.since.strip() == "all":
+            with Progress.of_journal("events: the whole log", path) as progress:
+                found = read_log(path, options, codes=codes, progress=progress)
+        else:
+            when = args.since if args.since is not None else _day_before_newest(path)
+            since = since_time(when, zone_name, journal_gaming_day_start(path) or DEFAULT_GAMING_DAY_START)
+            found = read_log(path, options, since=since, codes=codes)
+        rows = as_rows(found, zone(zone_name))
     except JournalError as exc:
         raise CliError(str(exc)) from None
     if args.json:
         print(json.dumps(rows, indent=2))
     elif not rows:
-        print(f"no significant events in {path}" + (" for what was asked" if since or codes else ""))
+        print(f"no significant events in {path} for what was asked"
+              + ("" if args.since else " (the last 24 hours of the journal; --since all for the whole log)"))
     else:
         for row in rows:
             print(f"{row['local_time']}  #{row['seq']:<7} {row['code']:<26} {row['device']:<10} {row['text']}")
     return 0
 
 
-def _gaming_day_start(path: Any) -> str | None:
-    """``[table] gaming_day_start`` as the journal's configuration records it."""
-    from station.config.options import CONFIGURATION_RECORD
+def _day_before_newest(path: Any) -> str:
+    """24 hours before the journal's newest record, as ``--since`` takes a time: the default
+    window, which follows the table's own last day rather than the clock of who asks."""
     from station.journal import JournalReader
+    from station.localtime import parse_journal_time
 
     with JournalReader(path) as reader:
-        record = reader.last_of_kind(CONFIGURATION_RECORD)
-    table = record.payload.get("table", {}) if record is not None else {}
-    start = table.get("gaming_day_start") if isinstance(table, dict) else None
-    return start if isinstance(start, str) else None
+        newest = reader.last()
+    if newest is None:
+        return ""
+    return (parse_journal_time(newest.time) - timedelta(hours=24)).isoformat()

@@ -14,12 +14,16 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "recall",
         help="show past rounds from the journal",
-        description="Show past rounds (every card, the bets, the decisions, the settlement) by replaying "
-        "the journal read-only. Without --round or --last, shows the last 10 rounds.",
+        description="Show past rounds (every card, the bets, the decisions, the settlement) from the journal, "
+        "read-only: only the stretch of it they were dealt in, from the checkpoint before them. Without --round, "
+        "--day or --last, shows the last 10 rounds.",
     )
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--last", type=int, metavar="N", help="the last N rounds (0: every round in the journal)")
+    which.add_argument("--last", type=int, metavar="N",
+                       help="the last N rounds (0: every round in the journal, which reads all of it)")
     which.add_argument("--round", metavar="ID", help="one round by id, e.g. 12-34 (shoe 12, round 34)")
+    which.add_argument("--day", metavar="DATE", help="the rounds of one gaming day, e.g. 2026-12-01 (from the "
+                       "table's gaming day start, in its time zone)")
     parser.add_argument(
         "--journal", metavar="PATH", help="journal file (overrides $STATION_JOURNAL and the configuration)"
     )
@@ -31,38 +35,74 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported here so other commands stay light.
     from station.config.errors import ConfigError
-    from station.core.recall import describe, recall_rounds
-    from station.journal import JournalError
+    from station.core.recall import describe
 
     path, options, config_path = journal_and_options(args.journal, args.config)
+    last = 10 if args.last is None else args.last
+    if last < 0:
+        raise CliError("--last must be 0 or more")
     try:
-        rounds = recall_rounds(path, options)
+        rounds = _rounds(args, path, options, config_path, last)
         _name_the_software(path, rounds)
         _local_times(path, config_path, rounds)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    except JournalError as exc:
-        raise CliError(str(exc)) from None
-    if args.round:
-        rounds = [r for r in rounds if r["round_id"] == args.round]
-        if not rounds:
-            raise CliError(f"no round {args.round} in {path}", 1)
-    else:
-        last = 10 if args.last is None else args.last
-        if last < 0:
-            raise CliError("--last must be 0 or more")
-        if last:
-            rounds = rounds[-last:]
+    if args.round and not rounds:
+        raise CliError(f"no round {args.round} in {path}", 1)
     if args.json:
         print(json.dumps(rounds, indent=2))
     elif not rounds:
-        print(f"no rounds in {path}")
+        print(f"no rounds in {path}" + (f" on gaming day {args.day}" if args.day else ""))
     else:
         # Amounts in the table's money as the journal's configuration (or the file) writes it.
         money = options.table.money if options.table is not None else None
         print("\n\n".join(describe({**r, "opened_at": r["opened"], "closed_at": r["closed"]}, money)
                             for r in rounds))
     return 0
+
+
+def _rounds(args: argparse.Namespace, path: Path, options: Any, config_path: Path | None,
+            last: int) -> list[dict[str, Any]]:
+    """The rounds asked for, each read from only its stretch of the journal (every round for
+    ``--last 0``, with the progress of that whole reading on standard error)."""
+    from station.cli.progress import Progress
+    from station.core.recall import recall_between, recall_last, recall_round, recall_rounds
+    from station.journal import JournalError
+
+    try:
+        if args.round:
+            try:
+                found = recall_round(path, options, args.round)
+            except ValueError:
+                raise CliError(f"--round: {args.round!r} is not a round id; ids are <shoe>-<round>, "
+                               "e.g. 12-34") from None
+            return [found] if found is not None else []
+        if args.day:
+            start, end = gaming_day_times(path, config_path, args.day)
+            return recall_between(path, options, start, end)
+        if last == 0:
+            with Progress.of_journal("recall: every round", path) as progress:
+                return recall_rounds(path, options, progress=progress)
+        return recall_last(path, options, last)
+    except JournalError as exc:
+        raise CliError(str(exc)) from None
+
+
+def gaming_day_times(path: Path, config_path: Path | None, text: str) -> tuple[str, str]:
+    """The journal times (UTC) gaming day ``text`` (YYYY-MM-DD) runs from and to, in the
+    table's zone and from its gaming day start as the journal records them."""
+    from datetime import datetime
+
+    from station.journal.store import format_time
+    from station.localtime import DEFAULT_GAMING_DAY_START, day_start, gaming_day_bounds, zone
+
+    try:
+        day = datetime.strptime(text.strip(), "%Y-%m-%d").date()
+    except ValueError:
+        raise CliError(f"--day: {text!r} is not a date (2026-12-01)") from None
+    tz = zone(journal_timezone(path, config_path))
+    start, end = gaming_day_bounds(day, tz, day_start(journal_gaming_day_start(path) or DEFAULT_GAMING_DAY_START))
+    return format_time(start), format_time(end)
 
 
 def journal_and_options(journal: str | None, config: str | None) -> tuple[Path, Any, Path | None]:
@@ -112,6 +152,18 @@ def journal_timezone(path: Path, config_path: Path | None) -> str:
     return name if isinstance(name, str) and not timezone_problem(name) else DEFAULT_TIMEZONE
 
 
+def journal_gaming_day_start(path: Path) -> str | None:
+    """``[table] gaming_day_start`` as the journal's configuration records it."""
+    from station.config.options import CONFIGURATION_RECORD
+    from station.journal import JournalReader
+
+    with JournalReader(path) as reader:
+        record = reader.last_of_kind(CONFIGURATION_RECORD)
+    table = record.payload.get("table", {}) if record is not None else {}
+    start = table.get("gaming_day_start") if isinstance(table, dict) else None
+    return start if isinstance(start, str) else None
+
+
 def _local_times(path: Path, config_path: Path | None, rounds: list[dict[str, Any]]) -> None:
     """Times as people at the table read them (:func:`journal_timezone`). The journal's own UTC
     times stay in ``opened_at``/``closed_at``; ``opened``/``closed`` are local."""
@@ -129,16 +181,23 @@ def _local_times(path: Path, config_path: Path | None, rounds: list[dict[str, An
 
 def _name_the_software(path: Path, rounds: list[dict[str, Any]]) -> None:
     """Each round gets ``software``: the version of the station that had the journal open when
-    the round began (from the journal's Configuration and Software records)."""
+    the round began (from the journal's Configuration and Software records, found through its
+    index of kinds in each file of its history)."""
     from station.config.options import CONFIGURATION_RECORD, SOFTWARE_KEY, SOFTWARE_RECORD
-    from station.journal.seams import chain_records
+    from station.journal import JournalReader
+    from station.journal.seams import chain
 
-    versions: list[tuple[str, str]] = []  # (journal time, version), in journal order
-    for record in chain_records(path):  # the archives of its first records too
-        if record.kind == SOFTWARE_RECORD:
-            versions.append((record.time, str(record.payload.get("version", ""))))
-        elif record.kind == CONFIGURATION_RECORD and SOFTWARE_KEY in record.payload:
-            versions.append((record.time, str(record.payload[SOFTWARE_KEY].get("version", ""))))
+    found: list[tuple[int, str, str]] = []  # (seq, journal time, version)
+    for item in chain(path):  # the archives of its first records too
+        if not item.present:
+            continue
+        with JournalReader(item.path) as reader:
+            for record in reader.of_kind(SOFTWARE_RECORD):
+                found.append((record.seq, record.time, str(record.payload.get("version", ""))))
+            for record in reader.of_kind(CONFIGURATION_RECORD):
+                if SOFTWARE_KEY in record.payload:
+                    found.append((record.seq, record.time, str(record.payload[SOFTWARE_KEY].get("version", ""))))
+    versions = [(time, version) for _, time, version in sorted(found)]
     for round_ in rounds:
         began = round_.get("opened_at") or ""
         round_["software"] = next((v for t, v in reversed(versions) if t <= began), "") if began else ""

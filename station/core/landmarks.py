@@ -39,7 +39,7 @@ from station.core.checkpoints import CHECKPOINT, start_projection
 from station.core.history import History
 from station.core.options import CoreOptions
 from station.core.state import STATE_FORMAT
-from station.journal import JournalReader
+from station.journal import JournalReader, JournalRecord
 from station.journal.seams import chain
 
 log = structlog.get_logger("station.core")
@@ -103,6 +103,16 @@ class Landmarks:
             return int(payload["shoe"]), int(payload["state"]["machine"]["shoe"]["rounds"])
         except (AssertionError, KeyError, TypeError, ValueError):
             return 0, 0
+
+    def index_of(self, seq: int) -> int:
+        """The index of the landmark that is record ``seq`` (ValueError when none is)."""
+        return next(i for i in range(len(self.marks) - 1, -1, -1) if self.marks[i].seq == seq)
+
+    def beside(self, index: int, kind: str) -> JournalRecord | None:
+        """The first record of ``kind`` after landmark ``index`` in its file: where a reader
+        keeps its own state beside the projection's (the integrity monitor's checkpoint)."""
+        mark = self.marks[index]
+        return self._readers[mark.file].first_of_kind(kind, after=mark.seq)
 
     # --- finding one ------------------------------------------------------------------------
 

@@ -1,31 +1,94 @@
 """The integrity report of a journal: per shoe, the composition account, the edge curve, the
 tests with their p-values, the deck checks and the alerts (``station integrity report``).
 
-The journal is read from its first record (:class:`~station.core.history.History`), read-only, and
-the very monitor the station runs (:class:`~station.integrity.monitor.IntegrityMonitor`) is fed them:
-the figures are the ones the station computed live, and the alerts are the journal's own (the
-register replay rebuilds), with who acknowledged them.
+The journal is read through the one reader of history (:class:`~station.core.history.History`),
+read-only, and the very monitor the station runs (:class:`~station.integrity.monitor.IntegrityMonitor`)
+is fed its outputs: the figures are the ones the station computed live, and the alerts are the
+journal's own (the register replay rebuilds), with who acknowledged them. The whole report reads
+from the first record; one shoe (:func:`shoe_report`) reads only the stretch around it, from
+the checkpoint before it and the monitor's checkpoint beside that one
+(:class:`~station.core.landmarks.Landmarks`), so it costs the same on a year-old table as on
+a new one. Under a continuous shuffler the "shoe" is the shuffler's session: its report is
+that session's whole history.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from station.core import outputs as out
 from station.core.history import History
+from station.core.landmarks import TRIES, Landmarks
 from station.core.options import CoreOptions
 from station.integrity.monitor import IntegrityMonitor, IntegritySettings, ShoeRecord
+from station.integrity.monitor_state import restore_monitor, settings_json
+from station.integrity.service import INTEGRITY_CHECKPOINT
 
 
 def integrity_report(path: str | os.PathLike[str], options: CoreOptions,
-                     settings: IntegritySettings | None = None) -> dict[str, Any]:
+                     settings: IntegritySettings | None = None, *,
+                     progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Every shoe of the journal at ``path`` (see :meth:`ShoeRecord.to_json`), with its deck
-    checks and alerts, and the alerts of no shoe (``"other_alerts"``)."""
-    history = History(path, options)  # the archives of its first records too
+    checks and alerts, and the alerts of no shoe (``"other_alerts"``), read from the first
+    record (the archives of its first records too)."""
+    history = History(path, options, progress=progress)
     monitor = IntegrityMonitor(options, settings, keep_shoes=True)
+    return _report(history, monitor, options, history)
+
+
+def shoe_report(path: str | os.PathLike[str], options: CoreOptions, settings: IntegritySettings | None,
+                shoe: int) -> dict[str, Any]:
+    """Shoe ``shoe`` of the journal as :func:`integrity_report` gives it (``shoes`` holds it
+    alone, or nothing; ``other_alerts`` is empty), read from the checkpoint before the shoe
+    before it opened (its deck checks are made between the shoes) until the next shoe opens,
+    with the monitor's own checkpoint beside that one; its alerts as the table's register holds
+    them now (acknowledged since or not), from the newest checkpoint."""
+    settings = settings or IntegritySettings()
+    with Landmarks(path, options) as marks:
+        history, monitor = _monitor_before(marks, options, settings, marks.before_round(shoe - 1, 1))
+        now = marks.history(len(marks) - 1)
+    monitor.keep_shoes = True
+    report = _report(history, monitor, options, now, until_shoe=shoe)
+    report["shoes"] = [s for s in report["shoes"] if s["shoe"] == shoe]
+    report["other_alerts"] = []
+    return report
+
+
+def _monitor_before(marks: Landmarks, options: CoreOptions, settings: IntegritySettings,
+                    index: int) -> tuple[History, IntegrityMonitor]:
+    """The history from landmark ``index`` (or an older one) with the integrity monitor as it
+    stood there under ``settings`` (its checkpoint beside the landmark); from the first record
+    with a new monitor when none serves."""
+    wanted = settings_json(settings)
+    for _ in range(TRIES):
+        if index < 0:
+            break
+        history = marks.history(index)
+        if history.checkpoint_seq == 0:
+            break
+        index = marks.index_of(history.checkpoint_seq)
+        beside = marks.beside(index, INTEGRITY_CHECKPOINT)
+        payload = beside.payload if beside is not None else {}
+        if payload.get("checkpoint") == history.checkpoint_seq and payload.get("settings") == wanted:
+            try:
+                return history, restore_monitor(options, settings, payload["monitor"])
+            except (KeyError, TypeError, ValueError):
+                pass  # another layout or damaged: an older one
+        index -= 1
+    return History(marks.journal, options), IntegrityMonitor(options, settings, keep_shoes=True)
+
+
+def _report(history: History, monitor: IntegrityMonitor, options: CoreOptions, register: History,
+            until_shoe: int | None = None) -> dict[str, Any]:
+    """The report of the records ``history`` has yet to take (to the end, or until a shoe
+    after ``until_shoe`` opens), fed to ``monitor``; the alerts from ``register`` read to its
+    end."""
     checks: list[dict[str, Any]] = []
     for step in history.steps():
+        if until_shoe is not None and history.table.shoe > until_shoe:
+            break
         for output in step.outputs:
             if isinstance(output, IntegrityMonitor.KINDS):
                 monitor.feed(output)
@@ -36,7 +99,9 @@ def integrity_report(path: str | os.PathLike[str], options: CoreOptions,
     shoes: list[ShoeRecord] = list(monitor.shoes)
     if monitor.shoe is not None and not monitor.shoe.ended:
         shoes.append(monitor.shoe)
-    alerts = [a.to_json() for a in history.alerts()]
+    if register is not history:
+        register.replay()
+    alerts = [a.to_json() for a in register.alerts()]
     report_shoes = []
     for record in shoes:
         item = record.to_json()
@@ -46,7 +111,7 @@ def integrity_report(path: str | os.PathLike[str], options: CoreOptions,
     numbers = {r.shoe for r in shoes}
     return {"game": options.game, "decks": options.decks, "equipment": options.equipment,
             "shoes": report_shoes, "other_alerts": [a for a in alerts if a["shoe"] not in numbers],
-            "alert_counts": dict(history.table.alert_counts)}
+            "alert_counts": dict(register.table.alert_counts)}
 
 
 def describe_shoe(shoe: dict[str, Any]) -> str:

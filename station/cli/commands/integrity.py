@@ -29,10 +29,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from station.cli.progress import Progress
     from station.config.errors import ConfigError
     from station.config.options import core_options, journal_options
     from station.integrity.monitor import IntegritySettings
-    from station.integrity.report import describe_shoe, integrity_report
+    from station.integrity.report import describe_shoe, integrity_report, shoe_report
     from station.journal import JournalError
     from station.journal.location import journal_path
     from station.service.config import load_config
@@ -48,13 +49,15 @@ def run(args: argparse.Namespace) -> int:
     path = journal_path(args.journal, loaded.config.station.journal or None)
     try:
         options = journal_options(path, loaded.path) or options
-        report = integrity_report(path, options, settings)
+        if args.shoe is not None:
+            report = shoe_report(path, options, settings, args.shoe)
+        else:
+            with Progress.of_journal("integrity report: every shoe", path) as progress:
+                report = integrity_report(path, options, settings, progress=progress)
     except JournalError as exc:
         raise CliError(str(exc)) from None
-    if args.shoe is not None:
-        report["shoes"] = [s for s in report["shoes"] if s["shoe"] == args.shoe]
-        if not report["shoes"]:
-            raise CliError(f"no shoe {args.shoe} in {path}", 1)
+    if args.shoe is not None and not report["shoes"]:
+        raise CliError(f"no shoe {args.shoe} in {path}", 1)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0

@@ -16,6 +16,8 @@ from typing import TextIO
 
 #: Seconds between two progress lines (the first after as long).
 EVERY_SECONDS = 3.0
+#: Records between two looks at the clock (a look costs more than taking a record).
+LOOK_EVERY = 2048
 
 
 class Progress:
@@ -23,13 +25,13 @@ class Progress:
     :data:`EVERY_SECONDS` have passed since the last, and a closing line if it wrote any."""
 
     def __init__(self, what: str, last_seq: int, *, out: TextIO | None = None,
-                 every: float = EVERY_SECONDS) -> None:
+                 every: float | None = None) -> None:
         self.what = what
         self.last_seq = max(1, last_seq)
         self.out = out if out is not None else sys.stderr
-        self.every = every
+        self.every = EVERY_SECONDS if every is None else every
         self.started = time.monotonic()
-        self._next = self.started + every
+        self._next = self.started + self.every
         self._calls = 0
         self.lines = 0
 
@@ -44,7 +46,7 @@ class Progress:
 
     def __call__(self, seq: int) -> None:
         self._calls += 1
-        if self._calls % 2048:  # the clock is looked at now and then, not for every record
+        if self._calls % LOOK_EVERY:
             return
         now = time.monotonic()
         if now >= self._next:

@@ -13,6 +13,7 @@ like any other tamper: the record, and the first part of the state that differs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from station.core.checkpoints import check_checkpoints
 from station.integrity.checkpoints import MonitorCheck
 from station.integrity.monitor_state import settings_from
 from station.integrity.service import INTEGRITY_CHECKPOINT
-from station.journal import JournalReader
+from station.journal import JournalReader, JournalRecord
 from station.journal.seams import chain_records
 
 
@@ -33,8 +34,9 @@ class DeepCheck:
     checkpoints: int = 0
 
 
-def deep_check(path: Path) -> DeepCheck:
-    """Replay the journal at ``path`` and compare its checkpoints (read-only)."""
+def deep_check(path: Path, progress: Callable[[int], None] | None = None) -> DeepCheck:
+    """Replay the journal at ``path`` and compare its checkpoints (read-only); ``progress`` is
+    told each record's number as it is replayed."""
     options = journal_options(path, path)
     if options is None:
         return DeepCheck(True, "no configuration recorded: checkpoints not compared")
@@ -43,9 +45,18 @@ def deep_check(path: Path) -> DeepCheck:
         settings = settings_from(first.payload["settings"]) if first is not None and "settings" in first.payload \
             else None
         monitor = MonitorCheck(options, settings)
-        check = check_checkpoints(chain_records(path), options, observe=monitor)
+        records = chain_records(path)
+        if progress is not None:
+            records = _told(records, progress)
+        check = check_checkpoints(records, options, observe=monitor)
     bad = sorted((seq, words) for seq, words in ((check.first_bad_seq, check.words()),
                                                   (monitor.first_bad_seq, monitor.problem)) if seq is not None)
     if bad:
         return DeepCheck(False, bad[0][1], bad[0][0], check.checked)
     return DeepCheck(True, f"{check.words()}; {monitor.words()}", None, check.checked)
+
+
+def _told(records: Iterator[JournalRecord], progress: Callable[[int], None]) -> Iterator[JournalRecord]:
+    for record in records:
+        progress(record.seq)
+        yield record

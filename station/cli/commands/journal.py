@@ -83,9 +83,11 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _replayed(path: Path) -> Any:
     """``--deep``: the checkpoints against a replay from the first record (station/service/deep_check.py)."""
+    from station.cli.progress import Progress
     from station.service.deep_check import deep_check
 
-    return deep_check(path)
+    with Progress.of_journal("verify --deep: the replay", path) as progress:
+        return deep_check(path, progress)
 
 
 def _verify_anchors(args: argparse.Namespace, path: Path) -> int:
@@ -117,13 +119,16 @@ def _verify_anchors(args: argparse.Namespace, path: Path) -> int:
 
 
 def _write_jsonl(path: Path, since: int, out: IO[bytes]) -> int:
+    from station.cli.progress import Progress
     from station.journal.seams import chain_records  # the archives of its first records too
 
     written = 0
-    for record in chain_records(path, since):
-        line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":"))
-        out.write(line.encode("utf-8") + b"\n")
-        written += 1
+    with Progress.of_journal("export", path) as progress:
+        for record in chain_records(path, since):
+            progress(record.seq)
+            line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":"))
+            out.write(line.encode("utf-8") + b"\n")
+            written += 1
     return written
 
 

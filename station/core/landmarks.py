@@ -114,6 +114,31 @@ class Landmarks:
         mark = self.marks[index]
         return self._readers[mark.file].first_of_kind(kind, after=mark.seq)
 
+    def correctable(self, index: int) -> set[str] | None:
+        """The rounds a supervisor could still correct at landmark ``index``; None when its
+        payload does not say (another layout, or damaged)."""
+        payload = self._payload(index, keep=False)
+        if payload is None or payload.get("format") != STATE_FORMAT:
+            return None
+        try:
+            return {str(row[0]) for row in payload["state"]["machine"]["correctable"]}
+        except (KeyError, TypeError, IndexError):
+            return None
+
+    def first_after(self, seq: int) -> int:
+        """The index of the first landmark after record ``seq`` (``len(self)`` for none)."""
+        return self._last_where(lambda i: self.marks[i].seq <= seq) + 1
+
+    def inputs_naming(self, kind: str, round_ids: set[str], after: int, before: int | None) -> list[int]:
+        """The records of input ``kind`` with ``after < seq < before`` (to the end when None)
+        whose ``round_id`` is one of ``round_ids``, in every file of the history that holds
+        part of that stretch."""
+        found: list[int] = []
+        for reader in self._readers.values():
+            found.extend(record.seq for record in reader.of_kind_between(kind, after, before)
+                         if record.payload.get("round_id") in round_ids)
+        return sorted(found)
+
     # --- finding one ------------------------------------------------------------------------
 
     def before_time(self, time: str) -> int:

@@ -27,6 +27,7 @@ from station.core.landmarks import Landmarks
 from station.core.options import CoreOptions
 from station.core.projection import ProjectedRecord
 from station.core.rounds import RoundId
+from station.events import BetCorrected
 from station.money import Money
 
 
@@ -48,10 +49,10 @@ class HeardRounds:
         #: The journal time of the last record taken.
         self.last_time = ""
 
-    def read(self, enough: Callable[[HeardRounds], bool] | None = None) -> HeardRounds:
-        """Take the records to the end of the history, or until ``enough`` says so (asked
-        after each record)."""
-        for step in self.history.steps():
+    def read(self, enough: Callable[[HeardRounds], bool] | None = None, *, until: int | None = None) -> HeardRounds:
+        """Take the records to the end of the history (or record ``until``), or until
+        ``enough`` says so (asked after each record)."""
+        for step in self.history.steps(until):
             self.take(step)
             if enough is not None and enough(self):
                 break
@@ -73,6 +74,26 @@ class HeardRounds:
             elif isinstance(output, out.RoundCorrected):
                 self._corrections.setdefault(output.round_id, []).append(
                     {"time": record.time, "seq": record.seq, **correction_record(output)})
+
+    def read_on_for_corrections(self, marks: Landmarks, round_ids: set[str]) -> None:
+        """Having read past the rounds ``round_ids``, hear the corrections a supervisor made of
+        them later, without replaying the rounds between: the correction inputs naming them are
+        looked for, record by record, up to the first checkpoint at which none of them can be
+        corrected any more (:data:`~station.core.payout_steps.CORRECTABLE_ROUNDS` rounds later
+        at most), and only when there is one is the history read on to the last of them."""
+        still = {r for r in round_ids if self.history.correctable(r)}
+        if not still:
+            return
+        index = marks.first_after(self.history.seq)
+        while index < len(marks):
+            correctable = marks.correctable(index)
+            if correctable is not None and not still & correctable:
+                break
+            index += 1
+        before = marks.marks[index].seq if index < len(marks) else None
+        found = marks.inputs_naming(BetCorrected.kind, still, self.history.seq, before)
+        if found:
+            self.read(until=found[-1])
 
     def rounds(self) -> list[dict[str, Any]]:
         """The rounds heard, oldest first, the one still on the table last."""
@@ -120,8 +141,9 @@ def recall_last(path: str | os.PathLike[str], options: CoreOptions | None, last:
 
 def recall_round(path: str | os.PathLike[str], options: CoreOptions | None, round_id: str) -> dict[str, Any] | None:
     """Round ``round_id`` (``<shoe>-<round>``; ValueError for another text), or None when the
-    journal has none: read from the newest checkpoint before it opened until it can no longer
-    be corrected, or a later round shows there is none."""
+    journal has none: read from the newest checkpoint before it opened until it leaves the
+    table (or a later round shows there is none), with the corrections made of it later
+    (:meth:`HeardRounds.read_on_for_corrections`)."""
     target = RoundId.parse(round_id)
     wanted = (target.shoe, target.number)
 
@@ -129,12 +151,11 @@ def recall_round(path: str | os.PathLike[str], options: CoreOptions | None, roun
         if not heard.closed:
             return False
         last = RoundId.parse(heard.closed[-1]["round_id"])
-        if (last.shoe, last.number) > wanted:
-            return not heard.history.correctable(target)
-        return last == target and not heard.history.correctable(target)
+        return (last.shoe, last.number) >= wanted
 
     with Landmarks(path, options) as marks:
         heard = HeardRounds(marks.history(marks.before_round(target.shoe, target.number))).read(enough)
+        heard.read_on_for_corrections(marks, {target})
     return next((r for r in heard.rounds() if r["round_id"] == target), None)
 
 
@@ -142,19 +163,18 @@ def recall_between(path: str | os.PathLike[str], options: CoreOptions | None, st
                    end: str) -> list[dict[str, Any]]:
     """The rounds opened at journal times from ``start`` up to (not including) ``end`` (a
     gaming day's bounds), oldest first: read from the newest checkpoint before ``start`` until
-    the table has passed ``end`` and the last of them can no longer be corrected."""
+    the table has passed ``end`` and every one of them has left it, with the corrections made
+    of them later (:meth:`HeardRounds.read_on_for_corrections`)."""
 
     def enough(heard: HeardRounds) -> bool:
         if heard.last_time < end:
             return False
         current = heard.history.round_in_play()
-        if current is not None and (heard.history.projection.opened_at(current.round_id) or end) < end:
-            return False  # a round of the stretch is still on the table
-        inside = [r for r in heard.closed if start <= r["opened_at"] < end]
-        return not inside or not heard.history.correctable(inside[-1]["round_id"])
+        return current is None or (heard.history.projection.opened_at(current.round_id) or end) >= end
 
     with Landmarks(path, options) as marks:
         heard = HeardRounds(marks.history(marks.before_time(start))).read(enough)
+        heard.read_on_for_corrections(marks, {r["round_id"] for r in heard.closed if start <= r["opened_at"] < end})
     return [r for r in heard.rounds() if start <= (r["opened_at"] or "") < end]
 
 

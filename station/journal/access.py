@@ -102,6 +102,18 @@ class Access:
                 f"SELECT seq FROM records WHERE {indexed}kind = ? ORDER BY seq", (kind,)).fetchall()
         return [int(row[0]) for row in rows]
 
+    def of_kind_between(self, kind: str, after: int, before: int | None = None) -> list[JournalRecord]:
+        """The records of one kind with ``after < seq < before`` (to the end when ``before`` is
+        None), oldest first: a walk over that stretch of the file in sequence order, which reads
+        the rows but decodes only those of ``kind`` (a kind that is not indexed, in a stretch
+        known to be short)."""
+        below = _NO_LIMIT if before is None else int(before)
+        with self._lock:
+            rows = self._require_open().execute(
+                f"SELECT {COLUMNS} FROM records WHERE seq > ? AND seq < ? AND kind = ? ORDER BY seq",
+                (int(after), below, kind)).fetchall()
+        return [record_from_row(row) for row in rows]
+
     def time_of(self, seq: int) -> str | None:
         """The journal time of record ``seq`` (its payload is not read), or None."""
         with self._lock:

@@ -93,6 +93,7 @@ def _tls(settings: dict[str, Any]) -> ssl.SSLContext | None:
 
 
 async def serve(feed: socket.socket) -> int:
+    from station.console.recall import warm_recall
     from station.console.server import ConsoleApp
     from station.console.sessions import User
     from station.web.guard import Limits
@@ -138,6 +139,9 @@ async def serve(feed: socket.socket) -> int:
 
     setproctitle.setproctitle(f"station-console (dealer's console of station {os.getppid()}, {app.url})")
     await link.send(b"H", {"ready": app.url})
+    # The first recall would otherwise pay for importing the table's rules and for the first
+    # look at the journal's checkpoints: done now, on a thread, before anyone asks.
+    warming = loop.run_in_executor(None, warm_recall, settings["recall"])
     done = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, done.set)
@@ -157,6 +161,7 @@ async def serve(feed: socket.socket) -> int:
     try:
         await asyncio.wait({feeding, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        warming.cancel()
         link.fail_all()
         for task in (feeding, stopping):
             task.cancel()

@@ -55,6 +55,21 @@ def recall_for_console(settings: dict[str, Any], last: int, round_id: str) -> di
     return {"ok": True, "rounds": shown, "message": "" if shown else "no rounds yet"}
 
 
+def warm_recall(settings: dict[str, Any]) -> None:
+    """What the first recall would spend before it reads a record: the imports of the table's
+    rules and of the reader of history, and the journal's list of checkpoints (its pages then
+    in the operating system's cache). Nothing is kept; a failure here is the first recall's to
+    report."""
+    from station.core.landmarks import Landmarks
+    from station.core.recall import recall_last  # noqa: F401  (its imports are the point)
+
+    try:
+        with Landmarks(Path(settings["journal"]), None):
+            pass
+    except Exception:  # the journal as the first recall will find it: it says what is wrong
+        return
+
+
 def _round(r: dict[str, Any], money: Money, tz: Any) -> dict[str, Any]:
     lines: list[str] = []
     opening = r.get("shoe_opening")

@@ -35,7 +35,7 @@ from station.core.checkpoints import latest_checkpoint, start_projection
 from station.core.options import CoreOptions
 from station.core.projection import ProjectedRecord, Projection
 from station.core.snapshot import Snapshots, TableSnapshot
-from station.journal import JournalReader
+from station.journal import JournalReader, JournalRecord
 from station.journal.seams import chain_records
 
 if TYPE_CHECKING:
@@ -43,7 +43,50 @@ if TYPE_CHECKING:
     from station.core.rounds import Round
 
 
-class History:
+class TableReading:
+    """A projection taking records one by one, and what a reader may read of the table it
+    leaves: a reader fed records by someone else (the floor outbox follows the live file as the
+    station writes it) holds one of these; :class:`History` is one that reads a journal's files
+    itself."""
+
+    def __init__(self, options: CoreOptions | None, *, start: Projection | None = None) -> None:
+        self.projection = start if start is not None else start_projection(options)
+        self._snapshots = Snapshots()
+
+    @property
+    def seq(self) -> int:
+        """The last record taken."""
+        return self.projection.seq
+
+    def take(self, record: JournalRecord) -> ProjectedRecord:
+        """Take the record after the last one taken: its input and the outputs it gave."""
+        return self.projection.take(record)
+
+    # --- where the table stands, as the records taken so far leave it -----------------------
+
+    @property
+    def table(self) -> TableSnapshot:
+        return self._snapshots.take(self.projection.machine, self.projection.seq)
+
+    def round_in_play(self) -> Round | None:
+        """The round on the table now (read only)."""
+        return self.projection.machine.round
+
+    def opened_at(self, round_id: str) -> str | None:
+        """The journal time ``round_id`` opened at, while it is the round in play."""
+        return self.projection.opened_at(round_id)
+
+    def correctable(self, round_id: str) -> bool:
+        """Whether a supervisor may still correct round ``round_id``: a reader of a round's
+        corrections reads on until it is not (:data:`~station.core.payout_steps.CORRECTABLE_ROUNDS`)."""
+        return round_id in self.projection.machine.correctable
+
+    def alerts(self) -> tuple[Alert, ...]:
+        """Every alert raised so far, acknowledged or not, oldest first."""
+        return tuple(self.projection.machine.alerts)
+
+
+class History(TableReading):
     """The records of the journal at ``path`` after ``start`` (a projection restored from a
     checkpoint; by default the journal's first record), as the projection takes them."""
 
@@ -52,13 +95,12 @@ class History:
                  progress: Callable[[int], None] | None = None) -> None:
         """``progress``: told each record's number as it is taken (a command reading the whole
         history shows how far it has come)."""
+        super().__init__(options, start=start)
         self.path = Path(path)
         self.progress = progress
-        self.projection = start if start is not None else start_projection(options)
         #: The checkpoint record the history resumed from (0: from the first record, or a
         #: projection handed in).
         self.checkpoint_seq = checkpoint_seq
-        self._snapshots = Snapshots()
 
     @classmethod
     def resumed(cls, path: str | os.PathLike[str], options: CoreOptions | None, *,
@@ -70,11 +112,6 @@ class History:
         if found is None:
             return cls(path, options)
         return cls(path, options, start=found.projection, checkpoint_seq=found.seq)
-
-    @property
-    def seq(self) -> int:
-        """The last record taken."""
-        return self.projection.seq
 
     def steps(self, until: int | None = None) -> Iterator[ProjectedRecord]:
         """Take each record after the last one taken, up to record ``until`` (the end when
@@ -90,22 +127,3 @@ class History:
     def replay(self, until: int | None = None) -> int:
         """Take the records as :meth:`steps` does, keeping nothing; returns how many."""
         return sum(1 for _ in self.steps(until))
-
-    # --- where the table stands, as the records taken so far leave it -----------------------
-
-    @property
-    def table(self) -> TableSnapshot:
-        return self._snapshots.take(self.projection.machine, self.projection.seq)
-
-    def round_in_play(self) -> Round | None:
-        """The round on the table now (read only)."""
-        return self.projection.machine.round
-
-    def correctable(self, round_id: str) -> bool:
-        """Whether a supervisor may still correct round ``round_id``: a reader of a round's
-        corrections reads on until it is not (:data:`~station.core.payout_steps.CORRECTABLE_ROUNDS`)."""
-        return round_id in self.projection.machine.correctable
-
-    def alerts(self) -> tuple[Alert, ...]:
-        """Every alert raised so far, acknowledged or not, oldest first."""
-        return tuple(self.projection.machine.alerts)

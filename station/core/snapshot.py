@@ -14,7 +14,9 @@ with :meth:`~station.core.loop.CoreLoop.inspect`, which refuses any other thread
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from station.core.rounds import RoundId
 
@@ -39,7 +41,9 @@ class TableSnapshot(NamedTuple):
     and the rounds dealt from it, the round in play, the dealer, the irregularity, the devices
     faulted (device, reason), the alerts not yet acknowledged and how many of each kind were
     raised ("<severity>:<code>", n), whether payouts wait for a confirmation, the payout
-    option, and the cards left in the shoe (None when its composition is not kept)."""
+    option, the cards left in the shoe (None when its composition is not kept), the game,
+    who paused the table (role, who), the last result of the shoe (as the board shows it) and
+    whether the shoe has ended."""
 
     seq: int
     state: str
@@ -55,6 +59,10 @@ class TableSnapshot(NamedTuple):
     confirm_payouts: bool
     payout_option: str
     cards_left: int | None
+    game: str = ""
+    paused_by: tuple[tuple[str, str], ...] = ()
+    last_result: Mapping[str, Any] | None = None
+    shoe_ended: bool = False
 
     @property
     def round_number(self) -> int:
@@ -88,4 +96,7 @@ class Snapshots:
                 tuple(irregularity.decisions)),
             tuple(sorted(machine.faulted.items())), self._open, self._counts, machine.confirm_payouts,
             machine.payout_option, len(composition) if composition is not None else None,
+            machine.rules.name, tuple(machine.paused_by.items()),
+            MappingProxyType(dict(machine.shoe_results[-1])) if machine.shoe_results else None,
+            shoe.ended,
         )

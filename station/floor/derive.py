@@ -2,9 +2,10 @@
 
 The journal holds inputs; a settled round, an irregularity or a refusal is what replaying
 those inputs under the table's rules gives (docs/journal.md). So the feed reads the journal
-through the projection (:mod:`station.core.projection`), as the core loop and recall do, and
-turns the outputs of each record into messages stamped with that record's ``seq``, ``time``
-and ``hash``. Replaying
+through the one reader of history (:class:`~station.core.history.TableReading`: the projection, as
+the core loop and recall have it, and the table's snapshot after each record), and turns the
+outputs of each record into messages stamped with that record's ``seq``, ``time`` and
+``hash``. Replaying
 the same journal always gives the same messages, so after a crash the publisher derives again
 exactly what it had sent, and a consumer recognises a repeat by its numbers.
 
@@ -27,8 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from station.core import outputs as out
-from station.core.checkpoints import start_projection
-from station.core.machine import TableMachine
+from station.core.history import TableReading
 from station.core.options import CoreOptions
 from station.core.projection import UNJOURNALABLE_INPUT, Projection
 from station.event_codec import to_plain
@@ -99,8 +99,8 @@ class FeedDeriver:
                  projection: Projection | None = None) -> None:
         """``projection``: where to start (restored from a checkpoint; by default the start of
         the journal). The records after it up to ``position`` are then skipped."""
-        self.projection = projection if projection is not None else start_projection(options)
-        self.started_after = self.projection.seq  # the record it started after (a checkpoint's, or 0)
+        self.reading = TableReading(options, start=projection)
+        self.started_after = self.reading.seq  # the record it started after (a checkpoint's, or 0)
         self.table = table
         self.journal_id = journal_id
         self.currency = currency
@@ -111,8 +111,9 @@ class FeedDeriver:
         self.timezone = "UTC"  # the table's, as its configuration record names it
 
     @property
-    def machine(self) -> TableMachine:
-        return self.projection.machine
+    def seq(self) -> int:
+        """The last record taken (skipped or derived)."""
+        return self.reading.seq
 
     # --- feeding -----------------------------------------------------------------------
 
@@ -126,7 +127,7 @@ class FeedDeriver:
             self.position.recount = recount
             return
         self.learn_currency(record)
-        self.projection.take(record)
+        self.reading.take(record)
         self.position.seq = record.seq
         self.last_time = record.time
 
@@ -134,11 +135,11 @@ class FeedDeriver:
         """Take a record and return the messages it gives, in order (most give none): what its
         outputs say, then the inputs it refused, then who took a decision the outputs name."""
         if self._significant is None:  # the devices down as the table stands before this record
-            self._significant = SignificantDeriver(dict(self.machine.faulted))
+            self._significant = SignificantDeriver.resumed(self.reading.table)
         self.position.recount = ()
         self.learn_currency(record)
-        before = self.machine.round
-        step = self.projection.take(record)
+        before = self.reading.round_in_play()
+        step = self.reading.take(record)
         bodies: list[tuple[str, dict[str, Any]]] = []
         if step.event is None:
             bodies.extend(self._record_note(record))
@@ -166,32 +167,30 @@ class FeedDeriver:
 
     def state(self) -> dict[str, Any]:
         """The table as of the last record taken: the retained ``state`` message."""
-        m = self.machine
-        irregularity = m.irregularity
-        current = m.round
-        last = m.shoe_results[-1] if m.shoe_results else None
-        faulted = dict(sorted(m.faulted.items()))
+        table = self.reading.table
+        irregularity = table.irregularity
+        faulted = dict(table.faulted)
         return {
             "v": PAYLOAD_VERSION, "kind": "state", "table": self.table, "journal_id": self.journal_id,
-            "seq": self.position.seq, "time": self.last_time, "game": m.rules.name, "state": m.state,
-            "expectation": m.expectation, "shoe": m.shoe.number, "round_id": current.round_id if current else None,
-            "rounds_in_shoe": m.shoe.rounds,
+            "seq": self.position.seq, "time": self.last_time, "game": table.game, "state": table.state,
+            "expectation": table.expecting, "shoe": table.shoe, "round_id": table.round_id,
+            "rounds_in_shoe": table.rounds_in_shoe,
             "irregularity": None if irregularity is None else {
                 "ident": irregularity.ident, "reason": irregularity.reason, "detail": irregularity.detail,
                 "decisions": list(irregularity.decisions), "round_id": irregularity.round_id},
-            "paused_by": dict(m.paused_by) if m.paused_by else None,
+            "paused_by": dict(table.paused_by) if table.paused_by else None,
             "faulted": faulted,
             "devices": {name: ("faulted" if name in faulted else "ok") for name in self.devices},
-            "last_result": None if last is None else to_plain(last),
+            "last_result": None if table.last_result is None else to_plain(dict(table.last_result)),
             "currency": self.currency,
-            "dealer": m.dealer or None,
+            "dealer": table.dealer or None,
         }
 
     # --- internals ---------------------------------------------------------------------
 
     def _context(self) -> dict[str, Any]:
-        current = self.machine.round
-        return {"shoe": self.machine.shoe.number, "round_id": current.round_id if current else None}
+        current = self.reading.round_in_play()
+        return {"shoe": self.reading.table.shoe, "round_id": current.round_id if current else None}
 
     def _stamp(self, kind: str, body: dict[str, Any], record: JournalRecord) -> FeedMessage:
         counter = self.position.counters[kind]
@@ -231,12 +230,12 @@ class FeedDeriver:
         return []
 
     def _round(self, output: out.RoundSettled | out.RoundVoided, before: Any) -> dict[str, Any]:
-        current = self.machine.round
+        current = self.reading.round_in_play()
         if current is None or current.round_id != output.round_id:
             current = before if before is not None and before.round_id == output.round_id else None
         body: dict[str, Any] = {
             "round_id": output.round_id, "shoe": output.round_id.shoe, "round": output.round_id.number,
-            "opened_at": self.projection.opened_at(output.round_id),
+            "opened_at": self.reading.opened_at(output.round_id),
             "burned": [c.code for c in current.burned] if current else [],
             "dummy": [c.code for c in current.dummy] if current else [],
             "decisions": to_plain(current.decisions) if current else [],
@@ -256,7 +255,7 @@ class FeedDeriver:
             })
         else:
             body.update({
-                "status": "voided", "game": self.machine.rules.name,
+                "status": "voided", "game": self.reading.table.game,
                 "hands": _hands(current.dealt) if current else [], "totals": {}, "outcome": "void",
                 "natural": False, "player_pair": False, "banker_pair": False, "bets": _bets(output.returned),
                 "house_net": 0, "void_reason": output.reason,

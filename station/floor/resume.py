@@ -38,7 +38,7 @@ def resume_deriver(reader: JournalReader, options: CoreOptions | None, position:
         configured = reader.last_of_kind(CONFIGURATION, before=resumed.at + 1)
         if configured is not None:
             deriver.learn_currency(configured)
-    for record in reader.records(deriver.projection.seq):
+    for record in reader.records(deriver.seq):
         if record.seq > position.seq:
             break
         deriver.skip(record)

@@ -17,12 +17,12 @@ loop (:meth:`~station.core.loop.CoreLoop.note`), after any alert it posted befor
 
 **After a restart** the monitor's state comes from the journal. Before it reads any live
 output, the thread restores the monitor from the newest integrity checkpoint and the projection
-from the checkpoint it was taken at, reads the journal through the projection
-(:mod:`station.core.projection`) from there up to the record the core loop had replayed when
+from the checkpoint it was taken at, reads the journal through the one reader of history
+(:class:`~station.core.history.History`) from there up to the record the core loop had replayed when
 the station started (``head_seq``), and feeds the outputs to the monitor: the same history in
 the same order, so the monitor stands where it stood, having read only the last stretch of the
 journal (a journal without integrity checkpoints is read from its first record, once). The
-alerts already in the journal are in the projection's register; a finding of that history
+alerts already in the journal are in the table's register (:meth:`History.alerts`); a finding of that history
 whose key is there is not raised again. One of the shoe in play whose key is not there (the
 station stopped between finding it and journaling it) is raised now.
 """
@@ -39,6 +39,7 @@ import structlog
 
 from station.core import outputs as out
 from station.core.checkpoints import CHECKPOINT, start_projection
+from station.core.history import History
 from station.core.options import CoreOptions
 from station.core.projection import Projection
 from station.events import Event, IntegrityAlert
@@ -144,26 +145,23 @@ class IntegrityService(OutputWorker):
     def _catch_up(self) -> None:
         if self._journal is None or self._head_seq <= 0 or not self._journal.exists():
             return
-        history: list[IntegrityFinding] = []
+        found: list[IntegrityFinding] = []
         with JournalReader(self._journal) as reader:
-            projection = self._resume(reader)
-            for record in reader.records(projection.seq):
-                if record.seq > self._head_seq:
-                    break
-                for output in projection.take(record).outputs:
-                    if isinstance(output, IntegrityMonitor.KINDS):
-                        history.extend(self.monitor.feed(output))
-        machine = projection.machine
-        self._raised = {a.key for a in machine.alerts}
-        current = machine.shoe.number
-        missed = [f for f in history if f.key not in self._raised and f.shoe == current and not machine.shoe.ended]
-        self._raised.update(f.key for f in history)
+            history = History(self._journal, self.options, start=self._resume(reader))
+        for step in history.steps(until=self._head_seq):
+            for output in step.outputs:
+                if isinstance(output, IntegrityMonitor.KINDS):
+                    found.extend(self.monitor.feed(output))
+        alerts, table = history.alerts(), history.table
+        self._raised = {a.key for a in alerts}
+        missed = [f for f in found if f.key not in self._raised and f.shoe == table.shoe and not table.shoe_ended]
+        self._raised.update(f.key for f in found)
         for finding in missed:
             self._raised.discard(finding.key)
             self._raise(finding)
         self.summary = self.monitor.summary()
         log.info("integrity_caught_up", records=self._head_seq, from_checkpoint=self.resumed_from or None,
-                 alerts=len(machine.alerts), raised_now=len(missed))
+                 alerts=len(alerts), raised_now=len(missed))
 
     def _resume(self, reader: JournalReader) -> Projection:
         """The monitor from the newest usable integrity checkpoint at or before ``head_seq``, and

@@ -31,6 +31,11 @@ from station.core.options import CoreOptions
 from station.events import AlertAcknowledged, IntegrityAlert, SupervisorDecision
 
 SEVERITIES = ("alarm", "alert")
+#: Acknowledged alerts the register keeps, newest first, besides every open one: a table's
+#: alerts grow with its age, and the register is in every checkpoint (a year of alerts made
+#: each checkpoint 1.5 MB). The older ones are in the journal, where the integrity report and
+#: recall find them (docs/integrity.md, "The register").
+ACKNOWLEDGED_KEPT = 100
 
 #: Outputs after which the cards out of the shoe are accounted (see :class:`out.CardsAccounted`).
 _ACCOUNTED: dict[type[out.Output], str] = {
@@ -67,7 +72,11 @@ class IntegritySteps(MachineBase):
 
     def __init__(self, options: CoreOptions | None = None) -> None:
         super().__init__(options)
+        #: The register: every open alert and the last :data:`ACKNOWLEDGED_KEPT` acknowledged,
+        #: oldest first.
         self.alerts: list[Alert] = []
+        #: Alerts raised in the table's life: the next one's number is one more.
+        self.alerts_raised = 0
         self.alert_counts: dict[str, int] = {}  # "<severity>:<code>" -> raised (what metrics will read)
         self._alert_keys: set[str] = set()
         #: Raised plus acknowledged in this machine's life: tells the loop's snapshot when the
@@ -79,7 +88,8 @@ class IntegritySteps(MachineBase):
     def _register_alert(self, code: str, severity: str, detail: str, *, key: str = "", stop: bool = False,
                         source: str = "core", data: dict[str, Any] | None = None, shoe: int | None = None,
                         round_id: str | None = None) -> Alert:
-        ident = len(self.alerts) + 1
+        self.alerts_raised += 1
+        ident = self.alerts_raised
         if shoe is None:
             shoe = self.shoe.number
         if round_id is None:
@@ -124,17 +134,36 @@ class IntegritySteps(MachineBase):
         if ev.actor.role not in SUPERVISOR_ROLES:
             self._refuse(ev, "only a supervisor may acknowledge an alert")
             return
-        if not 1 <= ev.ident <= len(self.alerts):
+        if not 1 <= ev.ident <= self.alerts_raised:
             self._refuse(ev, f"there is no alert {ev.ident}")
             return
-        alert = self.alerts[ev.ident - 1]
+        index = next((i for i, a in enumerate(self.alerts) if a.ident == ev.ident), None)
+        if index is None:  # only an acknowledged alert leaves the register
+            self._refuse(ev, f"alert {ev.ident} was acknowledged long ago (station integrity report shows by whom)")
+            return
+        alert = self.alerts[index]
         if alert.acknowledged is not None:
             self._refuse(ev, f"alert {ev.ident} was acknowledged by {alert.acknowledged['who'] or 'a supervisor'}")
             return
         seen = {"role": ev.actor.role, "who": ev.actor.who, "note": ev.note}
-        self.alerts[ev.ident - 1] = replace(alert, acknowledged=seen)
+        self.alerts[index] = replace(alert, acknowledged=seen)
         self.alert_changes += 1
         self._emit(out.AlertCleared(alert.ident, alert.code, ev.actor.role, ev.actor.who, ev.note))
+        self._forget_old_alerts()
+
+    def _forget_old_alerts(self) -> None:
+        """Keep the newest :data:`ACKNOWLEDGED_KEPT` acknowledged alerts (and every open one).
+        A forgotten alert's key is forgotten with it once its shoe is over, so the register of
+        a year-old table is as small as a new one's; a key of the shoe in play is kept, so a
+        finding of it is never raised twice."""
+        acknowledged = [a for a in self.alerts if a.acknowledged is not None]
+        if len(acknowledged) <= ACKNOWLEDGED_KEPT:
+            return
+        gone = {a.ident for a in acknowledged[:len(acknowledged) - ACKNOWLEDGED_KEPT]}
+        for alert in self.alerts:
+            if alert.ident in gone and alert.shoe < self.shoe.number:
+                self._alert_keys.discard(alert.key)
+        self.alerts = [a for a in self.alerts if a.ident not in gone]
 
     def open_alerts(self) -> list[Alert]:
         """Alerts no supervisor has acknowledged yet, oldest first."""

@@ -129,6 +129,19 @@ class Landmarks:
         """The index of the first landmark after record ``seq`` (``len(self)`` for none)."""
         return self._last_where(lambda i: self.marks[i].seq <= seq) + 1
 
+    def inputs_of_kind(self, kind: str, after: int, **fields: Any) -> list[int]:
+        """The records of ``kind`` after record ``after`` whose payload has ``fields``, oldest
+        first, through each file's index of kinds (a kind of
+        :data:`~station.journal.schema.INDEXED_KINDS`; a file of an older layout is read)."""
+        found: list[int] = []
+        for reader in self._readers.values():
+            for record in reader.of_kind(kind):  # newest first
+                if record.seq <= after:
+                    break
+                if all(record.payload.get(name) == value for name, value in fields.items()):
+                    found.append(record.seq)
+        return sorted(found)
+
     def inputs_naming(self, kind: str, round_ids: set[str], after: int, before: int | None) -> list[int]:
         """The records of input ``kind`` with ``after < seq < before`` (to the end when None)
         whose ``round_id`` is one of ``round_ids``, in every file of the history that holds
@@ -144,6 +157,10 @@ class Landmarks:
     def before_time(self, time: str) -> int:
         """The newest landmark written before journal time ``time``; -1 for none (the start)."""
         return self._last_where(lambda i: self.time(i) < time)
+
+    def before_seq(self, seq: int) -> int:
+        """The newest landmark before record ``seq``; -1 for none."""
+        return self._last_where(lambda i: self.marks[i].seq < seq)
 
     def before_round(self, shoe: int, number: int) -> int:
         """The newest landmark at which round ``shoe``-``number`` had not opened; -1 for none."""

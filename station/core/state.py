@@ -35,8 +35,10 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: of corrections. 3: those rounds kept as a correction reads them (:func:`_closed_round`).
 #: 4: the dealer at the table and a burn card owed by a new dealer, each round's dealer and
 #: the card burned for them (docs/dealers.md). 5: the shoe's results cut to the latest
-#: ``RESULTS_KEPT`` (a checkpoint of a continuous shuffler's table kept them all).
-STATE_FORMAT = 5
+#: ``RESULTS_KEPT`` (a checkpoint of a continuous shuffler's table kept them all). 6: the alert
+#: register cut to the open alerts and the latest ``ACKNOWLEDGED_KEPT`` acknowledged ones, with
+#: the count of alerts raised (a year's register made each checkpoint 1.5 MB).
+STATE_FORMAT = 6
 
 
 def _codes(cards: Any) -> list[str]:
@@ -189,6 +191,7 @@ def machine_state(machine: TableMachine) -> dict[str, Any]:
         "carried": None if m.carried is None else _bets(m.carried), "shoe_results": m.shoe_results,
         "rounds_settled": m.rounds_settled, "rounds_voided": m.rounds_voided, "house_net": m.house_net,
         "discarded": _codes(m.discarded), "deck_check": m.deck_check, "alerts": [a.to_json() for a in m.alerts],
+        "alerts_raised": m.alerts_raised,
         "alert_counts": dict(m.alert_counts), "alert_keys": sorted(m._alert_keys),
         "betting_openings": m.betting_openings, "events_applied": m.events_applied,
         "expectation": m.announced_expectation, "last_round_bets": m.last_round_bets,
@@ -222,6 +225,7 @@ def restore_machine(options: CoreOptions | None, state: dict[str, Any]) -> Table
     m.discarded = _cards(state["discarded"])
     m.deck_check = state["deck_check"]
     m.alerts = [_alert_back(a) for a in state["alerts"]]
+    m.alerts_raised = int(state["alerts_raised"])
     m.alert_counts = dict(state["alert_counts"])
     m._alert_keys = set(state["alert_keys"])
     m.betting_openings, m.events_applied = state["betting_openings"], state["events_applied"]

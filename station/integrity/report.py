@@ -22,6 +22,7 @@ from station.core import outputs as out
 from station.core.history import History
 from station.core.landmarks import TRIES, Landmarks
 from station.core.options import CoreOptions
+from station.events import AlertAcknowledged
 from station.integrity.monitor import IntegrityMonitor, IntegritySettings, ShoeRecord
 from station.integrity.monitor_state import restore_monitor, settings_json
 from station.integrity.service import INTEGRITY_CHECKPOINT
@@ -35,7 +36,8 @@ def integrity_report(path: str | os.PathLike[str], options: CoreOptions,
     record (the archives of its first records too)."""
     history = History(path, options, progress=progress)
     monitor = IntegrityMonitor(options, settings, keep_shoes=True)
-    return _report(history, monitor, options, history)
+    report, _ = _report(history, monitor, options)
+    return report
 
 
 def shoe_report(path: str | os.PathLike[str], options: CoreOptions, settings: IntegritySettings | None,
@@ -43,17 +45,45 @@ def shoe_report(path: str | os.PathLike[str], options: CoreOptions, settings: In
     """Shoe ``shoe`` of the journal as :func:`integrity_report` gives it (``shoes`` holds it
     alone, or nothing; ``other_alerts`` is empty), read from the checkpoint before the shoe
     before it opened (its deck checks are made between the shoes) until the next shoe opens,
-    with the monitor's own checkpoint beside that one; its alerts as the table's register holds
-    them now (acknowledged since or not), from the newest checkpoint."""
+    with the monitor's own checkpoint beside that one. Its alerts are those raised in that
+    stretch and those of the shoe the table's register holds now, each acknowledged as the
+    register says, or (one the register no longer keeps) as the acknowledgement found through
+    the journal's index says (:func:`_acknowledged`)."""
     settings = settings or IntegritySettings()
     with Landmarks(path, options) as marks:
         history, monitor = _monitor_before(marks, options, settings, marks.before_round(shoe - 1, 1))
+        monitor.keep_shoes = True
+        started_after = history.seq
+        report, raised = _report(history, monitor, options, until_shoe=shoe)
         now = marks.history(len(marks) - 1)
-    monitor.keep_shoes = True
-    report = _report(history, monitor, options, now, until_shoe=shoe)
+        now.replay()
+        kept = {a.ident: a.to_json() for a in now.alerts()}
+        ours = {ident: alert for ident, alert in raised.items() if alert["shoe"] == shoe}
+        ours.update({ident: alert for ident, alert in kept.items() if alert["shoe"] == shoe})
+        for ident, alert in ours.items():
+            if alert["acknowledged"] is None and ident not in kept:
+                alert["acknowledged"] = _acknowledged(marks, ident, started_after)
+        report["alert_counts"] = dict(now.table.alert_counts)
     report["shoes"] = [s for s in report["shoes"] if s["shoe"] == shoe]
+    for item in report["shoes"]:
+        item["alerts"] = [ours[ident] for ident in sorted(ours)]
     report["other_alerts"] = []
     return report
+
+
+def _acknowledged(marks: Landmarks, ident: int, after: int) -> dict[str, str] | None:
+    """Who acknowledged alert ``ident`` (raised after record ``after``), as the table's rules
+    took it: each acknowledgement naming it, oldest first, found through the journal's index,
+    is taken again from the checkpoint before it, until one is applied."""
+    for seq in marks.inputs_of_kind(AlertAcknowledged.kind, after, ident=ident):
+        history = marks.history(marks.before_seq(seq))
+        for step in history.steps(until=seq):
+            if step.record.seq != seq:
+                continue
+            for output in step.outputs:
+                if isinstance(output, out.AlertCleared) and output.ident == ident:
+                    return {"role": output.role, "who": output.who, "note": output.note}
+    return None
 
 
 def _monitor_before(marks: Landmarks, options: CoreOptions, settings: IntegritySettings,
@@ -80,18 +110,25 @@ def _monitor_before(marks: Landmarks, options: CoreOptions, settings: IntegrityS
     return History(marks.journal, options), IntegrityMonitor(options, settings, keep_shoes=True)
 
 
-def _report(history: History, monitor: IntegrityMonitor, options: CoreOptions, register: History,
-            until_shoe: int | None = None) -> dict[str, Any]:
+def _report(history: History, monitor: IntegrityMonitor, options: CoreOptions,
+            until_shoe: int | None = None) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """The report of the records ``history`` has yet to take (to the end, or until a shoe
-    after ``until_shoe`` opens), fed to ``monitor``; the alerts from ``register`` read to its
-    end."""
+    after ``until_shoe`` opens), fed to ``monitor``, with the alerts raised in them (as each
+    was raised, then acknowledged); and those alerts by number. The table's register keeps
+    only the latest acknowledged alerts, so they are heard as they come, not read from it at
+    the end."""
     checks: list[dict[str, Any]] = []
+    raised: dict[int, dict[str, Any]] = {}
     for step in history.steps():
         if until_shoe is not None and history.table.shoe > until_shoe:
             break
         for output in step.outputs:
             if isinstance(output, IntegrityMonitor.KINDS):
                 monitor.feed(output)
+            if isinstance(output, out.AlertRaised):
+                raised[output.ident] = next(a.to_json() for a in history.alerts() if a.ident == output.ident)
+            elif isinstance(output, out.AlertCleared) and output.ident in raised:
+                raised[output.ident]["acknowledged"] = {"role": output.role, "who": output.who, "note": output.note}
             elif isinstance(output, out.DeckChecked):
                 checks.append({"shoe_after": history.table.shoe, "set": output.set_colour,
                                "passed": output.passed, "detail": output.detail, "counted": output.counted,
@@ -99,9 +136,7 @@ def _report(history: History, monitor: IntegrityMonitor, options: CoreOptions, r
     shoes: list[ShoeRecord] = list(monitor.shoes)
     if monitor.shoe is not None and not monitor.shoe.ended:
         shoes.append(monitor.shoe)
-    if register is not history:
-        register.replay()
-    alerts = [a.to_json() for a in register.alerts()]
+    alerts = [raised[ident] for ident in sorted(raised)]
     report_shoes = []
     for record in shoes:
         item = record.to_json()
@@ -111,7 +146,7 @@ def _report(history: History, monitor: IntegrityMonitor, options: CoreOptions, r
     numbers = {r.shoe for r in shoes}
     return {"game": options.game, "decks": options.decks, "equipment": options.equipment,
             "shoes": report_shoes, "other_alerts": [a for a in alerts if a["shoe"] not in numbers],
-            "alert_counts": dict(register.table.alert_counts)}
+            "alert_counts": dict(history.table.alert_counts)}, raised
 
 
 def describe_shoe(shoe: dict[str, Any]) -> str:

@@ -17,12 +17,12 @@ from station.journal.errors import JournalError, NotAJournalError
 APPLICATION_ID = 0x44535431
 """``PRAGMA application_id`` of a journal ("DST1"): how a journal file is told from any other."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The layout this code writes; older layouts are migrated on open, newer ones refused."""
 
-READABLE_VERSIONS = (1, 2, 3)
-"""Layouts a reader reads as they are (versions 2 and 3 only add an index and the seam table: an
-older file reads the same, its look-ups by kinds its index lacks reading the records instead)."""
+READABLE_VERSIONS = (1, 2, 3, 4)
+"""Layouts a reader reads as they are (versions 2 to 4 only add to an index and the seam table:
+an older file reads the same, its look-ups by kinds its index lacks reading the records instead)."""
 
 
 def _kind_condition(kinds: tuple[str, ...]) -> str:
@@ -38,7 +38,11 @@ _KINDS_V2 = ("Configuration", "Software", "Checkpoint", "IntegrityCheckpoint")
 #: every start looks up (docs/events.md): without the index a start on a journal of a million
 #: rounds read all of it for them (2 s). The list is part of the layout: indexing another kind
 #: is a migration.
-INDEXED_KINDS = (*_KINDS_V2, "MetersCheckpoint", "StationStarted", "StationStopped")
+_KINDS_V3 = (*_KINDS_V2, "MetersCheckpoint", "StationStarted", "StationStopped")
+#: Layout 4 adds a supervisor's acknowledgements of alerts: the alert register keeps only the
+#: latest acknowledged alerts (station/core/integrity_steps.py), and the integrity report of a
+#: shoe finds who acknowledged an older one through the index, not by reading the months after.
+INDEXED_KINDS = (*_KINDS_V3, "AlertAcknowledged")
 #: The index's condition, written once: SQLite uses a partial index only for a query that
 #: repeats its condition word for word.
 INDEXED = _kind_condition(INDEXED_KINDS)
@@ -86,6 +90,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     # The index again, of more kinds (INDEXED_KINDS): built once, when a station of this
     # layout first opens the journal to write (some seconds on a year of records).
     3: (
+        "DROP INDEX records_by_kind",
+        f"CREATE INDEX records_by_kind ON records (kind, seq) WHERE {_kind_condition(_KINDS_V3)}",
+    ),
+    4: (
         "DROP INDEX records_by_kind",
         f"CREATE INDEX records_by_kind ON records (kind, seq) WHERE {INDEXED}",
     ),

@@ -67,7 +67,7 @@ def test_a_journal_of_the_first_layout_reads_and_is_migrated_by_its_writer(tmp_p
     with Journal(path) as journal:
         journal.append("Checkpoint", {"at": 41})
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == layout.SCHEMA_VERSION == 3
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == layout.SCHEMA_VERSION == 4
     indexes = [row[1] for row in conn.execute("PRAGMA index_list(records)")]
     conn.close()
     assert "records_by_kind" in indexes
@@ -75,10 +75,11 @@ def test_a_journal_of_the_first_layout_reads_and_is_migrated_by_its_writer(tmp_p
     assert report.ok and report.records == 42
 
 
-@pytest.mark.parametrize("kind", ["StationStarted", "StationStopped", "MetersCheckpoint"])
+@pytest.mark.parametrize("kind", ["StationStarted", "StationStopped", "MetersCheckpoint", "AlertAcknowledged"])
 def test_every_start_finds_the_stations_own_records_through_the_index(tmp_path: Path, kind: str) -> None:
     """Layout 3: a start asks for the last start and stop, the meters for their last
-    checkpoint; each is found through the index, not by reading the journal."""
+    checkpoint; layout 4: a shoe's report asks who acknowledged an alert the register no
+    longer keeps. Each is found through the index, not by reading the journal."""
     path = tmp_path / "j.sqlite3"
     with Journal(path) as journal:
         journal.append("Configuration", {"table": {}})
@@ -108,7 +109,7 @@ def test_a_journal_of_the_second_layout_gets_the_wider_index_from_its_writer(tmp
     version = conn.execute("SELECT version FROM schema_version").fetchone()[0]
     (condition,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'records_by_kind'").fetchone()
     conn.close()
-    assert version == 3 and condition.endswith(f"WHERE {layout.INDEXED}")
+    assert version == 4 and condition.endswith(f"WHERE {layout.INDEXED}")
     with JournalReader(path) as reader:
         stopped = reader.last_of_kind("StationStopped")
         assert stopped is not None and stopped.seq == 43

@@ -349,6 +349,17 @@ class DealerSignedIn(Event):
 
 
 @dataclass(frozen=True)
+class DealerSignedOut(Event):
+    """``dealer`` left the table: they signed out at a door (or the console signed them out
+    after a while without a tap). Nobody deals until the next sign-in; the rounds opened
+    meanwhile are no person's (on the simulated table, its simulated dealer plays them)."""
+
+    dealer: str
+    actor: Actor
+    door: str = ""
+
+
+@dataclass(frozen=True)
 class SignInRefused(Event):
     """Someone was refused at a door before any role was known: a wrong PIN at the console, an
     unknown token on the control socket, a dealer id nobody has on the button box. ``attempts``

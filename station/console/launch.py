@@ -31,7 +31,7 @@ from station.console.settings import ConsoleSection
 from station.core import outputs as out
 from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
-from station.events import Actor, DealerSignedIn, PayoutConfirmationRequired
+from station.events import Actor, DealerSignedIn, DealerSignedOut, PayoutConfirmationRequired
 
 if TYPE_CHECKING:
     from station.console.feed import ConsoleProcess
@@ -102,11 +102,17 @@ def door(station: ConsoleWiring, who: str, line: bytes) -> dict[str, Any]:
 
 
 def people(station: ConsoleWiring, news: dict[str, Any]) -> None:
-    """Who signed in at the console, or was refused there: a dealer signing in with their PIN
-    takes the table (unless they have it already); a refusal is journaled (docs/dealers.md)."""
+    """Who signed in at the console, signed out, or was refused there: a dealer signing in with
+    their PIN takes the table (unless they have it already), and leaves it when their last
+    session there ends; a refusal is journaled (docs/dealers.md)."""
     loop = station.loop
     if "refused" in news:
         station.refused("console", str(news.get("reason", "refused"))[:200], str(news["refused"]))
+        return
+    if "signed_out" in news:  # a dealer's last session at the console ended: they left the table
+        user = next((u for u in station.users if u.name == news["signed_out"] and u.pin_scrypt), None)
+        if user is not None and loop.published.dealer == user.name:
+            loop.post(DealerSignedOut(user.name, Actor(user.role, user.name), "console"))
         return
     user = next((u for u in station.users if u.name == news.get("signed_in") and u.pin_scrypt), None)
     if user is not None and user.role == "dealer" and loop.published.dealer != user.name:

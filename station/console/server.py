@@ -95,6 +95,9 @@ Recall = Callable[[int, str], Awaitable[dict[str, Any]]]
 Tell = Callable[[dict[str, Any]], Awaitable[None]]
 
 
+#: Seconds between two looks for sessions idle past their time.
+SWEEP_S = 5.0
+
 class _ConsoleCounters(GuardCounters):
     """The guard's counters and the server's own."""
 
@@ -156,6 +159,7 @@ class ConsoleApp:
         self.shutout = Shutout(shutout, clock)
         self.source_filter: SourceFilter | None = None  # on the listening socket once started
         self._expiry: asyncio.TimerHandle | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self._static = _load_static()
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
@@ -179,13 +183,27 @@ class ConsoleApp:
         app.router.add_post("/api/sign-out", self._sign_out)
         app.router.add_post("/api/command", self._command)
         self._runner, self._server, self.address = await serve_guarded(app, self, self.host, self.port, self.tls)
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         self.source_filter = SourceFilter(self._server.sockets[0])
         self.shutout.on_change = self.source_filter.drop_from
 
     def publish(self, data: bytes) -> None:
         self.hub.publish(data)
 
+    async def _sweep(self) -> None:
+        """Every few seconds: idle sessions end, and the station hears of each dealer who left."""
+        while True:
+            await asyncio.sleep(SWEEP_S)
+            self.book.sweep()
+            await self._tell_who_left()
+
+    async def _tell_who_left(self) -> None:
+        for name in self.book.left_the_table():
+            await self._told({"signed_out": name})
+
     def close_now(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         self.hub.stop()
         if self._expiry is not None:
             self._expiry.cancel()
@@ -378,6 +396,7 @@ class ConsoleApp:
         if key.standing == "ended":  # the turn ended before this reached us: the dealer stays signed in
             return self._answer(key, {"ok": True, "message": TURN_ENDED, **self._described(key)})
         ended = self.book.sign_out(key)
+        await self._tell_who_left()
         after = self._key(request)  # a turn's cookie is an ended turn's now: the dealer's session again
         response = self._answer(after, {"ok": True, **self._described(after)})
         if ended == "session":

@@ -153,6 +153,9 @@ class SessionBook:
     ended: OrderedDict[str, EndedTurn] = field(default_factory=OrderedDict)
     failures: dict[str, deque[float]] = field(default_factory=dict)
     counters: Counters = field(default_factory=Counters)
+    #: Dealers whose own session ended (signed out, or after a while without a tap) and who
+    #: have no other: the station hears they left the table (:meth:`left_the_table`).
+    leaving: list[str] = field(default_factory=list)
 
     # --- wrong PINs ----------------------------------------------------------------------
 
@@ -287,3 +290,17 @@ class SessionBook:
         if session.turn is not None:
             self.turns.pop(session.turn.ident, None)
             session.turn = None
+        if session.user.role == "dealer":
+            self.leaving.append(session.user.name)
+
+    def sweep(self) -> None:
+        """End every session idle for longer than ``idle_s`` now, not only when its screen
+        next asks (a dealer who walked away is signed out on time)."""
+        for ident in list(self.sessions):
+            self._live(ident)
+
+    def left_the_table(self) -> list[str]:
+        """The dealers signed out since the last call who have no session left."""
+        gone, self.leaving = self.leaving, []
+        present = {s.user.name for s in self.sessions.values()}
+        return [name for name in dict.fromkeys(gone) if name not in present]

@@ -27,7 +27,7 @@ from station.core import outputs as out
 from station.core.machine_base import MachineBase
 from station.core.options import CoreOptions
 from station.core.rounds import Round
-from station.events import DealerSignedIn
+from station.events import DealerSignedIn, DealerSignedOut
 
 #: What the dealer's line says while the incoming dealer's burn card is due.
 BURN_WORDS = "Burn 1 card (new dealer)"
@@ -59,6 +59,15 @@ class DealerSteps(MachineBase):
         self.dealer_burn_due = burn
         self._emit(out.DealerChanged(name, relieved, r.round_id if takes_round and r is not None else "", burn,
                                      ev.actor.role, ev.actor.who, ev.door))
+
+    def _on_dealer_signed_out(self, ev: DealerSignedOut) -> None:
+        name = ev.dealer.strip()
+        if not name or name != self.dealer:
+            self._refuse(ev, f"{name or 'nobody'} is not the dealer at this table"
+                         + (f" ({self.dealer} is)" if self.dealer else ""))
+            return
+        self.dealer, self.dealer_burn_due = "", False
+        self._emit(out.DealerChanged("", name, "", False, ev.actor.role, ev.actor.who, ev.door))
 
     def _give_round_its_dealer(self, r: Round) -> None:
         """A round opens: it is the present dealer's."""

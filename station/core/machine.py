@@ -44,6 +44,7 @@ from station.events import (
     CutCardSeen,
     DealerAction,
     DealerSignedIn,
+    DealerSignedOut,
     DeckCheck,
     DeckCheckUnanswered,
     DeviceBooted,
@@ -105,6 +106,7 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
             PayoutsConfirmed: self._on_payouts_confirmed,
             BetCorrected: self._on_bet_corrected,
             DealerSignedIn: self._on_dealer_signed_in,
+            DealerSignedOut: self._on_dealer_signed_out,
         }
         self._actions: dict[str, Callable[[DealerAction], None]] = {
             "shuffle_done": self._shuffle_done,

@@ -452,7 +452,8 @@ class RoundCorrected(Output):
 
 @dataclass(frozen=True)
 class DealerChanged(Output):
-    """``dealer`` took the table from ``relieved`` (empty: nobody was signed in). ``round_id``
+    """``dealer`` took the table from ``relieved`` (empty: nobody was signed in; an empty
+    ``dealer``: ``relieved`` signed out and nobody deals). ``round_id``
     is the round in play that becomes theirs (no card of it was out yet); empty when their
     first round is the next one opened. ``burn``: they burn one card before their first card
     (``[table] burn_on_dealer_change``). ``role``/``who`` signed them in, through ``door``."""

@@ -299,7 +299,8 @@ class MetersFold:
         return self.session
 
     def _dealer_changed(self, output: out.DealerChanged, time: str) -> None:
-        """A dealer took the table: their session begins (numbered in journal order)."""
+        """A dealer took the table: their session begins (numbered in journal order). A dealer
+        who signed out leaves a session of nobody's (``dealer`` empty) until the next."""
         self.relieved = self.session
         self.session = DealerSession(self.session.number + 1, output.dealer, time)
         self._in_play(time)  # the session has a part from its first moment, played in or not

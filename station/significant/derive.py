@@ -179,7 +179,9 @@ class SignificantDeriver:
         elif isinstance(output, out.DealerChanged):
             relieved = f", relieving {output.relieved}" if output.relieved else ""
             burn = "; one card to burn before their first round" if output.burn else ""
-            add("dealer_change", output.door or "control", f"{output.dealer} took the table{relieved}{burn}",
+            text = f"{output.dealer} took the table{relieved}{burn}" if output.dealer else \
+                f"{output.relieved} left the table; nobody deals until the next sign-in"
+            add("dealer_change", output.door or "control", text,
                 dealer=output.dealer, relieved=output.relieved, round_id=output.round_id, burn=output.burn,
                 role=output.role, who=output.who)
 

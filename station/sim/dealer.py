@@ -7,6 +7,12 @@ mapped to pedals, and uses the dealer's screen (a ``DealerAction`` event) for th
 decides what to do from what the station says it expects next, and does one thing per
 change of state or expectation; it never reads or writes the state machine itself.
 
+When a person signs in as the table's dealer (the console, the button box, ``ctl``), the
+simulated dealer yields: the person takes every decision (bets and no more bets, the reveal,
+war or surrender, confirmed payouts and the next round) and the simulated dealer only handles
+the equipment (shuffles, cuts, and draws each card the station asks for, one at a time), until
+the person signs out; then it plays again, from where the table stands.
+
 A simulated dealer never decides an irregularity or resumes a pause: that is a supervisor's
 job. In ``station run`` it waits for them as long as they take (and for a journal that cannot
 be written until it can), then goes on from where the station stands; in ``station demo``,
@@ -44,6 +50,10 @@ log = structlog.get_logger(__name__)
 
 #: The states in which the station waits for a card.
 DEALING_STATES = (st.BURNING, st.DEALING, st.WAR_BURNING, st.WAR_DEALING)
+#: The states whose next step is a dealer's decision (bets and no more bets, the reveal, war
+#: or surrender, payouts confirmed and the next round): a person signed in as the dealer takes
+#: them, and the simulated dealer waits, however long they take.
+PERSON_DECIDES = (st.BETTING, st.REVEALING, st.WAR_DECISION, st.PAYING)
 
 
 class SimulatedDealer:
@@ -193,6 +203,8 @@ class SimulatedDealer:
             if watch.catch_up() and watch.state != looked_at:
                 return True  # the table moved on meanwhile (a person paused it, say): look again first
         state = watch.state
+        if watch.person and state in PERSON_DECIDES:
+            return False  # theirs to decide: the dealer waits for the table to move on
         if rounds.burst_pending:
             # A whole round was handed over at once: wait for it to come back to paying.
             # (Still paying the last round, its payouts just confirmed, is not back yet.)
@@ -211,7 +223,7 @@ class SimulatedDealer:
             return rounds.deal_as_asked()
         elif state == st.DEALING and watch.expectation == BURN_WORDS:
             rounds.burn_for_new_dealer()
-        elif state == st.DEALING and rounds.can_deal_ahead():
+        elif state == st.DEALING and rounds.can_deal_ahead() and not watch.person:
             rounds.deal_rest_of_round()
         elif state in DEALING_STATES:
             rounds.draw(into_round=state == st.DEALING)

@@ -25,6 +25,8 @@ from station.core import outputs as out
 from station.core import states as st
 from station.sim.script import DealerScript, DealerStopped
 
+#: The door a person signs in at to take the dealer's decisions on the screen.
+CONSOLE_DOOR = "console"
 log = structlog.get_logger(__name__)
 
 
@@ -63,6 +65,11 @@ class StationWatch:
         self.confirming = False  # the table has asked for a confirmation: it wants them all
         self.irregularity = ""  # the one raised and not yet decided, in the station's words
         self.burn_due = False  # a dealer took over with [table] burn_on_dealer_change: one card to burn
+        #: The person signed in at the console as the table's dealer ("" for none): while there
+        #: is one, they take the dealer's decisions and the simulated dealer only handles the
+        #: equipment. A sign-in at the button box or by ``ctl`` names whose rounds they are;
+        #: the simulated dealer goes on playing them (docs/dealers.md).
+        self.person = ""
         #: Times the station stopped for a person (an irregularity raised, a pause begun), heard
         #: even when the stop was over before the dealer looked: the cards it slid out ahead may
         #: have met the stop, so it goes on by the station's word, not its own count.
@@ -211,6 +218,13 @@ class StationWatch:
             self.on_closed()
         elif isinstance(item, out.DealerChanged):
             self.burn_due = item.burn
+            person = item.dealer if item.door == CONSOLE_DOOR else ""
+            if bool(person) != bool(self.person):
+                # A person took the table at the console, or left it: the dealer's own count of
+                # the round no longer holds (they placed bets and took decisions it did not).
+                self.stops += 1
+                news = True
+            self.person = person
         elif isinstance(item, out.WarDecisionNeeded):
             self.war_boxes, self.war_answered = item.boxes, -1
             news = news or self.state == st.WAR_DECISION  # heard after its view (a decision's event)

@@ -13,7 +13,7 @@ from station.core.dealer_steps import BURN_WORDS
 from station.core.options import CoreOptions
 from station.core.projection import Projection
 from station.core.recall import describe, recall_rounds
-from station.events import Actor, DealerSignedIn
+from station.events import Actor, DealerSignedIn, DealerSignedOut
 from station.journal import JournalReader
 
 from ..core_table import Table
@@ -181,3 +181,22 @@ def test_the_dealer_and_a_burn_due_carry_across_checkpoints(tmp_path: Path) -> N
     settled = [o for outs in outputs for o in outs if isinstance(o, out.RoundSettled)]
     assert [s.dealer for s in settled] == ["ana", "ben", "ben"]
     assert final.machine.dealer == "ben" and not final.machine.dealer_burn_due
+
+
+def test_a_dealer_who_signs_out_leaves_the_rounds_after_to_nobody(make_table: Any) -> None:
+    table = make_table()
+    table.start_shoe()
+    sign_in(table, "ana", door="console")
+    table.post(DealerSignedOut("ben", BEN, "console"))  # not the dealer
+    assert "ben is not the dealer at this table (ana is)" in table.last(out.Refused).reason
+    play_banker_round(table)  # 1-1: ana's
+    table.post(DealerSignedOut("ana", ANA, "console"))
+    change = table.last(out.DealerChanged)
+    assert (change.dealer, change.relieved, change.door) == ("", "ana", "console")
+    assert table.machine.dealer == ""
+    play_banker_round(table)  # 1-2 opened before she left: still hers; 1-3 is nobody's
+    play_banker_round(table)
+    rounds = recall_rounds(table.path, table.options)
+    assert [r["dealer"] for r in rounds] == ["ana", "ana", "", ""]
+    table.post(DealerSignedOut("ana", ANA, "console"))
+    assert "ana is not the dealer at this table" in table.last(out.Refused).reason

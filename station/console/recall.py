@@ -94,7 +94,8 @@ def _round(r: dict[str, Any], money: Money, tz: Any) -> dict[str, Any]:
     for decision in r["decisions"]:
         lines.append("Decision: " + ", ".join(f"{k} {v}" for k, v in decision.items() if v not in ("", [], None)))
     for confirmation in r.get("confirmations", []):
-        lines.append(f"Payouts of box {', '.join(confirmation['boxes'])} confirmed by {confirmation['who']}")
+        who = confirmation["who"] or "the dealer (no name recorded)"
+        lines.append(f"Payouts of box {', '.join(confirmation['boxes'])} confirmed by {who}")
     for refusal in r.get("refused", []):
         who = f" ({refusal['who']})" if refusal.get("who") else ""
         lines.append(f"Refused {refusal['input']}{who}: {refusal['reason']}")

@@ -40,7 +40,7 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.dealer_steps import BURN_WORDS
 from station.core.options import CoreOptions
-from station.events import BetPlaced, DealerAction, Event, PayoutsConfirmed
+from station.events import Actor, BetPlaced, DealerAction, Event, PayoutsConfirmed
 from station.sim.dealing import CONFIRM_WORDS, RoundDealing
 from station.sim.equipment import DealerEquipment, SimulatedShoe, SimulatedShuffler
 from station.sim.script import DealerScript, DealerStopped
@@ -48,6 +48,8 @@ from station.sim.watch import StationWatch
 
 log = structlog.get_logger(__name__)
 
+#: Who the simulated dealer's confirmations of payouts name (recall says who confirmed).
+SIMULATED_DEALER = Actor("dealer", "simulated dealer")
 #: The states in which the station waits for a card.
 DEALING_STATES = (st.BURNING, st.DEALING, st.WAR_BURNING, st.WAR_DEALING)
 #: The states whose next step is a dealer's decision (bets and no more bets, the reveal, war
@@ -301,7 +303,7 @@ class SimulatedDealer:
         if not round_id:
             return []
         self.rounds.next_for, self.rounds.next_for_at = self.watch.paid_round, (self.watch.stops, self.watch.times_paid)
-        return [PayoutsConfirmed(round_id)]
+        return [PayoutsConfirmed(round_id, (), SIMULATED_DEALER)]
 
     def _bet_and_close(self) -> None:
         """Place the script's bets, then call no more bets (a pedal when one is mapped)."""

@@ -118,6 +118,7 @@ def test_a_dealer_signed_in_at_the_console_takes_the_decisions_and_signing_out_g
     assert theirs and any(b["player"] == "a" for r in theirs for b in r["bets"]), "the person's round, with their bet"
     assert any(c["who"] == "dana" for r in theirs for c in r.get("confirmations", [])), "confirmed by the person"
     assert rounds[-1]["dealer"] == "", "the simulated dealer's rounds are no person's"
+    assert [c["who"] for c in rounds[-1]["confirmations"]] == ["simulated dealer"], "recall says who confirmed"
     events = subprocess.run([sys.executable, "-m", "station", "events", "--code", "dealer_change", "--json",
                              "--journal", str(copy.journal)], capture_output=True, text=True, timeout=60)
     assert events.returncode == 0, events.stderr

@@ -36,7 +36,7 @@ from station.core import outputs as out
 from station.core.options import CoreOptions
 from station.core.rounds import RoundId
 from station.events import DealerAction, Event, PayoutsConfirmed
-from station.sim.dealer import SimulatedDealer
+from station.sim.dealer import SIMULATED_DEALER, SimulatedDealer
 from station.sim.equipment import DealerEquipment
 from station.sim.screen_order import DROP_EPOCH, ScreenOrder
 from station.sim.script import DealerScript
@@ -241,7 +241,7 @@ def test_a_paying_view_heard_before_its_settlement_is_acted_on_when_the_settleme
         table.dealer.resume_payouts(True, "1-4")
         table.dealer.start(*CONFIRM)
         table.wait_posted(DealerAction("next_round"))
-        assert table.posted[:2] == [PayoutsConfirmed("1-4"), DealerAction("next_round")]
+        assert table.posted[:2] == [PayoutsConfirmed("1-4", (), SIMULATED_DEALER), DealerAction("next_round")]
         table.see(("betting", "place your bets"), ("dealing", "deal Player first card"))
         table.shoe.wait_drawn(1)
         table.stop_for_a_supervisor()
@@ -249,8 +249,8 @@ def test_a_paying_view_heard_before_its_settlement_is_acted_on_when_the_settleme
         until(lambda: waits_for_the_station(table.dealer))  # (it has looked at that view)
         table.hear(settled(5), out.PayoutsDue(RoundId(1, 5), ("1",)))  # ...then its outputs
         table.wait_posted(DealerAction("next_round"), 2)
-        assert PayoutsConfirmed(RoundId(1, 5)) in table.posted
-        confirmed_at = table.posted.index(PayoutsConfirmed(RoundId(1, 5)))
+        assert PayoutsConfirmed(RoundId(1, 5), (), SIMULATED_DEALER) in table.posted
+        confirmed_at = table.posted.index(PayoutsConfirmed(RoundId(1, 5), (), SIMULATED_DEALER))
         assert table.posted[confirmed_at + 1] == DealerAction("next_round")
     finally:
         table.dealer.stop()
@@ -268,7 +268,7 @@ def test_a_confirmation_a_stop_refused_is_made_again_when_the_station_still_asks
         table.stop_for_a_supervisor()
         table.see(CONFIRM)
         table.wait_posted(DealerAction("next_round"), 2)
-        assert table.posted == [PayoutsConfirmed("1-4"), DealerAction("next_round")] * 2
+        assert table.posted == [PayoutsConfirmed("1-4", (), SIMULATED_DEALER), DealerAction("next_round")] * 2
     finally:
         table.dealer.stop()
 

@@ -11,7 +11,7 @@ from typing import Any
 from drivers.simulators.shoe import ShoeSimulator
 from station.core.options import CoreOptions
 from station.events import DealerAction, Event, PayoutConfirmationRequired, PayoutsConfirmed
-from station.sim.dealer import SimulatedDealer
+from station.sim.dealer import SIMULATED_DEALER, SimulatedDealer
 from station.sim.plugin import resume_point
 from station.sim.script import DealerScript
 
@@ -46,7 +46,7 @@ def test_a_resumed_dealer_confirms_the_payouts_then_asks_for_the_next_round() ->
         dealer.resume_payouts(True, "1-1")
         dealer.start("paying", "pay and collect, confirm the payouts of box 1, clear the layout, then next round")
         until(lambda: len(posted) >= 2)
-        assert posted[:2] == [PayoutsConfirmed("1-1"), DealerAction("next_round")]
+        assert posted[:2] == [PayoutsConfirmed("1-1", (), SIMULATED_DEALER), DealerAction("next_round")]
     finally:
         dealer.stop()
 

@@ -70,6 +70,8 @@ from station.core.sessions import drive
 from station.core.state import STATE_FORMAT
 from station.event_codec import event_to_dict
 from station.events import (
+    Actor,
+    AlertAcknowledged,
     ButtonPressed,
     CardsPresent,
     DealerAction,
@@ -145,8 +147,9 @@ class ChainWriter:
 
 #: What the generated journal holds besides the dealer's inputs (:class:`StationLife`); part of a
 #: cached journal's name, so a journal cached before a change of it is built again.
-LIFE = 1
+LIFE = 2
 #: Rounds between two orderly restarts of the generated station, and between two killed ones.
+SUPERVISOR = Actor("supervisor", "sam")
 RESTART_EVERY = 2000
 KILLED_EVERY = 5000
 
@@ -157,8 +160,9 @@ class StationLife:
     test_generated_journals.py compares them with a real ``station run``'s): its starts and
     orderly stops, a killed run now and then, the display's boot, the shoe's cards present at
     each new shoe, the pedals for the actions mapped to them, each round's payouts confirmed
-    when the table asks for it, and the integrity monitor's alerts, posted as its service posts
-    them (each finding once)."""
+    when the table asks for it, the integrity monitor's alerts, posted as its service posts
+    them (each finding once), and a supervisor acknowledging the open ones at each shoe change
+    (the alert register then keeps the latest acknowledged, as at a table)."""
 
     def __init__(self, feed: Callable[[Event], None], machine: TableMachine, buttons: dict[str, str],
                  confirm_payouts: bool) -> None:
@@ -195,6 +199,8 @@ class StationLife:
         self._feed(ButtonPressed("pedals", button) if button else event)
         if isinstance(event, DealerAction) and event.action == "shuffle_done":
             self._feed(CardsPresent("shoe"))
+            for alert in machine.open_alerts():
+                self._feed(AlertAcknowledged(alert.ident, SUPERVISOR, "seen at the shoe change"))
         while self._alerts:
             self._feed(self._alerts.pop(0))
         settled = machine.rounds_settled + machine.rounds_voided

@@ -167,3 +167,24 @@ def test_a_correction_long_after_its_round_is_found_from_the_round_s_stretch(tmp
     corrected = next(r for r in every if r["round_id"] == target["round_id"])
     assert len(corrected["corrections"]) == 1, corrected["corrections"]
     assert corrected["round_id"] != every[-1]["round_id"]
+
+
+def test_the_consoles_recall_shows_what_the_whole_journal_shows(week: tuple[Path, CoreOptions]) -> None:
+    """The console's recall (the last rounds, any round by id) reads its stretch and words
+    the same rounds as a reading of the whole journal."""
+    from station.console.recall import _round, recall_for_console
+    from station.localtime import zone
+    from station.money import Money
+
+    path, options = week
+    every = recall_rounds(path, options)
+    settings = {"journal": str(path), "config": str(path.parent / "station.toml"), "digits": 2, "currency": "EUR",
+                "timezone": "Europe/Vienna"}
+    money, tz = Money(2, "EUR"), zone("Europe/Vienna")
+    shown = recall_for_console(settings, 10, "")
+    assert shown["ok"] and shown["rounds"] == [_round(r, money, tz) for r in reversed(every[-10:])]
+    for round_ in every[:: max(1, len(every) // 7)]:
+        one = recall_for_console(settings, 10, round_["round_id"])
+        assert one["rounds"] == [_round(round_, money, tz)], round_["round_id"]
+    assert recall_for_console(settings, 10, "999-1")["message"] == "no round 999-1 in this journal"
+    assert "is not a round id" in recall_for_console(settings, 10, "x")["message"]

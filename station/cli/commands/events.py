@@ -11,6 +11,7 @@ from typing import Any
 from station.cli.main import CliError
 
 _AGO = re.compile(r"^(\d+)([mhd])$")
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days"}
 
 
@@ -20,7 +21,8 @@ def register(subparsers: Any) -> None:
         description="The significant events of the journal, oldest first, each with its time in the table's "
         "zone, the device and a stable code (docs/events.md). Read-only.")
     parser.add_argument("--since", metavar="WHEN", help="from WHEN: a gaming day (2026-12-01, from its "
-                        "[table] gaming_day_start), a local time (2026-12-01 21:30), a time ago (30m, 2h, 7d), or "
+                        "[table] gaming_day_start), a local time (2026-12-01 21:30), a time of day (09:00: the last "
+                        "one past), a time ago (30m, 2h, 7d), or "
                         "'all' for the whole log (which reads the whole journal); by default the 24 hours up to "
                         "the journal's newest record")
     parser.add_argument("--code", action="append", metavar="CODE", help="only this code, or every code of this "
@@ -63,14 +65,22 @@ def since_time(text: str | None, zone_name: str, day_start: str, now: datetime |
         moment = (now or datetime.now(UTC)) - timedelta(**{_UNITS[ago.group(2)]: int(ago.group(1))})
         return format_time(moment)
     tz = zone(zone_name)
+    clock = _CLOCK.match(text)
+    if clock:  # a time of day: its last occurrence in the table's zone (today's, or yesterday's)
+        wall_now = (now or datetime.now(UTC)).astimezone(tz)
+        hour, minute = int(clock.group(1)), int(clock.group(2))
+        if hour > 23 or minute > 59:
+            raise CliError(f"--since: {text!r} is not a time of day (09:00)")
+        moment = wall_now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+        return format_time(moment if moment <= wall_now else moment - timedelta(days=1))
     try:
         if len(text) == 10:
             day = datetime.strptime(text, "%Y-%m-%d").date()
             return format_time(gaming_day_bounds(day, tz, parse_day_start(day_start))[0])
         wall = datetime.fromisoformat(text.replace(" ", "T"))
     except ValueError:
-        raise CliError(f"--since: {text!r} is not a day (2026-12-01), a local time (2026-12-01 21:30) or a time "
-                       "ago (30m, 2h, 7d)") from None
+        raise CliError(f"--since: {text!r} is not a day (2026-12-01), a local time (2026-12-01 21:30), a time "
+                       "of day (09:00) or a time ago (30m, 2h, 7d)") from None
     return format_time(wall.replace(tzinfo=tz) if wall.tzinfo is None else wall)
 
 

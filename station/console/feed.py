@@ -149,8 +149,11 @@ class ConsoleProcess:
                                  greeting=frame(SETTINGS, json.dumps(self.settings).encode()), max_frame=MAX_FRAME)
 
     def _listening(self, url: str) -> None:
+        first = not self._ready.is_set()
         self.url = url
         self._ready.set()
+        if first and sys.stderr.isatty():  # a person started the station by hand: say it plainly
+            print(console_greeting(url, self.settings.get("users", [])), file=sys.stderr, flush=True)
 
     def _unavailable(self, exc: OSError) -> dict[str, Any]:
         """What ``console_unavailable`` says (docs/console.md: with the reason)."""
@@ -228,3 +231,22 @@ class ConsoleProcess:
             self.people(news)
         except ValueError as exc:
             log.warning("console_news_unreadable", error=str(exc))
+
+
+#: PINs anyone may know: the shipped simulated table's (config/station.toml). A user whose PIN
+#: is one of them is named with it on the simulated table, and is a warning on a real one.
+KNOWN_PINS = ("1234", "5678")
+
+
+def console_greeting(url: str, users: list[dict[str, Any]]) -> str:
+    """What ``station run`` on a terminal says once the console listens: where it is, how to
+    sign in, and any user whose PIN is one anyone may know (the shipped simulated table's)."""
+    from station.config.pins import verify_pin
+
+    known = [f"{u['name']} ({u['role']}) PIN {pin}" for u in users if u.get("pin_scrypt")
+             for pin in KNOWN_PINS if verify_pin(pin, str(u["pin_scrypt"]))]
+    lines = [f"The dealer's console: {url} (sign in with a name and PIN of [[control.users]])"]
+    if known:
+        lines.append("  Users with a PIN anyone may know (fine on a simulated table, never on a real one): "
+                     + ", ".join(known))
+    return "\n".join(lines)

@@ -21,6 +21,7 @@ from station.core.loop import Verdict
 from station.events import (
     Actor,
     AlertAcknowledged,
+    BetChanged,
     BetCorrected,
     BetPlaced,
     BetWithdrawn,
@@ -207,6 +208,10 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
             args["box"], args["player"], args["region"], args["amount"], a)), "place a bet", ARGUMENTS["bet"]),
         "action": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: DealerAction(
             args["action"], args["box"], args["player"], a)), "a dealer's screen action", ARGUMENTS["action"]),
+        "change-bet": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: BetChanged(
+            args["box"], args["player"], args["region"], args["amount"], a)),
+            "make a bet this whole amount (the table judges the whole bet: chips stacked one by one)",
+            ARGUMENTS["bet"]),
         "withdraw": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: BetWithdrawn(
             args["box"], args["player"], args["region"], a)), "take a bet off the layout", ARGUMENTS["withdraw"]),
         "confirm-payouts": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: PayoutsConfirmed(

@@ -69,6 +69,8 @@ def test_a_whole_mini_baccarat_shoe_tapped_on_the_console(browser: Any, console_
             alert = console.alert()
             assert "Banker bet of 25.00 cannot be paid exactly in chips of 1.00" in alert and "5.12" not in alert, alert
             screenshot(page, "console-refusal-1280x800.png")
+            # The refused chips stay pending on the spot (the next chip adds to them): cleared.
+            console.tap("Clear pending ann Banker on Box 1")
             refused = True
         place_round_bets(console)
         console.act("No more bets", "dealing")

@@ -99,6 +99,7 @@ def test_money_in_refusals_late_bets_and_the_banker_payout_option(browser: Any, 
     assert refused(console) == ("refused: Banker bet of 25.00 EUR cannot be paid exactly in chips of 1.00 EUR: "
                                 "largest acceptable is 20.00 EUR")
     check_every_size(page, "refusal in euros", SHOTS)
+    console.tap("Clear pending ann Banker on Box 1")  # the refused chips stayed pending on the spot
     # The same rules through station ctl: the same words.
     over = ctl(table, "send", "bet", "--set", "box=2", "--set", "player=bo", "--set", "region=player",
                "--set", "amount=100100")

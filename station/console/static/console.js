@@ -7,6 +7,9 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   session: null, view: null, version: 0, chip: null, recall: false, signIn: "", polling: false,
   lastRecall: null,
+  // Chips tapped onto a spot that do not make a bet the table takes yet ("box|player|region" to
+  // their amount): the next chip on that spot adds to them, and the table judges the whole.
+  pending: {},
 };
 
 function el(tag, attrs, ...children) {
@@ -131,7 +134,11 @@ function renderChips(table) {
     for (const node of chips.children) node.setAttribute("aria-pressed", String(Number(node.dataset.amount) === ui.chip));
     return;
   }
-  chips.replaceChildren(...table.chips.map((chip) => button(chip.text, () => { ui.chip = chip.amount; render(); }, {
+  chips.replaceChildren(...table.chips.map((chip) => button(chip.text, () => {
+    ui.chip = chip.amount;
+    $("bet-amount").value = "";  // a chip chosen: chips it is, not the typed amount
+    render();
+  }, {
     class: "chip", "aria-label": `Chip ${chip.text}`, "data-amount": chip.amount, "aria-pressed": "false",
   })));
   chips.dataset.drawn = "yes";
@@ -152,9 +159,22 @@ function renderLayout(view) {
     }
     const players = mine.map((bet) => el("li", {class: "bet"},
       el("span", {class: "bet-text"}, `${bet.player}: ${bet.text}`),
+      betting && ui.chip && ui.chip < bet.amount ? button("−", () => takeChipOff(bet), {
+        class: "remove", "aria-label": `Take a chip of ${moneyText(ui.chip, table.digits)} off ${bet.player} ${bet.text} on ${box.name}`,
+      }) : null,
       betting ? button("×", () => send("withdraw", {box: bet.box, player: bet.player, region: bet.region}), {
         class: "remove", "aria-label": `Remove ${bet.player} ${bet.text} on ${box.name}`,
       }) : null));
+    for (const [key, amount] of Object.entries(ui.pending)) {
+      const [pendingBox, who, region] = key.split("|");
+      if (pendingBox !== box.box || !betting) continue;
+      const name = (box.regions.find((r) => r.region === region) || {name: region}).name;
+      const text = `${who}: ${name} +${moneyText(amount, table.digits)} pending`;
+      players.push(el("li", {class: "bet pending"}, el("span", {class: "bet-text"}, text),
+        button("×", () => { delete ui.pending[key]; say(""); render(); }, {
+          class: "remove", "aria-label": `Clear pending ${who} ${name} on ${box.name}`,
+        })));
+    }
     const extra = [];
     if (view.state === "betting" && table.betting_choices.includes("decline_tie")) {
       extra.push(button("Decline tie", () => send("action", {action: "decline_tie", box: box.box, player: player()}), {
@@ -170,10 +190,34 @@ function renderLayout(view) {
   $("players").replaceChildren(...[...names].map((name) => el("option", {value: name})));
 }
 
-function bet(box, region) {
-  if (!ui.chip) { say("tap a chip first"); return; }
-  if (!player()) { say("name the player first (Player)"); return; }
-  send("bet", {box, player: player(), region, amount: ui.chip});
+function placedAmount(box, who, region) {
+  return ui.view.bets.filter((b) => b.box === box && b.player === who && b.region === region)
+    .reduce((sum, b) => sum + b.amount, 0);
+}
+
+async function bet(box, region) {
+  // A tap adds a chip (or the typed amount) to what the player has on the spot; the table
+  // judges the whole. A whole it does not take yet stays pending on the spot, so that the next
+  // chip adds to it: two 10.00 chips make the 20.00 Banker bet no single 10.00 chip can.
+  const who = player();
+  if (!who) { say("name the player first (Player)"); return; }
+  const typed = $("bet-amount").value.trim();
+  const add = typed ? minorUnits(typed, ui.view.table.digits) : ui.chip;
+  if (typed && !add) { say(`${typed} is not an amount: type it as 20.00`); return; }
+  if (!add) { say("tap a chip or type an amount first"); return; }
+  const key = `${box}|${who}|${region}`;
+  const placed = placedAmount(box, who, region);
+  const whole = placed + (ui.pending[key] || 0) + add;
+  const args = {box, player: who, region, amount: whole};
+  const ok = await send(placed ? "change-bet" : "bet", args);
+  if (ok) delete ui.pending[key];
+  else if (ui.view.state === "betting") ui.pending[key] = whole - placed;
+  render();
+}
+
+async function takeChipOff(bet) {
+  const left = bet.amount - ui.chip;
+  await send("change-bet", {box: bet.box, player: bet.player, region: bet.region, amount: left});
 }
 
 function dealerActions(view) {
@@ -300,6 +344,7 @@ function renderHeader(view) {
 }
 
 function render() {
+  if (ui.view && ui.view.state !== "betting") ui.pending = {};  // betting over: nothing is pending
   const signedIn = Boolean(ui.session);
   const showSignIn = !signedIn || ui.signIn === "supervisor";
   $("sign-in").hidden = !showSignIn || ui.recall;

@@ -70,7 +70,7 @@ def test_two_ten_chips_make_the_banker_bet_a_typed_amount_and_a_chip_taken_off(b
                            timeout=WAIT_MS)
     console.act("No more bets", "dealing")
     console.deal_until("paying")
-    [settled] = [r for r in recall_json(table, "--last", "1")]
+    [settled] = recall_json(table, "--last", "1")
     assert sorted((b["box"], b["player"], b["region"], b["amount"]) for b in settled["bets"]) == [
         ("1", "ann", "banker", 2000), ("2", "ben", "player", 3500)]
     table.stop_station()

@@ -211,7 +211,7 @@ class ConsoleView:
             self.bets.setdefault(o.round_id.following(), {}).update(dict(o.carried))
 
     def _settled(self, rid: RoundId, bets: Iterable[SettledBet], house_net: int, voided: bool = False) -> None:
-        self.payouts = Payouts(rid, settled_lines(bets, self.layout.money), house_net, voided=voided)
+        self.payouts = Payouts(rid, settled_lines(bets, self.layout.money, self.layout.chips), house_net, voided=voided)
 
     def _on_RoundVoided(self, o: out.RoundVoided) -> None:
         self._settled(o.round_id, o.returned, 0, voided=True)
@@ -288,7 +288,7 @@ class ConsoleView:
             "house": f"house result {m(o.house_before)} \u2192 {m(o.house_after)}",
         }
         if self.payouts is not None and self.payouts.round_id == o.round_id:
-            self.payouts.lines = settled_lines(o.after, m)
+            self.payouts.lines = settled_lines(o.after, m, self.layout.chips)
             self.payouts.house_net = o.house_after
 
     def _on_JournalUnwritable(self, o: out.JournalUnwritable) -> None:

@@ -8,10 +8,11 @@ payout's figures are the settlement's own, and only their wording is made here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from station.cards import Card
+from station.core.payout_steps import box_order
 from station.games.layout import SettledBet
 from station.money import Money
 
@@ -74,9 +75,10 @@ def _odds(winnings: int, stake: int) -> str:
     return ""
 
 
-def payout_words(bet: SettledBet, money: Money) -> tuple[str, str]:
+def payout_words(bet: SettledBet, money: Money, chips: Sequence[int] = ()) -> tuple[str, str]:
     """What the dealer does with one settled bet, and the line that says so:
-    ``("pay", "Box 3 · ann · Banker: pay 19.00 (20.00 less 1.00 commission)")``."""
+    ``("pay", "Box 3 · ann · Banker: pay 19.00 (20.00 less 1.00 commission)")``; with the
+    table's ``chips``, a payout also says them (``… = 1 × 10.00, 1 × 5.00, 4 × 1.00``)."""
     head = f"{box_name(bet.box)} \u00b7 {bet.player} \u00b7 {region_name(bet.region)}"
     void = f"; return {money(bet.void)} (void part, over the chip-exact limit)" if bet.void else ""
     if bet.outcome == "win":
@@ -85,7 +87,8 @@ def payout_words(bet: SettledBet, money: Money) -> tuple[str, str]:
             detail = f"{money(winnings)} less {money(bet.commission)} commission"
         else:
             detail = _odds(winnings, bet.valid) or f"on {money(bet.valid)}"
-        return "pay", f"{head}: pay {money(bet.net)} ({detail}){void}"
+        paid = in_chips(bet.net, chips, money)
+        return "pay", f"{head}: pay {money(bet.net)} ({detail}){f' = {paid}' if paid else ''}{void}"
     if bet.outcome == "lose":
         return "take", f"{head}: take {money(bet.valid)}{void}"
     if bet.outcome == "push":
@@ -106,11 +109,23 @@ def difference_words(box: str, player: str, region: str, change: int, money: Mon
     return f"{head}: take back {money(-change)}"
 
 
-def settled_lines(bets: Any, money: Money) -> list[dict[str, Any]]:
-    """Every settled bet as the payouts list shows it."""
+def in_chips(amount: int, chips: Sequence[int], money: Money) -> str:
+    """``amount`` in the table's chips, the largest first: ``"1 × 25.00, 2 × 10.00"``; empty
+    when the chips cannot make it exactly (the line then says the amount alone)."""
+    left, parts = amount, []
+    for chip in sorted(set(chips), reverse=True):
+        count, left = divmod(left, chip)
+        if count:
+            parts.append(f"{count} \u00d7 {money(chip)}")
+    return ", ".join(parts) if left == 0 and parts else ""
+
+
+def settled_lines(bets: Any, money: Money, chips: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """Every settled bet as the payouts list shows it, in the order of the boxes; a payout also
+    in the table's chips (``"pay 19.00 (20.00 less 1.00 commission) = 1 × 10.00, …"``)."""
     lines = []
-    for bet in bets:
-        action, text = payout_words(bet, money)
+    for bet in sorted(bets, key=lambda b: (box_order(b.box), b.player, b.region)):
+        action, text = payout_words(bet, money, chips)
         lines.append({"box": bet.box, "player": bet.player, "region": bet.region, "action": action,
                       "net": bet.net, "text": text})
     return lines

@@ -12,7 +12,7 @@ from station.config.pins import PinError, hash_pin, pin_problem, stored_problem,
 from station.console.sessions import MAX_FAILURES, SUPERVISOR_TURN_S, SessionBook, User
 from station.console.settings import ConsoleSection
 from station.console.view import ConsoleView, TableLayout
-from station.console.words import payout_words
+from station.console.words import in_chips, payout_words, settled_lines
 from station.core import outputs as out
 from station.core.rounds import RoundId
 from station.games.layout import SettledBet
@@ -137,7 +137,21 @@ def test_the_picture_follows_a_round_and_keeps_the_bets_a_tie_leaves_on() -> Non
     payouts = shown["payouts"]
     assert payouts["pending"] == ["1"] and payouts["house"] == "-40.00 EUR"
     assert [line["text"] for line in payouts["lines"]] == [
-        "Box 1 · ann · Banker: push, 20.00 stays the player's", "Box 2 · bo · Tie: pay 40.00 (8 to 1)"]
+        "Box 1 · ann · Banker: push, 20.00 stays the player's", "Box 2 · bo · Tie: pay 40.00 (8 to 1) = 2 × 20.00"]
     shown = fold(view, (out.StateChanged("betting", "paying"), "1-2"))
     assert shown["round"] == "1-2" and shown["cards"] == []
     assert shown["bets"] == [{"box": "1", "player": "ann", "region": "banker", "amount": 2000, "text": "Banker 20.00"}]
+
+
+def test_a_payout_in_the_tables_chips_and_the_lines_in_the_order_of_the_boxes() -> None:
+    chips = (100, 500, 1000, 2000, 2500)
+    paid = SettledBet("3", "ann", "banker", 2000, 2000, 0, "win", 1900, 100)
+    assert payout_words(paid, EUR, chips) == ("pay", "Box 3 · ann · Banker: pay 19.00 (20.00 less 1.00 commission) "
+                                                     "= 1 × 10.00, 1 × 5.00, 4 × 1.00")
+    assert in_chips(9500, chips, EUR) == "3 × 25.00, 1 × 20.00"
+    assert in_chips(250, (100, 500), EUR) == "", "not made exactly by the chips: the amount alone"
+    lines = settled_lines([SettledBet("10", "a", "tie", 500, 500, 0, "lose", -500), paid,
+                           SettledBet("S1", "b", "player", 1000, 1000, 0, "win", 1000),
+                           SettledBet("2", "c", "player", 1000, 1000, 0, "push", 0)], EUR, chips)
+    assert [line["box"] for line in lines] == ["2", "3", "10", "S1"]
+    assert lines[3]["text"] == "Standing 1 · b · Player: pay 10.00 (even money) = 1 × 10.00"

@@ -17,7 +17,7 @@ NOW = datetime(2026, 12, 1, 20, 45, 12, tzinfo=UTC)
 
 STATUS = {
     "table": "Mini Baccarat 1", "state": "irregularity", "expecting": "waiting for supervisor: a card out of turn",
-    "shoe": 3, "round": "3-12", "devices": {"shoe": "connected", "display": "not connected"},
+    "shoe": 3, "round": "3-12", "dealer": "dana", "devices": {"shoe": "connected", "display": "not connected"},
     "faulted": {"display": "link lost"},
     "irregularity": {"reason": "unexpected_card", "detail": "KH read while betting", "decisions": ["void", "burn"]},
     "integrity": {"alerts_open": 1, "alerts": [{"ident": 7, "code": "repeat_shoe", "severity": "alarm",
@@ -37,19 +37,28 @@ def test_the_summary_says_where_the_table_is_and_everything_open_in_local_time()
     assert lines[0] == "Mini Baccarat 1: irregularity (as of 2026-12-01 21:45:12 CET)"
     assert lines[1] == "  expects:  waiting for supervisor: a card out of turn"
     assert lines[2] == "  shoe 3, round 3-12"
-    assert lines[3] == "  devices:  display NOT CONNECTED (fault: link lost), shoe connected"
+    assert lines[3] == "  dealer:   dana"
+    assert lines[4] == "  devices:  display NOT CONNECTED (fault: link lost), shoe connected"
     assert "IRREGULARITY: unexpected_card: KH read while betting; decide: void, burn" in text
     assert "ALARMS:   1 open (#7 alarm repeat_shoe: shoe 3 repeats shoe 1)" in text
     assert "JOURNAL NOT WRITABLE: database or disk is full" in text and "DISK LOW: 0 MB free" in text
     assert lines[-1].endswith("(anchored at seq 120, 2026-12-01 21:40:00 CET)")
-    assert len(lines) <= 10
+    assert len(lines) <= 11
+
+
+def test_a_pause_says_who_and_why_and_no_dealer_says_so() -> None:
+    paused = {**STATUS, "state": "paused", "dealer": None, "irregularity": None,
+              "paused_by": {"role": "supervisor", "who": "sam", "reason": "fill the float"}}
+    text = summary(paused, VIENNA, NOW)
+    assert "  dealer:   nobody signed in" in text.splitlines()
+    assert "  PAUSED by supervisor sam: fill the float" in text.splitlines()
 
 
 def test_a_quiet_table_is_four_lines_and_a_journal() -> None:
     quiet = {**STATUS, "irregularity": None, "integrity": {"alerts_open": 0, "alerts": []}, "faulted": {},
              "devices": {"shoe": "connected"}, "journal_writable": True, "disk": {"free_mb": 9000, "low": False},
              "state": "betting", "expecting": "place your bets"}
-    assert len(summary(quiet, VIENNA, NOW).splitlines()) == 5
+    assert len(summary(quiet, VIENNA, NOW).splitlines()) == 6
 
 
 def test_the_zone_is_the_one_the_journal_was_written_under(tmp_path: Path) -> None:

@@ -43,7 +43,12 @@ def summary(status: dict[str, Any], tz: ZoneInfo | None = None, now: datetime | 
     moment = (now or datetime.now(UTC)).astimezone(UTC).isoformat().replace("+00:00", "Z")
     lines = [f"{status.get('table', 'table')}: {status.get('state', '?')} (as of {local_time(moment, tz)})",
              f"  expects:  {status.get('expecting') or '-'}",
-             f"  shoe {status.get('shoe') or '-'}, round {status.get('round') or '-'}"]
+             f"  shoe {status.get('shoe') or '-'}, round {status.get('round') or '-'}",
+             f"  dealer:   {status.get('dealer') or 'nobody signed in'}"]
+    paused = status.get("paused_by")
+    if paused:
+        who = " ".join(part for part in (paused.get("role"), paused.get("who")) if part) or "a supervisor"
+        lines.append(f"  PAUSED by {who}" + (f": {paused['reason']}" if paused.get("reason") else ""))
     devices = status.get("devices") or {}
     faulted = status.get("faulted") or {}
     lines.append("  devices:  " + (", ".join(

@@ -66,6 +66,7 @@ def station_status(station: StatusSource) -> dict[str, Any]:
         "round": table.round_id,
         "shoe": table.shoe,
         "dealer": table.dealer or None,
+        "paused_by": dict(table.paused_by) or None,
         "irregularity": None if irregularity is None else {
             "reason": irregularity.reason, "detail": irregularity.detail,
             "decisions": list(irregularity.decisions),

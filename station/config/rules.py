@@ -88,6 +88,32 @@ def _location(error: Any) -> tuple[int | str, ...]:
     return tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
 
 
+#: The keys that hold amounts of money (in minor units): a decimal point there is a person
+#: writing money as they read it.
+MONEY_KEYS = frozenset({"min_bet", "max_bet", "chips", "differential", "box_max", "player_max", "tie_min",
+                        "tie_max", "pair_min", "pair_max", "bets"})
+
+
+def _is_money(loc: tuple[Any, ...]) -> bool:
+    return any(str(part) in MONEY_KEYS for part in loc)
+
+
+def _looks_like_money(value: object) -> bool:
+    """A text such as "10.00" or "10,50" given where a whole number is wanted."""
+    text = str(value).strip().replace(",", ".")
+    whole, _, fraction = text.partition(".")
+    return bool(whole.isdigit() and fraction.isdigit())
+
+
+def _minor_units_example(value: object) -> str:
+    """What a person who wrote ``10.0`` or ``"10.00"`` meant, in minor units of a currency of
+    two decimals (the common case; a table's `[table] minor_digits` says its own)."""
+    text = str(value).strip().replace(",", ".")
+    whole, _, fraction = text.partition(".")
+    cents = int(whole or 0) * 100 + int((fraction + "00")[:2])
+    return f"{whole}.{(fraction + '00')[:2]} with 2 minor digits is {cents} (see [table] minor_digits)"
+
+
 def _problems(exc: ValidationError) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     for error in exc.errors(include_url=False):
@@ -105,6 +131,10 @@ def _problems(exc: ValidationError) -> list[tuple[str, str]]:
             )
         elif error["type"] == "value_error":
             problems.append((key, f"{error['msg'].removeprefix('Value error, ')} (got {error['input']!r})"))
+        elif error["type"] in ("int_type", "int_from_float", "int_parsing") and _is_money(loc) \
+                and _looks_like_money(error["input"]):
+            problems.append((key, f"{error['msg']} (got {error['input']!r}): amounts here are whole minor units of "
+                                  f"the table's currency, so {_minor_units_example(error['input'])}"))
         else:
             problems.append((key, f"{error['msg']} (got {error['input']!r})"))
     return problems

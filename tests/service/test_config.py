@@ -10,7 +10,7 @@ import pytest
 
 from station.config.errors import ConfigError
 from station.config.file import DEFAULT_CONFIG
-from station.service.config import load_config
+from station.service.config import load_config, parse_config
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -106,3 +106,19 @@ def test_not_toml_and_missing_file(tmp_path: Path) -> None:
 def test_default_config_has_every_section_documented() -> None:
     data = tomllib.loads(DEFAULT_CONFIG.read_text())
     assert {"station", "table", "devices", "dealer", "control", "web"} <= set(data)
+
+
+@pytest.mark.parametrize(("value", "meant"), [(10.0, "10.00 with 2 minor digits is 1000"),
+                                              ("10.50", "10.50 with 2 minor digits is 1050")])
+def test_money_written_with_a_decimal_point_is_explained_in_minor_units(value: object, meant: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"table": {"min_bet": value}}, Path("station.toml"))
+    said = str(refused.value)
+    assert said.startswith("station.toml: table.min_bet: Input should be a valid integer")
+    assert "amounts here are whole minor units of the table's currency" in said and meant in said
+
+
+def test_a_count_written_with_a_decimal_point_is_not_called_money() -> None:
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"table": {"decks": 8.0}}, Path("station.toml"))
+    assert "minor units" not in str(refused.value)

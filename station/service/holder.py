@@ -152,6 +152,20 @@ def _same_journal(holder: str, journal: Path | None) -> bool:
     return Path(holder).resolve() == journal.resolve()
 
 
+def how_to_stop(pid: int, proc: Path = Path("/proc")) -> str:
+    """How the station ``pid`` is stopped, as it runs: its systemd unit when a unit started
+    it (``systemctl stop <unit>``), else by hand (it was started in a terminal)."""
+    try:
+        cgroup = (proc / str(pid) / "cgroup").read_text()
+    except OSError:
+        cgroup = ""
+    units = [part for line in cgroup.splitlines() for part in line.rsplit("/", 1)[-1:] if part.endswith(".service")]
+    unit = units[0] if units else ""
+    if unit and not unit.startswith(("user@", "session-")):
+        return f"systemctl stop {unit.removesuffix('.service')}"
+    return f"it was started by hand: Ctrl-C in its terminal, or kill {pid}"
+
+
 def refuse_if_held(device: str, url: str, directory: Path | None = None, journal: Path | None = None) -> None:
     """Raise :class:`DeviceBusy` with a message a technician can act on: a round is live on
     the station of this table (the one writing ``journal``), or any station of this machine
@@ -166,6 +180,6 @@ def refuse_if_held(device: str, url: str, directory: Path | None = None, journal
         held_urls = set(info.devices.values())
         if device in info.devices or url in held_urls:
             raise DeviceBusy(
-                f"refused: the station service (pid {info.pid}) holds the {device} "
-                f"({info.devices.get(device, url)}); stop it first: systemctl stop dealing-station"
+                f"refused: the station (pid {info.pid}) holds the {device} "
+                f"({info.devices.get(device, url)}); stop it first: {how_to_stop(info.pid)}"
             )

@@ -40,7 +40,7 @@ def _hold(tmp_path: Path, mode: str) -> subprocess.Popen[str]:
 def test_held_device_is_refused_and_others_allowed(tmp_path: Path) -> None:
     child = _hold(tmp_path, "idle")
     try:
-        with pytest.raises(DeviceBusy, match=r"holds the shoe .*systemctl stop"):
+        with pytest.raises(DeviceBusy, match=r"holds the shoe .*stop it first: "):
             refuse_if_held("shoe", "/dev/dealing-station/shoe", tmp_path)
         refuse_if_held("display", "/dev/dealing-station/display", tmp_path)
         with pytest.raises(DeviceBusy, match="already running"):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from station.cli.main import main
+from station.service.holder import how_to_stop
 
 from .helpers import write_config
 
@@ -39,8 +40,8 @@ def test_held_devices_are_refused(devices, hold, command, capsys) -> None:
     holder = hold(devices["urls"])
     assert main(["diag", "-c", devices["config"], *command]) == 1
     err = capsys.readouterr().err
-    assert f"refused: the station service (pid {holder.child.pid}) holds the" in err
-    assert "systemctl stop dealing-station" in err
+    assert f"refused: the station (pid {holder.child.pid}) holds the" in err
+    assert f"stop it first: {how_to_stop(holder.child.pid)}" in err
     # nothing was sent: the simulators saw no handshake
     assert all(not running.simulator.received for running in devices["sims"].values())
 
@@ -48,7 +49,7 @@ def test_held_devices_are_refused(devices, hold, command, capsys) -> None:
 def test_selftest_is_refused_while_the_service_holds_the_devices(devices, hold, capsys) -> None:
     hold(devices["urls"])
     assert main(["diag", "-c", devices["config"], "selftest"]) == 1
-    assert "refused: the station service" in capsys.readouterr().err
+    assert "refused: the station (pid" in capsys.readouterr().err
 
 
 BY_URL = {  # command -> (kind of device it is pointed at, extra arguments)
@@ -107,7 +108,21 @@ def test_a_live_round_on_another_table_refuses_only_that_tables_devices(devices,
     assert main(["diag", "-c", str(config), "probe", "display"]) == 0
     assert "model SIM-DISPLAY-1" in capsys.readouterr().out
     assert main(["diag", "probe", "--url", "/dev/dealing-station/other-shoe", "--kind", "shoe"]) == 1
-    assert f"the station service (pid {other.child.pid}) holds the shoe" in capsys.readouterr().err
+    assert f"the station (pid {other.child.pid}) holds the shoe" in capsys.readouterr().err
     hold({}, mode="live", journal=ours)
     assert main(["diag", "-c", str(config), "probe", "display"]) == 1
     assert "refused: a round is live on this table" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("cgroup", "said"), [
+    ("0::/system.slice/dealing-station.service\n", "systemctl stop dealing-station"),
+    ("0::/system.slice/dealing-station@table2.service\n", "systemctl stop dealing-station@table2"),
+    ("0::/user.slice/user-1000.slice/session-3.scope\n", "it was started by hand: Ctrl-C in its terminal, or kill 42"),
+    ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/vte-spawn-1.scope\n",
+     "it was started by hand: Ctrl-C in its terminal, or kill 42"),
+    ("0::/\n", "it was started by hand: Ctrl-C in its terminal, or kill 42"),
+])
+def test_the_refusal_says_how_the_holder_is_stopped_as_it_runs(tmp_path: Path, cgroup: str, said: str) -> None:
+    (tmp_path / "42").mkdir()
+    (tmp_path / "42" / "cgroup").write_text(cgroup)
+    assert how_to_stop(42, tmp_path) == said

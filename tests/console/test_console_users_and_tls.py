@@ -79,3 +79,45 @@ def test_with_tls_the_console_is_served_over_https(console_table: Any, tmp_path:
         cookie = response.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" in cookie
     table.stop_station()
+
+
+def test_new_user_at_a_terminal_asks_again_after_a_short_pin() -> None:
+    """A person who types a short PIN, or two that differ, is told why and asked again."""
+    import os
+    import select
+    import shutil
+
+    if shutil.which("setsid") is None:
+        pytest.skip("util-linux's setsid is not installed (it gives the command a terminal of its own)")
+    leader, follower = os.openpty()
+    # setsid -c: a session of its own whose terminal is the pty (getpass opens the terminal).
+    done = subprocess.Popen(["setsid", "-c", sys.executable, "-m", "station", "ctl", "new-user", "dee", "dealer"],
+                            stdin=follower, stdout=follower, stderr=follower)
+    os.close(follower)
+    said = b""
+
+    def answer(prompt: bytes, text: str) -> None:
+        nonlocal said
+        while said.count(prompt) <= answered.count(prompt):
+            ready, _, _ = select.select([leader], [], [], 30)
+            assert ready, said
+            said += os.read(leader, 4096)
+        answered.append(prompt)
+        os.write(leader, text.encode() + b"\n")
+
+    answered: list[bytes] = []
+    answer(b"PIN for dee: ", "12")
+    answer(b"PIN for dee: ", "482911")
+    answer(b"the same PIN again: ", "482912")
+    answer(b"PIN for dee: ", "482911")
+    answer(b"the same PIN again: ", "482911")
+    assert done.wait(60) == 0
+    while select.select([leader], [], [], 0.5)[0]:
+        try:
+            said += os.read(leader, 4096)
+        except OSError:
+            break
+    os.close(leader)
+    text = said.decode(errors="replace")
+    assert "a PIN is 4 to 12 digits" in text and "try again" in text and "the two PINs differ: try again" in text
+    assert "[[control.users]]" in text and "482911" not in text.split("add to the configuration")[1]

@@ -60,6 +60,10 @@ def _read_pin(prompt: str) -> str:
     return line.rstrip("\n")
 
 
+#: PINs a person at a terminal may type before ``new-user`` gives up.
+PIN_TRIES = 3
+
+
 def _new_user(name: str, role: str) -> int:
     """A console user: the PIN asked twice, and the entry with its salted hash (docs/console.md)."""
     from station.config.pins import hash_pin, pin_problem
@@ -67,12 +71,19 @@ def _new_user(name: str, role: str) -> int:
     problem = user_name_problem(name)  # before anyone types a PIN
     if problem is not None:
         raise CliError(problem)
-    pin = _read_pin(f"PIN for {name}: ")
-    problem = pin_problem(pin)
-    if problem:
-        raise CliError(f"refused: {problem}")
-    if _read_pin("the same PIN again: ") != pin:
-        raise CliError("refused: the two PINs differ")
+    # At a terminal a person who mistypes is asked again (three times at most); a script's
+    # standard input is refused at the first wrong PIN, as there is nobody to ask.
+    tries = PIN_TRIES if sys.stdin.isatty() else 1
+    for attempt in range(1, tries + 1):
+        pin = _read_pin(f"PIN for {name}: ")
+        problem = pin_problem(pin)
+        if not problem and _read_pin("the same PIN again: ") != pin:
+            problem = "the two PINs differ"
+        if not problem:
+            break
+        if attempt == tries:
+            raise CliError(f"refused: {problem}")
+        print(f"{problem}: try again", file=sys.stderr)
     print("add to the configuration (the PIN itself is stored nowhere):")
     print(control_user_entry({"name": name, "role": role, "pin_scrypt": hash_pin(pin)}), end="")
     return 0

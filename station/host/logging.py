@@ -2,7 +2,8 @@
 
 Under systemd, stdout goes to journald, one JSON object per line, so a technician can filter
 with ``journalctl -u dealing-station -o cat | jq 'select(.round == "S3-R41")'``. On a terminal
-the same events are printed as aligned, coloured key=value lines. Context such as the shoe and
+the same events are printed as aligned, coloured key=value lines, stamped in the table's local
+time (``[table] timezone``); the JSON lines keep UTC, as journald and the tools reading them do. Context such as the shoe and
 round ids is bound with :func:`bind_table_context` and appears on every line until rebound.
 
 When the output really is journald's stream (``$JOURNAL_STREAM`` names it), each line starts
@@ -75,10 +76,12 @@ class LogSettings:
     fmt: LogFormat = "auto"
     level: str = "info"
     to_stderr: bool = False
+    timezone: str = ""
 
     def apply(self) -> None:
         """Configure this process as the one that took these settings was configured."""
-        configure_logging(self.fmt, self.level, stream=sys.stderr if self.to_stderr else sys.stdout)
+        configure_logging(self.fmt, self.level, stream=sys.stderr if self.to_stderr else sys.stdout,
+                          timezone=self.timezone)
 
 
 _settings = LogSettings()
@@ -89,20 +92,45 @@ def current_settings() -> LogSettings:
     return _settings
 
 
-def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: TextIO | None = None) -> None:
+class _LocalTimeStamper:
+    """The time of a line read by a person: the table's local time with its zone's name
+    (``2026-12-01 21:04:12 CET``); the JSON lines for journald keep UTC."""
+
+    def __init__(self, timezone: str) -> None:
+        from zoneinfo import ZoneInfo
+
+        self._zone = ZoneInfo(timezone)
+
+    def __call__(self, logger: Any, name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        from datetime import datetime
+
+        event["timestamp"] = datetime.now(self._zone).strftime("%Y-%m-%d %H:%M:%S %Z")
+        return event
+
+
+def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: TextIO | None = None, *,
+                      timezone: str = "") -> None:
     """Configure structlog, and route the standard ``logging`` module through it, once for
-    the process."""
+    the process. ``timezone``: the table's (``[table] timezone``), in which the lines for a
+    person are stamped; UTC when not given."""
     global _settings  # noqa: PLW0603 - the one record of how this process was configured
     out = stream or sys.stdout
-    _settings = LogSettings(fmt, level, to_stderr=out is sys.stderr)
+    _settings = LogSettings(fmt, level, to_stderr=out is sys.stderr, timezone=timezone)
     numeric = logging.getLevelName(level.upper())
+    json_lines = _use_json(fmt, out)
+    stamp: structlog.typing.Processor = structlog.processors.TimeStamper(fmt="iso", utc=True)
+    if not json_lines and timezone:
+        try:
+            stamp = _LocalTimeStamper(timezone)
+        except (ValueError, OSError):  # not a zone (the configuration's check says so): UTC
+            pass
     shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        stamp,
     ]
     renderer: structlog.typing.Processor
-    if _use_json(fmt, out):
+    if json_lines:
         shared.append(structlog.processors.format_exc_info)
         renderer = structlog.processors.JSONRenderer()
     else:

@@ -23,6 +23,20 @@ pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def test_lines_for_a_person_are_in_the_tables_time_and_journald_keeps_utc() -> None:
+    out = io.StringIO()
+    configure_logging("console", "info", stream=out, timezone="Asia/Tokyo")
+    structlog.get_logger("station.service").info("expecting", text="place your bets")
+    logging.getLogger("station.web.server").warning("viewer went away")
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2 and all(" JST " in line for line in lines), lines
+    out = io.StringIO()
+    configure_logging("json", "info", stream=out, timezone="Asia/Tokyo")
+    structlog.get_logger("station.service").info("expecting", text="place your bets")
+    assert json.loads(out.getvalue())["timestamp"].endswith("Z")
+    configure_logging("json", "info")
+
+
 def test_standard_logging_goes_through_the_same_renderer() -> None:
     out = io.StringIO()
     configure_logging("json", "info", stream=out)

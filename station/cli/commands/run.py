@@ -39,7 +39,8 @@ def _run(args: argparse.Namespace) -> int:
         station = Station(loaded, RunOptions(journal=args.journal, extensions=_extensions(loaded)))
     except ConfigError as exc:
         raise CliError(str(exc), config_status(exc, bool(args.config))) from None
-    configure_logging(loaded.config.station.log_format, loaded.config.station.log_level)
+    configure_logging(loaded.config.station.log_format, loaded.config.station.log_level,
+                      timezone=loaded.config.table.timezone)
     # `kill -USR1 <pid>` prints every thread's stack to stderr (the journal under systemd):
     # how a technician sees where a stuck station is stuck without stopping it.
     faulthandler.register(signal.SIGUSR1, all_threads=True)

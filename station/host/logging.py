@@ -3,8 +3,9 @@
 Under systemd, stdout goes to journald, one JSON object per line, so a technician can filter
 with ``journalctl -u dealing-station -o cat | jq 'select(.round == "S3-R41")'``. On a terminal
 the same events are printed as aligned, coloured key=value lines, stamped in the table's local
-time (``[table] timezone``); the JSON lines keep UTC, as journald and the tools reading them do. Context such as the shoe and
-round ids is bound with :func:`bind_table_context` and appears on every line until rebound.
+time (``[table] timezone``); the JSON lines keep UTC, as journald and the tools reading them
+do. Context such as the shoe and round ids is bound with :func:`bind_table_context` and
+appears on every line until rebound.
 
 When the output really is journald's stream (``$JOURNAL_STREAM`` names it), each line starts
 with its syslog priority (``<4>`` for a warning, the sd-daemon convention), so that
@@ -15,6 +16,7 @@ so every line of the process has one format and one priority rule.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
@@ -120,10 +122,9 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info", stream: Text
     json_lines = _use_json(fmt, out)
     stamp: structlog.typing.Processor = structlog.processors.TimeStamper(fmt="iso", utc=True)
     if not json_lines and timezone:
-        try:
+        # Not a zone (the configuration's check says so at start): UTC, as without one.
+        with contextlib.suppress(ValueError, OSError):
             stamp = _LocalTimeStamper(timezone)
-        except (ValueError, OSError):  # not a zone (the configuration's check says so): UTC
-            pass
     shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,

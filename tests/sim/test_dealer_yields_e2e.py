@@ -32,7 +32,7 @@ pytestmark = pytest.mark.e2e
 
 #: Longer than the simulated dealer ever waits before closing betting (1.5 to 3 s at the
 #: shipped pace; 0.1 s here) or going on after the payouts.
-STILL_S = 6.0
+STILL_S = 4.0
 
 
 def _states_while(client: ConsoleClient, seconds: float, version: int) -> list[str]:
@@ -49,7 +49,7 @@ def _states_while(client: ConsoleClient, seconds: float, version: int) -> list[s
     return seen
 
 
-def _still(client: ConsoleClient, quiet_s: float = 4.0, timeout: float = 90.0) -> dict[str, Any]:
+def _still(client: ConsoleClient, quiet_s: float = 3.0, timeout: float = 90.0) -> dict[str, Any]:
     """The view once the table has not changed for ``quiet_s`` (in a state a person decides)."""
     deadline = time.monotonic() + timeout
     view = client.view()

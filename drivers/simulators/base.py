@@ -142,6 +142,8 @@ class SimulatedDevice:
         self._ignore_acks = 0
         self._drop_replies = 0
         self._mute = False
+        #: Hang (as :meth:`mute`) when a command of this kind arrives, before answering it.
+        self._hang_at: type[Message] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -259,6 +261,11 @@ class SimulatedDevice:
         """Stop answering entirely (a hung device that stays plugged in)."""
         self._mute = muted
 
+    def hang_at(self, kind: type[Message]) -> None:
+        """Answer every command until one of ``kind`` arrives, then hang before answering it
+        (as :meth:`mute`): a device that hangs at a given step, whatever the host's pace."""
+        self._hang_at = kind
+
     def unplug(self) -> None:
         self._plugged.clear()
         self.port.unplug()
@@ -358,6 +365,9 @@ class SimulatedDevice:
             self.stats.commands += 1
             with self._lock:
                 self.received.append(message)
+            if self._hang_at is not None and isinstance(message, self._hang_at):
+                self._hang_at, self._mute = None, True
+                return
             try:
                 answer = self._execute(message)
             except Exception as exc:  # a simulator bug must not kill the line

@@ -7,15 +7,9 @@ from __future__ import annotations
 
 from station.console.sessions import SessionBook, User
 
+from .inprocess import Clock
+
 DEE, SUE = User("dee", "dealer", ""), User("sue", "supervisor", "")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_dealer_leaves_when_their_last_session_ends() -> None:

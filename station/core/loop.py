@@ -57,9 +57,8 @@ from station.core.checkpoints import (
     CHECKPOINT,
     EVERY_RECORDS,
     checkpoint_payload,
-    latest_checkpoint,
-    start_projection,
 )
+from station.core.history import History
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
 from station.core.outputs import (
@@ -81,7 +80,6 @@ from station.core.verdicts import Done, Note, Verdict, verdict_of
 from station.event_codec import event_to_dict
 from station.events import Event, Timer
 from station.journal import Journal, JournalError, JournalRecord, RecordError
-from station.journal.seams import chain_records
 from station.journal.store import check_record
 
 __all__ = ["UNJOURNALABLE_INPUT", "CommitHook", "CoreLoop", "CoreReplayError", "Subscriber", "Verdict"]
@@ -119,10 +117,12 @@ class CoreLoop(LoopTaps):
         self.journal = journal if isinstance(journal, Journal) else Journal(journal)
         self._checkpoint_every = max(1, checkpoint_every)
         started = time.perf_counter()
-        resumed = latest_checkpoint(self.journal, options)
-        self.projection = resumed.projection if resumed is not None else start_projection(options)
+        # The one reader of history (station/core/history.py), under its policy: the newest
+        # usable checkpoint of the live file, else the whole history across the archives.
+        history = History.resumed(self.journal.path, options)
+        self.projection = history.projection
         self.machine: TableMachine = self.projection.machine
-        self.checkpoint_seq = resumed.seq if resumed is not None else 0  # the newest checkpoint's record
+        self.checkpoint_seq = history.checkpoint_seq  # the newest checkpoint's record (0: none)
         self._shoe_ended = False  # a batch ended the shoe: checkpoint after it
         self._clock = clock
         self._batch_limit = max(1, batch_limit)
@@ -139,11 +139,9 @@ class CoreLoop(LoopTaps):
         self.unjournalable = 0  # events refused because the journal could not store them
         self.journal_error: str | None = None  # why the journal cannot be written, while it cannot
         self._waiters: dict[int, Done] = {}  # id(event) -> who waits for its verdict
-        if resumed is None and self.journal.seam() is not None:
-            # Archived, and no checkpoint of this software after the seam: the whole history.
-            self.replayed = self.projection.replay(chain_records(self.journal.path))
-        else:
-            self.replayed = self.projection.replay(self.journal.records(since_seq=self.projection.seq))
+        applied_before = self.projection.applied
+        history.replay()
+        self.replayed = self.projection.applied - applied_before  # inputs applied, not records read
         self.replay_seconds = time.perf_counter() - started
         self._owner = threading.get_ident()  # the thread that may touch the machine (:meth:`inspect`)
         self._snapshots = Snapshots()

@@ -29,8 +29,8 @@ from station.config.table import TableSection
 from station.config.users import ControlUser
 from station.console.settings import ConsoleSection
 from station.core import outputs as out
-from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
+from station.core.tap import LoopTap
 from station.events import Actor, DealerSignedIn, DealerSignedOut, PayoutConfirmationRequired
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ Refused = Callable[[str, str, str], None]
 class ConsoleWiring:
     """What the console is given by the station that starts it."""
 
-    loop: CoreLoop
+    loop: LoopTap
     options: CoreOptions
     section: ConsoleSection
     users: Sequence[ControlUser]

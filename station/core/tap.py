@@ -14,6 +14,11 @@ speak, each open to any number of features:
   in it, the last record's seq and hash): the anchors and the floor feed follow the tip so;
 * :meth:`~LoopTap.post` an input, :meth:`~LoopTap.note` a record of the feature's own.
 
+and three ways to read: :attr:`~LoopTap.published` (where the table stands, the snapshot the
+loop replaces whole after each batch: any thread), :attr:`~LoopTap.journal` (where the journal
+is and where it ends) and :meth:`~LoopTap.inspect` (the machine itself, on the loop's thread
+only: a subscriber as it hears an output, or a feature attaching before the loop runs).
+
 Everything heard is called on the loop's thread and must be quick and never raise (a
 failure is logged and the loop goes on); a feature with work to do queues it.
 """
@@ -22,16 +27,23 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import structlog
 
 from station.core.outputs import Output
 from station.core.projection import ProjectedRecord
+from station.core.snapshot import TableSnapshot
 from station.core.verdicts import Done
 from station.events import Event
 from station.journal import JournalRecord
+
+if TYPE_CHECKING:
+    from station.core.machine import TableMachine
+
+T = TypeVar("T")
 
 log = structlog.get_logger("station.core")
 
@@ -44,8 +56,46 @@ RecordHearer = Callable[[ProjectedRecord], None]
 CommitHook = Callable[[float, int, int, str], None]
 
 
+class JournalEnd(Protocol):
+    """What a feature may read of the journal the loop writes: where it is and where it ends
+    (:class:`~station.journal.Journal` is one). History is read with
+    :class:`~station.core.history.History`, never through the writer."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def head(self) -> tuple[int, str]:
+        """The seq and hash of the newest record (0 and "" for an empty journal)."""
+        ...
+
+    def first_hash(self) -> str | None: ...
+
+    def last(self) -> JournalRecord | None: ...
+
+    def records(self, since_seq: int = 0) -> Iterator[JournalRecord]:
+        """The live file's records after ``since_seq``."""
+        ...
+
+
 class LoopTap(Protocol):
     """What a feature may do with the core loop (:class:`~station.core.loop.CoreLoop` is one)."""
+
+    @property
+    def published(self) -> TableSnapshot:
+        """Where the table stands after the last batch (any thread)."""
+        ...
+
+    @property
+    def journal(self) -> JournalEnd: ...
+
+    @property
+    def journal_error(self) -> str | None:
+        """Why the journal cannot be written, while it cannot (None: it can)."""
+        ...
+
+    def inspect(self, read: Callable[[TableMachine], T]) -> T:
+        """``read`` the table's machine, on the loop's thread only (raises on any other)."""
+        ...
 
     def subscribe(self, callback: Subscriber, kinds: tuple[type[Output], ...] | None = None) -> Callable[[], None]:
         """Hear the outputs of ``kinds`` (every output when None); returns the unsubscription."""

@@ -1,8 +1,9 @@
 """How a running station gets its anchors, its floor feed and its metrics.
 
 They are features of the service, configured in the station's own configuration
-(``[floor]``, ``[metrics]``), not plug-ins. ``station/service/app.py`` calls
-:meth:`FloorFeatures.start` once the journal is replayed and the devices are open,
+(``[floor]``, ``[metrics]``), not plug-ins. The service's floor part
+(``station/service/record_parts.py``) calls :meth:`FloorFeatures.start` once the journal is
+replayed, before any device opens,
 adds :meth:`FloorFeatures.status` to ``ctl status`` and calls :meth:`FloorFeatures.close` when
 it stops. They are consumers: they hear the core loop's commits (one hook) and some of its
 outputs, and read the journal; they never change the table.
@@ -27,11 +28,10 @@ from station.config.devices import DevicesSection
 from station.config.errors import ConfigError
 from station.config.table import StationSection, TableSection
 from station.core import outputs as out
-from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
 from station.core.projection import ProjectedRecord
 from station.core.states import STATES
-from station.core.tap import CommitHook
+from station.core.tap import CommitHook, LoopTap
 from station.floor.anchors import AnchorClock
 from station.floor.mqtt import BrokerOptions, BrokerSettingsError, check_options
 from station.floor.process import FloorFeed, PreparedOutbox
@@ -79,7 +79,7 @@ class FloorConfiguration(Protocol):
 
 
 class StationParts(Protocol):
-    """What the features read of the running station (``station.service.app.Station``)."""
+    """What the floor features are given of the running station (the service's floor part)."""
 
     @property
     def config_path(self) -> Path: ...
@@ -90,9 +90,13 @@ class StationParts(Protocol):
     @property
     def journal_path(self) -> Path: ...
     @property
-    def loop(self) -> CoreLoop | None: ...
+    def loop(self) -> LoopTap | None: ...
     @property
     def devices(self) -> Iterable[tuple[str, CountedDevice]] | None: ...
+    @property
+    def run_began_after(self) -> int:
+        """The last record before this run's."""
+        ...
     outbox: PreparedOutbox | None  # forked at the station's start (station.floor.process)
 
 
@@ -102,7 +106,7 @@ class FloorFeatures:
     def __init__(self, station: StationParts) -> None:
         assert station.loop is not None, "the features start once the journal is replayed"
         self.station = station
-        self.loop: CoreLoop = station.loop
+        self.loop: LoopTap = station.loop
         config = station.config
         self.floor = config.floor
         self.table = table_id(config.floor, config.station.name)
@@ -171,7 +175,7 @@ class FloorFeatures:
         metrics, loop = self.metrics, self.loop
         assert metrics is not None
         deriver = SignificantDeriver.resumed(loop.published)  # start-up: before the loop runs
-        began = getattr(station, "run_began_after", self.tip)
+        began = station.run_began_after
         # Only the station's own records are there (nothing of them depends on the table's rules).
         for record, event, outputs in projected(loop.journal.records(began), None):
             metrics.count_significant(e.code for e in deriver.take(record, event, outputs))

@@ -6,7 +6,7 @@ record, its input, its outputs: :class:`~station.core.projection.ProjectedRecord
 loop's thread: the service only queues it (:meth:`~station.integrity.worker.QueueWorker.put`).
 Its own thread folds them (:mod:`station.meters.fold`) and, when a record is a checkpoint of
 the projection, journals the fold's state as of that record through the core loop
-(:meth:`~station.core.loop.CoreLoop.note`), as the integrity monitor journals its own.
+(:meth:`~station.core.loop.LoopTap.note`), as the integrity monitor journals its own.
 
 **After a restart** the fold comes from the journal: before it folds any live record, the
 thread restores the fold and a projection from the newest usable meters checkpoint
@@ -28,9 +28,9 @@ import structlog
 from station.config.table import TableSection
 from station.core import outputs as out
 from station.core.history import History
-from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
 from station.core.projection import ProjectedRecord
+from station.core.tap import LoopTap
 from station.integrity.worker import QueueWorker
 from station.meters.checkpoint import METERS_CHECKPOINT, checkpoint_payload, resume
 from station.meters.fold import MetersFold
@@ -48,7 +48,7 @@ class MetersService(QueueWorker[ProjectedRecord]):
 
     def __init__(self, options: CoreOptions | None, timezone: str, day_start: str, journal: Path | None = None,
                  head_seq: int = 0, note: Note | None = None) -> None:
-        """``note`` journals a record of the station's own (:meth:`CoreLoop.note`): the meters'
+        """``note`` journals a record of the station's own (:meth:`LoopTap.note`): the meters'
         checkpoints; without it none are written."""
         super().__init__()
         self.options = options
@@ -119,7 +119,7 @@ class MetersService(QueueWorker[ProjectedRecord]):
         log.info("meters_caught_up", records=read, from_checkpoint=self.resumed_from or None)
 
 
-def attach_meters(loop: CoreLoop, options: CoreOptions, table: TableSection, journal: Path) -> MetersService:
+def attach_meters(loop: LoopTap, options: CoreOptions, table: TableSection, journal: Path) -> MetersService:
     """The meters of ``station run``: hearing every record the core loop takes from now on
     (queued until :meth:`MetersService.start`, after READY: its catch-up is not the table's
     start), catching up to what the loop had replayed, journaling through the loop."""

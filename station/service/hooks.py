@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from station.core import outputs as out
-from station.core.loop import CoreLoop
 from station.core.machine import TableMachine
+from station.core.tap import LoopTap
 from station.events import Event
 from station.service.extension import Subscriber
 
@@ -33,10 +33,10 @@ class Hooks:
     """The :class:`~station.service.extension.StationHooks` of one station: its loop (the
     journal replayed), its devices by name, and its way to stop."""
 
-    def __init__(self, loop: CoreLoop, device: Callable[[str], Delivering | None], stop: StopRequest) -> None:
+    def __init__(self, loop: LoopTap, device: Callable[[str], Delivering | None], stop: StopRequest) -> None:
         self._core_loop, self._device, self._stop = loop, device, stop
 
-    def _loop(self) -> CoreLoop:
+    def _loop(self) -> LoopTap:
         return self._core_loop
 
     def post(self, event: Event) -> None:

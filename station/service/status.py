@@ -8,59 +8,23 @@ whole after each batch (:mod:`station.core.snapshot`), never the machine.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from station.config.table import StationSection
 from station.core.loop import CoreLoop
 from station.core.snapshot import TableSnapshot
 from station.host.disk import DiskWatch
-from station.service.control import ControlServer
-from station.service.devices import DeviceSet, device_state
+from station.service.features import Features
 
 
-class _Named(Protocol):
-    @property
-    def station(self) -> StationSection: ...
-
-
-class _Summarised(Protocol):
-    @property
-    def summary(self) -> Any: ...
-
-
-class _Reporting(Protocol):
-    def status(self) -> dict[str, Any]: ...
-
-
-class StatusSource(Protocol):
-    """What the status is read from: the running station (:class:`~station.service.app.Station`)."""
-
-    @property
-    def loop(self) -> CoreLoop | None: ...
-    @property
-    def config(self) -> _Named: ...
-    @property
-    def devices(self) -> DeviceSet | None: ...
-    @property
-    def journal_path(self) -> Path: ...
-    @property
-    def control(self) -> ControlServer | None: ...
-    @property
-    def disk(self) -> DiskWatch: ...
-    @property
-    def integrity(self) -> _Summarised | None: ...
-    @property
-    def floor(self) -> _Reporting | None: ...
-
-
-def station_status(station: StatusSource) -> dict[str, Any]:
-    """The status of ``station``, as ``station ctl status --json`` prints it."""
-    loop = station.loop
-    assert loop is not None
+def station_status(loop: CoreLoop, table_name: str, journal_path: Path, disk: DiskWatch,
+                   features: Features) -> dict[str, Any]:
+    """The status of the station running ``loop``, as ``station ctl status --json`` prints it:
+    the table, the journal and the disk, then what each feature adds (its devices, the control
+    socket's counts, the integrity monitor, the anchors and the floor feed)."""
     table = loop.published  # one snapshot, read once: the whole answer is of one moment
     irregularity = table.irregularity
     return {
-        "table": station.config.station.name,
+        "table": table_name,
         "state": table.state,
         "expecting": table.expecting,
         "round": table.round_id,
@@ -71,16 +35,16 @@ def station_status(station: StatusSource) -> dict[str, Any]:
             "reason": irregularity.reason, "detail": irregularity.detail,
             "decisions": list(irregularity.decisions),
         },
-        "devices": {name: device_state(d) for name, d in (station.devices or DeviceSet())},
+        "devices": {},
         "faulted": dict(table.faulted),
-        "journal": str(station.journal_path),
-        "control": station.control.stats.as_dict() if station.control is not None else None,
+        "journal": str(journal_path),
+        "control": None,
         "inputs": {"failed_to_apply": loop.failures, "not_journalable": loop.unjournalable},
         "journal_writable": loop.journal_error is None,
         "journal_error": loop.journal_error,
-        "disk": station.disk.reading.as_dict() if station.disk.reading is not None else None,
-        "integrity": integrity_status(table, station.integrity.summary if station.integrity is not None else None),
-        **(station.floor.status() if station.floor is not None else {}),
+        "disk": disk.reading.as_dict() if disk.reading is not None else None,
+        "integrity": integrity_status(table, None),
+        **features.status(),
     }
 
 

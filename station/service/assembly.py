@@ -1,0 +1,84 @@
+"""A station's features, in order, from its configuration and how it is run.
+
+The order is the start-up's safety argument (docs/architecture.md, "Start-up order"); each
+feature's place in it says when it attaches and starts, and its stage when it stops
+(:mod:`station.service.features`):
+
+1. the floor features: anchors and the floor feed follow the journal before any device opens;
+2. the integrity monitor and the meters hear the loop from the start and catch up after READY;
+3. the devices (opened now, each asked for its self-test) and what asks the shuffler;
+4. the web scoreboard, then the publisher that feeds it and the display board;
+5. the extensions (the simulated table), once the devices and the boards run;
+6. the control socket, then the console that asks through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from station.core.options import CoreOptions
+from station.service.config import LoadedConfig
+from station.service.dealer_doors import RefusalRecorder, device_sink
+from station.service.extension import StationExtension
+from station.service.features import Feature, Features
+from station.service.hooks import StopRequest
+from station.service.parts import DevicesPart, ExtensionsPart, PublisherPart, ShufflerAgentPart, WebScoreboardPart
+from station.service.person_parts import ConsolePart, ControlPart
+from station.service.record_parts import FloorPart, IntegrityPart, MetersPart
+
+
+@dataclass
+class RunOptions:
+    """How this run differs from a plain ``station run`` of its configuration."""
+
+    journal: str | None = None
+    control_socket: bool = True
+    hold_devices: bool = True
+    web_port: int | None = None
+    extensions: Sequence[StationExtension] = ()
+    """Plug-ins (see :mod:`station.service.extension`): the simulation, a demo's report."""
+
+
+@dataclass(frozen=True)
+class StationSpine:
+    """What the features are given of the station itself (not of one another)."""
+
+    options: CoreOptions
+    journal_path: Path
+    refusals: RefusalRecorder
+    status: Callable[[], dict[str, Any]]
+    request_stop: StopRequest
+    #: The last record before this run's (read once the journal is open).
+    run_began_after: Callable[[], int]
+
+
+def build_features(loaded: LoadedConfig, run: RunOptions, spine: StationSpine) -> Features:
+    """The features of ``loaded``'s station run as ``run`` says, in the order of the module."""
+    config, options, journal_path = loaded.config, spine.options, spine.journal_path
+    extensions = ExtensionsPart(run.extensions, spine.request_stop)
+    devices = DevicesPart(config.devices, lambda post: device_sink(config, post, spine.refusals),
+                          extensions.endpoints)
+    extensions.device = devices.get
+    parts: list[Feature] = [
+        FloorPart(config, loaded.path, options, journal_path, devices, spine.run_began_after),
+        IntegrityPart(options, config.integrity, journal_path),
+        MetersPart(options, config.table, journal_path),
+        devices,
+    ]
+    if config.devices.shuffler is not None:
+        parts.append(ShufflerAgentPart(devices))
+    web: WebScoreboardPart | None = None
+    if config.web.enabled or run.web_port is not None:
+        web = WebScoreboardPart(config.web, run.web_port if run.web_port is not None else config.web.port)
+        parts.append(web)
+    parts += [PublisherPart(options, config.table, config.station.name, devices, web), extensions]
+    control: ControlPart | None = None
+    if run.control_socket:
+        control = ControlPart(config.control, journal_path, loaded.path, spine.status, spine.refusals)
+        parts.append(control)
+    parts.append(ConsolePart(options, config.console, config.control, config.table, config.station.name,
+                             (loaded.path, journal_path), control, spine.refusals))
+    return Features(parts)

@@ -1,0 +1,106 @@
+"""The features people come through: the control socket (``station ctl``, the technicians'
+tools) and the dealer's console, which asks through the socket's own checks.
+
+Each is a :class:`~station.service.features.Feature` built by
+:func:`station.service.assembly.build_features`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from station.config.errors import ConfigError
+from station.console.launch import ConsoleWiring, start_console
+from station.core.options import CoreOptions
+from station.core.tap import LoopTap
+from station.events import AccessDenied
+from station.service.control import Authenticator, ControlServer, Credential
+from station.service.control_commands import control_commands
+from station.service.dealer_doors import DEALING_ROLES, RefusalRecorder
+from station.service.features import Part, StopStage
+from station.service.paths import control_socket_path, socket_path_problem
+
+if TYPE_CHECKING:
+    from station.config.table import TableSection
+    from station.config.users import ControlSection
+    from station.console.feed import ConsoleProcess
+    from station.console.settings import ConsoleSection
+
+
+class ControlPart(Part):
+    """The control socket: each request checked against the configured users, turned into an
+    input for the table (journaled with who asked) or answered from the status."""
+
+    name = "control socket"
+    stage = StopStage.INPUTS
+
+    def __init__(self, section: ControlSection, journal_path: Path, config_path: Path,
+                 status: Callable[[], dict[str, Any]], refusals: RefusalRecorder) -> None:
+        self.section, self.journal_path, self.config_path = section, journal_path, config_path
+        self._status, self._refusals = status, refusals
+        self.server: ControlServer | None = None
+        self._tap: LoopTap | None = None
+
+    def attach(self, tap: LoopTap) -> None:
+        self._tap = tap
+
+    def start(self) -> None:
+        tap = self._tap
+        assert tap is not None
+        users = self.section.users
+        credentials = [Credential(u.name, u.role, u.token_sha256) for u in users if u.token_sha256]
+        dealers = {u.name: u.role for u in users if u.role in DEALING_ROLES}
+        commands = control_commands(tap.post, self._status, dealers=dealers)
+        path = control_socket_path(self.section.socket or None, self.journal_path)
+        problem = socket_path_problem(path)
+        if problem:
+            raise ConfigError(self.config_path, [("control.socket", problem)])
+        self.server = ControlServer(path, Authenticator(credentials), commands, mode=self.section.socket_mode,
+                                    on_denied=lambda actor, command: tap.post(AccessDenied(actor, command)),
+                                    on_unknown=lambda reason: self._refusals.refused("control", reason))
+        self.server.start()
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+
+    def status(self) -> dict[str, Any]:
+        return {"control": self.server.stats.as_dict() if self.server is not None else None}
+
+
+class ConsolePart(Part):
+    """The dealer's console (station/console/), when it is configured and the control socket
+    runs: a person there asks as the socket's users do. Whether payouts wait for a dealer's
+    confirmation follows from it, so this part journals that rule even when there is no
+    console."""
+
+    name = "console"
+
+    def __init__(self, options: CoreOptions, section: ConsoleSection, control: ControlSection, table: TableSection,
+                 table_name: str, paths: tuple[Path, Path], door: ControlPart | None,
+                 refusals: RefusalRecorder) -> None:
+        """``paths``: the configuration file's and the journal's."""
+        self.options, self.section, self.control, self.table = options, section, control, table
+        self.table_name, self.paths, self.door, self.refusals = table_name, paths, door, refusals
+        self.process: ConsoleProcess | None = None
+        self._tap: LoopTap | None = None
+
+    def attach(self, tap: LoopTap) -> None:
+        self._tap = tap
+
+    def start(self) -> None:
+        assert self._tap is not None
+        server = self.door.server if self.door is not None else None
+        self.process = start_console(ConsoleWiring(
+            self._tap, self.options, self.section, self.control.users, self.table, self.table_name, *self.paths,
+            server.serve_line if server is not None else None, self.refusals.refused))
+
+    def begin_stop(self) -> None:
+        if self.process is not None:
+            self.process.begin_stop()
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stop()

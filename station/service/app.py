@@ -1,15 +1,18 @@
 """The station service: drivers -> core loop -> journal -> display, under systemd.
 
-Start-up order is the safety argument (docs/architecture.md, "Start-up order"):
+A station is its core loop and the ordered list of features its configuration gives
+(:mod:`station.service.assembly`), each taken through the steps of
+:mod:`station.service.features`. Start-up order is the safety argument (docs/architecture.md,
+"Start-up order"):
 
-1. the configuration is validated (before this module is reached); extensions (the
-   simulation, when a device is ``sim:``) prepare, before the station has any thread;
+1. the configuration is validated (before this module is reached); every feature prepares
+   (the floor outbox and the simulated table fork), before the station has any thread;
 2. the core loop opens the journal and replays it: the table is back exactly where it was,
    mid-round included, and an irregularity active before the restart is active again;
-3. only then are the devices opened and asked for their self-tests, so no command reaches a
-   device before the journal has been replayed;
-4. the display and scoreboard are told where the table is, the control socket opens, and
-   systemd hears READY=1;
+3. only then do the features attach to the loop and start: the devices open and are asked for
+   their self-tests, so no command reaches a device before the journal has been replayed; the
+   display and scoreboard are told where the table is, the control socket opens;
+4. systemd hears READY=1; the integrity monitor and the meters begin their catch-up;
 5. the core loop runs on the main thread and pings the watchdog itself.
 
 SIGTERM stops the loop between two batches; every event the loop took was journaled before

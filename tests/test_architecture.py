@@ -127,6 +127,9 @@ RULES: dict[str, tuple[tuple[str, ...], ...]] = {
         ("station.console", "station.floor", "station.web", "station.integrity", "station.meters",
          "station.metrics", "station.pit", "station.significant", "station.host", "station.config"),
         ("station.service",), ()),
+    "a feature hears and feeds the core loop through its tap (station/core/tap.py), never the loop itself": (
+        ("station.console", "station.floor", "station.web", "station.integrity", "station.meters",
+         "station.metrics", "station.pit", "station.significant", "station.sim"), ("station.core.loop",), ()),
     "drivers know cards and events, nothing of the station above them": (
         ("drivers",), ("station.core", "station.games", "station.service", "station.journal", "station.sim",
                        "station.web", "station.cli", "station.diag", "station.analysis", "station.roads"), ()),

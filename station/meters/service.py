@@ -6,7 +6,7 @@ record, its input, its outputs: :class:`~station.core.projection.ProjectedRecord
 loop's thread: the service only queues it (:meth:`~station.integrity.worker.QueueWorker.put`).
 Its own thread folds them (:mod:`station.meters.fold`) and, when a record is a checkpoint of
 the projection, journals the fold's state as of that record through the core loop
-(:meth:`~station.core.loop.LoopTap.note`), as the integrity monitor journals its own.
+(:meth:`~station.core.tap.LoopTap.note`), as the integrity monitor journals its own.
 
 **After a restart** the fold comes from the journal: before it folds any live record, the
 thread restores the fold and a projection from the newest usable meters checkpoint

@@ -21,7 +21,6 @@ import pytest
 
 from station.config.pins import hash_pin
 
-from ..browser import launched_chromium
 from ..service.conftest import ExternalTable
 from ..waiting import tail, wait_until
 
@@ -121,13 +120,6 @@ class ConsoleClient:
         status, body = self.call(f"/api/view?since={since}")
         assert status == 200, body
         return dict(body["view"])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Debian's Chromium through Playwright, one per module of browser tests."""
-    with launched_chromium() as chromium:
-        yield chromium
 
 
 @pytest.fixture

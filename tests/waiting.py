@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -42,30 +42,37 @@ def wait_until(predicate: Callable[[], T | None], timeout: float, what: str, *, 
     status) if given. An exception of ``ignoring`` from the predicate counts as "not yet" (a
     socket not there yet, a server still starting); an ``AssertionError`` from it ends the
     wait at once (a process that died: waiting longer is pointless)."""
-    deadline = time.monotonic() + timeout
-    while True:
+    for last in _asking(timeout, poll):
         try:
             value = predicate()
         except ignoring:
             value = None
         if value:
             return value
-        if time.monotonic() >= deadline:
-            more = f":\n{detail()}" if detail is not None else ""
-            raise AssertionError(f"waited {timeout:g} s for {what}{more}")
-        time.sleep(poll)
+        if last:
+            break
+    more = f":\n{detail()}" if detail is not None else ""
+    raise AssertionError(f"waited {timeout:g} s for {what}{more}")
 
 
 def stays_false(predicate: Callable[[], object], seconds: float, what: str, *, poll: float = POLL_S,
                 detail: Callable[[], object] | None = None) -> None:
     """That ``predicate`` stays false for ``seconds``, asked all along (not once at the end):
     the wait of a test that nothing happens (``what``) while it watches."""
-    deadline = time.monotonic() + seconds
-    while True:
+    for _ in _asking(seconds, poll):
         if predicate():
             more = f":\n{detail()}" if detail is not None else ""
             raise AssertionError(f"{what} within {seconds:g} s{more}")
-        if time.monotonic() >= deadline:
+
+
+def _asking(seconds: float, poll: float) -> Iterator[bool]:
+    """The moments to ask at, ``poll`` apart, for ``seconds``: the one pause of the tests'
+    waits. Each says whether it is the last (the time is up once it has been asked)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        last = time.monotonic() >= deadline
+        yield last
+        if last:
             return
         time.sleep(poll)
 

@@ -72,7 +72,7 @@ class Feature(Protocol):
     def status(self) -> dict[str, Any]: ...
 
 
-class Part:
+class FeatureBase:
     """What most features share: nothing to fork before the station's threads, nothing that
     stops by itself in the background, nothing to add to the status. A feature overrides the
     steps it has."""

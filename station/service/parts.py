@@ -24,7 +24,7 @@ from station.integrity.shuffler import ShufflerAgent
 from station.service.board import limits_sign, web_limits
 from station.service.devices import DeviceSet, build_devices, device_state
 from station.service.extension import StationExtension
-from station.service.features import Part, StopStage
+from station.service.features import FeatureBase, StopStage
 from station.service.hooks import Hooks, StopRequest
 from station.service.publisher import SHOWN_OUTPUTS, Publisher, table_view
 
@@ -47,7 +47,7 @@ def _tap_of(tap: LoopTap | None) -> LoopTap:
     return tap
 
 
-class ExtensionsPart(Part):
+class ExtensionsPart(FeatureBase):
     """The station's plug-ins (the simulated table, a demo's report): they fork their
     simulators first of all, are told the station's hooks once the devices and the boards run,
     stop producing inputs when the stop begins and release their simulators once no driver
@@ -84,7 +84,7 @@ class ExtensionsPart(Part):
             extension.close()
 
 
-class DevicesPart(Part):
+class DevicesPart(FeatureBase):
     """Every configured device's driver: opened only once the journal is replayed, each asked
     for its self-test, a device the journal left faulted that passes it now declared back."""
 
@@ -131,7 +131,7 @@ class DevicesPart(Part):
         return {"devices": {name: device_state(d) for name, d in self}}
 
 
-class ShufflerAgentPart(Part):
+class ShufflerAgentPart(FeatureBase):
     """What asks the shuffler for what the core needs (deck checks, its state):
     docs/integrity.md."""
 
@@ -156,7 +156,7 @@ class ShufflerAgentPart(Part):
             self.agent.stop()
 
 
-class WebScoreboardPart(Part):
+class WebScoreboardPart(FeatureBase):
     """The players' web scoreboard in its own process (station/web/feed.py): this process
     never imports its web framework."""
 
@@ -189,7 +189,7 @@ class WebScoreboardPart(Part):
             self.process.stop()
 
 
-class PublisherPart(Part):
+class PublisherPart(FeatureBase):
     """Feeds the display board and the web scoreboard from the loop's outputs
     (:mod:`station.service.publisher`)."""
 

@@ -19,7 +19,7 @@ from station.events import AccessDenied
 from station.service.control import Authenticator, ControlServer, Credential
 from station.service.control_commands import control_commands
 from station.service.dealer_doors import DEALING_ROLES, RefusalRecorder
-from station.service.features import Part, StopStage
+from station.service.features import FeatureBase, StopStage
 from station.service.paths import control_socket_path, socket_path_problem
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from station.console.settings import ConsoleSection
 
 
-class ControlPart(Part):
+class ControlPart(FeatureBase):
     """The control socket: each request checked against the configured users, turned into an
     input for the table (journaled with who asked) or answered from the status."""
 
@@ -70,7 +70,7 @@ class ControlPart(Part):
         return {"control": self.server.stats.as_dict() if self.server is not None else None}
 
 
-class ConsolePart(Part):
+class ConsolePart(FeatureBase):
     """The dealer's console (station/console/), when it is configured and the control socket
     runs: a person there asks as the socket's users do. Whether payouts wait for a dealer's
     confirmation follows from it, so this part journals that rule even when there is no

@@ -19,7 +19,7 @@ from station.floor.service import CountedDevice, FloorConfiguration, FloorFeatur
 from station.integrity.monitor import IntegritySettings
 from station.integrity.service import IntegrityService
 from station.meters.service import MetersService, attach_meters
-from station.service.features import Part, StopStage
+from station.service.features import FeatureBase, StopStage
 from station.service.status import integrity_status
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from station.integrity.settings import IntegritySection
 
 
-class FloorPart(Part):
+class FloorPart(FeatureBase):
     """Anchors, the floor feed and the metrics (docs/floor.md): they start before any device
     opens, and stop after the run's last record so that it reaches the floor too. The floor
     feed's process is forked first of all, before the station has a thread."""
@@ -71,7 +71,7 @@ class FloorPart(Part):
         return self.features.status() if self.features is not None else {}
 
 
-class IntegrityPart(Part):
+class IntegrityPart(FeatureBase):
     """The integrity monitor, off the loop's thread (docs/integrity.md): it hears the outputs
     from the start (queued), and catches up to what the core replayed once READY is sent."""
 
@@ -107,7 +107,7 @@ class IntegrityPart(Part):
                                               self.service.summary if self.service is not None else None)}
 
 
-class MetersPart(Part):
+class MetersPart(FeatureBase):
     """The meters (docs/meters.md): every record the loop takes from the start (queued), folded
     off the loop's thread once READY is sent and the catch-up is done."""
 

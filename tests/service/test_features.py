@@ -15,11 +15,11 @@ from station.core.tap import LoopTap
 from station.service.assembly import RunOptions, StationSpine, build_features
 from station.service.config import load_config
 from station.service.dealer_doors import RefusalRecorder
-from station.service.features import Features, Part, StopStage
+from station.service.features import FeatureBase, Features, StopStage
 from tests.shipped import SHIPPED, runnable_copy, shipped_ids
 
 
-class Recorded(Part):
+class Recorded(FeatureBase):
     """A feature that writes down each step it is taken through."""
 
     def __init__(self, name: str, stage: StopStage, said: list[str], *, after_ready: bool = False,

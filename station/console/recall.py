@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from station.console.words import box_name, card_text, difference_words, region_name
+from station.console.words import box_name, card_text, difference_words, input_words, region_name
 from station.localtime import local_time, zone
 from station.money import Money, format_amount
 
@@ -97,8 +97,8 @@ def _round(r: dict[str, Any], money: Money, tz: Any) -> dict[str, Any]:
         who = confirmation["who"] or "the dealer (no name recorded)"
         lines.append(f"Payouts of box {', '.join(confirmation['boxes'])} confirmed by {who}")
     for refusal in r.get("refused", []):
-        who = f" ({refusal['who']})" if refusal.get("who") else ""
-        lines.append(f"Refused {refusal['input']}{who}: {refusal['reason']}")
+        who = f" by {refusal['who']}" if refusal.get("who") else ""
+        lines.append(f"Not applied: {input_words(refusal['input']).lower()}{who}: {refusal['reason']}")
     if r["in_progress"]:
         lines.append("(the round is still on the table)")
     settled = {(s["box"], s["player"], s["region"]): s for s in r["settlement"] or []}

@@ -8,6 +8,7 @@ payout's figures are the settlement's own, and only their wording is made here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -57,6 +58,13 @@ def box_name(box: str) -> str:
     if text[:1].upper() == "S" and text[1:].isdigit():
         return f"Standing {text[1:]}"
     return f"Box {text}"
+
+
+def input_words(kind: str) -> str:
+    """An input's kind as a person reads it: ``PayoutsConfirmed`` is "payouts confirmed",
+    ``NoMoreBets`` "no more bets" (the journal keeps the kind; a screen shows the words)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", kind).lower()
+    return words[:1].upper() + words[1:]
 
 
 def decision_words(decision: str, reason: str) -> str:

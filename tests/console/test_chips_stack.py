@@ -1,7 +1,7 @@
 """Chips that stack, in a real browser by the controls' accessible names: a tap adds the chip to
 the player's bet on the spot and the table judges the whole; a whole it does not take yet stays
 pending on the spot until the next chip makes it one; an amount can be typed; one chip can be
-taken off. What the table took is what the journal holds."""
+taken off. What the table took is what the journal holds, and a double tap is one request."""
 
 from __future__ import annotations
 
@@ -70,7 +70,13 @@ def test_two_ten_chips_make_the_banker_bet_a_typed_amount_and_a_chip_taken_off(b
                            timeout=WAIT_MS)
     console.act("No more bets", "dealing")
     console.deal_until("paying")
+    # A double tap on "Confirm payouts" is one confirmation: the second tap, before the first is
+    # answered, is not sent (the round's record holds no refused repeat).
+    page.get_by_role("button", name="Confirm payouts", exact=True).dblclick()
+    console.wait_text("#payout-actions", "Confirmed by dee")
     [settled] = recall_json(table, "--last", "1")
     assert sorted((b["box"], b["player"], b["region"], b["amount"]) for b in settled["bets"]) == [
         ("1", "ann", "banker", 2000), ("2", "ben", "player", 3500)]
+    assert [c["who"] for c in settled["confirmations"]] == ["dee"]
+    assert [r["reason"] for r in settled["refused"] if r["input"] == "PayoutsConfirmed"] == []
     table.stop_station()

@@ -12,7 +12,7 @@ from station.config.pins import PinError, hash_pin, pin_problem, stored_problem,
 from station.console.sessions import MAX_FAILURES, SUPERVISOR_TURN_S, SessionBook, User
 from station.console.settings import ConsoleSection
 from station.console.view import ConsoleView, TableLayout
-from station.console.words import in_chips, payout_words, settled_lines
+from station.console.words import in_chips, input_words, payout_words, settled_lines
 from station.core import outputs as out
 from station.core.rounds import RoundId
 from station.games.layout import SettledBet
@@ -155,3 +155,10 @@ def test_a_payout_in_the_tables_chips_and_the_lines_in_the_order_of_the_boxes() 
                            SettledBet("2", "c", "player", 1000, 1000, 0, "push", 0)], EUR, chips)
     assert [line["box"] for line in lines] == ["2", "3", "10", "S1"]
     assert lines[3]["text"] == "Standing 1 · b · Player: pay 10.00 (even money) = 1 × 10.00"
+
+
+@pytest.mark.parametrize(("kind", "words"), [("PayoutsConfirmed", "Payouts confirmed"),
+                                              ("NoMoreBets", "No more bets"), ("BetPlaced", "Bet placed"),
+                                              ("CardDealt", "Card dealt")])
+def test_an_input_s_kind_in_words(kind: str, words: str) -> None:
+    assert input_words(kind) == words

@@ -10,6 +10,7 @@ const ui = {
   // Chips tapped onto a spot that do not make a bet the table takes yet ("box|player|region" to
   // their amount): the next chip on that spot adds to them, and the table judges the whole.
   pending: {},
+  sending: new Set(),  // the commands sent and not yet answered
 };
 
 function el(tag, attrs, ...children) {
@@ -48,14 +49,23 @@ async function api(path, body) {
 }
 
 async function send(command, args) {
+  // A second tap of the same button before the first is answered (a double tap, a slow
+  // station) is the same request: it is sent once, so the journal holds one confirmation.
+  const key = command + " " + JSON.stringify(args || {});
+  if (ui.sending.has(key)) return false;
+  ui.sending.add(key);
   say("");
-  const reply = await api("/api/command", {command, args: args || {}});
-  if (reply && reply.session) { setSession(reply.session); render(); }
-  if (!reply || !reply.ok) {
-    say((reply && reply.error) || "refused");
-    return false;
+  try {
+    const reply = await api("/api/command", {command, args: args || {}});
+    if (reply && reply.session) { setSession(reply.session); render(); }
+    if (!reply || !reply.ok) {
+      say((reply && reply.error) || "refused");
+      return false;
+    }
+    return true;
+  } finally {
+    ui.sending.delete(key);
   }
-  return true;
 }
 
 function signedOut(reason) {

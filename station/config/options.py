@@ -50,6 +50,11 @@ _KEYS = {"table_differential": "differential", "tie_after_tie_bonus": "war.tie_a
          "max_boxes_per_player": "war.max_boxes_per_player"}
 
 
+#: ``[table]`` keys that change only how the console draws the table (the chips' colours): not
+#: in the configuration record, so changing one never asks for a new journal.
+NOT_RECORDED = {"chip_colours"}
+
+
 def _round_devices(config: TableConfiguration) -> list[str]:
     """Devices whose loss stops a round: those that read cards."""
     return sorted(name for name, _ in config.devices.configured() if name in ("shoe", "shuffler"))
@@ -60,7 +65,7 @@ def configuration_record(config: TableConfiguration) -> dict[str, Any]:
     and the devices whose loss stops a round. Journaled at start so that a journal is only
     ever replayed under the configuration it was written with."""
     return {
-        "table": config.table.model_dump(mode="json"),
+        "table": config.table.model_dump(mode="json", exclude=NOT_RECORDED),
         "buttons": dict(sorted(config.dealer.buttons.items())),
         "round_devices": _round_devices(config),
     }
@@ -89,7 +94,8 @@ def with_defaults(record: dict[str, Any]) -> dict[str, Any]:
     to their defaults (which keep the rules it was written under), so a journal is refused
     only over keys whose values really changed."""
     try:
-        table = TableSection.model_validate(record.get("table", {}), strict=False).model_dump(mode="json")
+        table = TableSection.model_validate(record.get("table", {}), strict=False).model_dump(
+            mode="json", exclude=NOT_RECORDED)
     except ValidationError:
         return record
     return {**record, "table": table}

@@ -56,6 +56,9 @@ class TableSection(StrictSection):
     min_bet: int = Field(default=1000, gt=0)
     max_bet: int = Field(default=500_000, gt=0)
     chips: list[int] = Field(default_factory=lambda: [100, 500, 1000, 2500, 10000, 50000], min_length=1)
+    chip_colours: dict[str, str] = Field(default_factory=dict)
+    """The console's colour of a chip, by its amount in minor units (``"1000" = "blue"``); a chip
+    left out takes its face value's usual colour (station/config/chip_colours.py)."""
     tie_pays: Literal[8, 9] = 8
     banker_payout: Literal["commission", "no_commission"] = "commission"
     region_cap: Literal["none", "table_total", "player_total"] = "none"
@@ -137,6 +140,11 @@ class TableSection(StrictSection):
                                          f"got {low}..{high}")
         if self.region_cap != "none" and self.variant == "full" and found.judged("region_cap", "variant"):
             found.add("region_cap", "region caps apply to mini and midi baccarat only (rule 5.8)")
+        if chips_usable and found.judged("chip_colours"):
+            from station.config.chip_colours import colour_key_problems
+
+            for key, problem in colour_key_problems(self.chip_colours, self.chips):
+                found.add(f"chip_colours.{key}", problem)
         found.done()
         return self
 

@@ -120,17 +120,19 @@ def people(station: ConsoleWiring, news: dict[str, Any]) -> None:
 
 
 def table_layout(station: ConsoleWiring) -> TableLayout:
+    from station.config.chip_colours import chip_colour
     from station.console.view import TableLayout
     from station.money import Money
 
     t, rules, table = station.table, station.options.rules, station.options.table
     boxes = [str(n) for n in range(1, t.boxes + 1)]
     boxes += [f"S{n}" for n in range(1, int(getattr(table, "standing_regions", 0)) + 1)]
+    chips = tuple(sorted(t.chips))
     return TableLayout(
         station.table_name, rules.name, rules.title, rules.variant_of(table), tuple(boxes), rules.regions,
-        rules.carry_regions, t.players_per_box, tuple(sorted(t.chips)), t.min_bet, t.max_bet,
+        rules.carry_regions, t.players_per_box, chips, t.min_bet, t.max_bet,
         Money(t.minor_digits, t.currency), t.timezone, rules.choices, rules.betting_choices, rules.payout_options,
-        rules.late_bets,
+        rules.late_bets, tuple(chip_colour(chip, t.minor_digits, t.chip_colours) for chip in chips),
     )
 
 

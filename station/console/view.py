@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from station.config.chip_colours import ink_for
 from station.console.words import (
     box_name,
     card_text,
@@ -68,6 +69,15 @@ class TableLayout:
     betting_choices: tuple[str, ...] = ()
     payout_options: tuple[str, ...] = ()
     late_bets: bool = False
+    #: The console's shade of each chip (``#rrggbb``), in the order of ``chips``.
+    chip_shades: tuple[str, ...] = ()
+
+    def offered_chips(self) -> list[dict[str, Any]]:
+        """The chips a dealer taps bets with: every chip of the table up to its maximum (a chip
+        under the minimum still builds amounts: 25.00 is 20.00 and 5.00), each in its colour."""
+        shades = self.chip_shades or ("#8a8f98",) * len(self.chips)
+        return [{"amount": chip, "text": self.money(chip), "colour": shade, "ink": ink_for(shade)}
+                for chip, shade in zip(self.chips, shades, strict=True) if chip <= self.max_bet]
 
     def to_json(self) -> dict[str, Any]:
         m = self.money
@@ -76,7 +86,7 @@ class TableLayout:
             "boxes": [{"box": b, "name": box_name(b),
                        "regions": [{"region": r, "name": region_name(r)} for r in self.regions]} for b in self.boxes],
             "players_per_box": self.players_per_box,
-            "chips": [{"amount": c, "text": m(c)} for c in self.chips],
+            "chips": self.offered_chips(),
             "limits": f"{m(self.min_bet)} \u2013 {m(self.max_bet)} {m.currency}".strip(),
             "currency": m.currency, "digits": m.digits, "timezone": self.timezone,
             "choices": list(self.choices), "betting_choices": list(self.betting_choices),

@@ -32,10 +32,15 @@ def box_bets(console: ConsolePage, box: str) -> str:
 
 def test_two_ten_chips_make_the_banker_bet_a_typed_amount_and_a_chip_taken_off(browser: Any,
                                                                                  console_table: Any) -> None:
-    table = console_table(decks=4, table_extra='currency = "EUR"')
+    table = console_table(decks=4, table_extra='currency = "EUR"\nchip_colours = { "2000" = "#123456" }')
     table.start_station()
     console = open_console(browser, table, seed=6)
     page = console.page
+    # Each chip in its colour: 1.00 white and 10.00 blue by their face values, 20.00 as configured.
+    shade = "el => getComputedStyle(el).backgroundColor"
+    assert page.get_by_role("button", name="Chip 1.00", exact=True).evaluate(shade) == "rgb(244, 241, 234)"
+    assert page.get_by_role("button", name="Chip 10.00", exact=True).evaluate(shade) == "rgb(30, 86, 176)"
+    assert page.get_by_role("button", name="Chip 20.00", exact=True).evaluate(shade) == "rgb(18, 52, 86)"
     console.player("ann")
     console.tap("Chip 10.00")
     # Under commission a Banker bet is a multiple of 20.00 (5.12): one 10.00 chip is not a bet...

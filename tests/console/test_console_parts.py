@@ -162,3 +162,16 @@ def test_a_payout_in_the_tables_chips_and_the_lines_in_the_order_of_the_boxes() 
                                               ("CardDealt", "Card dealt")])
 def test_an_input_s_kind_in_words(kind: str, words: str) -> None:
     assert input_words(kind) == words
+
+
+def test_the_chips_offered_are_the_table_s_up_to_its_maximum_each_with_ink_that_reads_on_it() -> None:
+    from station.config.chip_colours import chip_colour
+
+    chips = (100, 500, 2500, 10000, 50000)
+    layout = TableLayout("t", "baccarat", "Mini Baccarat", "mini", ("1",), ("banker",), (), 1, chips, 500, 10000,
+                         Money(2, "EUR"), "UTC", chip_shades=tuple(chip_colour(c, 2, {"2500": "black"}) for c in chips))
+    offered = layout.to_json()["chips"]
+    assert [(c["text"], c["colour"], c["ink"]) for c in offered] == [
+        ("1.00", "#f4f1ea", "#111111"), ("5.00", "#c62828", "#ffffff"), ("25.00", "#1b1b1b", "#ffffff"),
+        ("100.00", "#1b1b1b", "#ffffff")]  # 500.00 is over the table's maximum of 100.00
+    assert chip_colour(100, 0, {}) == "#1b1b1b" and chip_colour(7, 2, {}) == "#8a8f98"  # 100 JPY black; 0.07 grey

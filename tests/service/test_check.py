@@ -56,6 +56,24 @@ def test_a_journal_written_under_another_configuration_fails_the_check(tmp_path:
     assert "was written under another configuration (changed: table.tie_pays)" in result.stderr
 
 
+def test_chip_colours_are_checked_by_name_and_never_ask_for_a_new_journal(tmp_path: Path) -> None:
+    journal = tmp_path / "j.sqlite3"
+    config = tmp_path / "station.toml"
+    config.write_text("[dealer]\nsimulated = true\n")
+    demo = subprocess.run([sys.executable, "-m", "station", "demo", "-c", str(config), "--rounds", "1", "--fast",
+                           "--journal", str(journal)], capture_output=True, text=True, timeout=120)
+    assert demo.returncode == 0, demo.stderr[-2000:]
+    # How the console draws a chip is not how the journal replays: the same journal goes on.
+    config.write_text('[dealer]\nsimulated = true\n[table]\nchip_colours = { "500" = "purple", "1000" = "#0a0b0c" }\n')
+    result = check(config, journal)
+    assert result.returncode == 0, result.stderr
+    config.write_text('[dealer]\nsimulated = true\n[table]\nchip_colours = { "1000" = "blu", "7" = "red" }\n')
+    result = check(config, journal)
+    assert result.returncode == Status.CONFIG
+    assert "table.chip_colours.1000: 'blu' is not a colour: use #rrggbb or one of white, red" in result.stderr
+    assert "table.chip_colours.7: '7' is not one of the table's chips" in result.stderr
+
+
 def test_a_journal_another_station_writes_fails_the_check(tmp_path: Path) -> None:
     journal = tmp_path / "j.sqlite3"
     config = tmp_path / "station.toml"

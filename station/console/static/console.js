@@ -144,13 +144,18 @@ function renderChips(table) {
     for (const node of chips.children) node.setAttribute("aria-pressed", String(Number(node.dataset.amount) === ui.chip));
     return;
   }
-  chips.replaceChildren(...table.chips.map((chip) => button(chip.text, () => {
-    ui.chip = chip.amount;
-    $("bet-amount").value = "";  // a chip chosen: chips it is, not the typed amount
-    render();
-  }, {
-    class: "chip", "aria-label": `Chip ${chip.text}`, "data-amount": chip.amount, "aria-pressed": "false",
-  })));
+  chips.replaceChildren(...table.chips.map((chip) => {
+    const node = button(chip.text, () => {
+      ui.chip = chip.amount;
+      $("bet-amount").value = "";  // a chip chosen: chips it is, not the typed amount
+      render();
+    }, {class: "chip", "aria-label": `Chip ${chip.text}`, "data-amount": chip.amount, "aria-pressed": "false"});
+    // The chip's own colour, as on the felt ([table] chip_colours), with ink that reads on it
+    // (set through the style object: the page's policy refuses style attributes).
+    node.style.setProperty("--chip-colour", chip.colour);
+    node.style.setProperty("--chip-ink", chip.ink);
+    return node;
+  }));
   chips.dataset.drawn = "yes";
   if (ui.chip === null && table.chips.length) ui.chip = table.chips[Math.min(2, table.chips.length - 1)].amount;
   renderChips(table);

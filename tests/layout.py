@@ -16,7 +16,13 @@ remains is where the letters are drawn.
 - **cut off**: a text box reaches beyond the viewport, or beyond an ancestor that clips its
   content (``overflow`` other than ``visible``), or its element is narrower than its text
   (``scrollWidth > clientWidth`` with clipping, which is what ``text-overflow: ellipsis``
-  hides).
+  hides);
+- **spills**: text inside a button reaches beyond the button (a total drawn half over the
+  button's edge is read as belonging to the next one).
+
+A page tapped by people (the dealer's console) is also held to :func:`control_problems`:
+every control a target of at least :data:`TARGET_PX` each way, and every visible field with a
+label of its own.
 
 Text hidden on purpose (``display: none``, ``visibility: hidden``, zero opacity) is left
 out; text marked ``aria-hidden`` is still drawn, so it is checked like any other.
@@ -96,6 +102,17 @@ _COLLECT = """
         break;
       }
     }
+    const control = t.el.closest('button');
+    if (control) {
+      const box = control.getBoundingClientRect();
+      const out = t.rects.find(r => r.left < box.left - tolerance || r.right > box.right + tolerance ||
+                                    r.top < box.top - tolerance || r.bottom > box.bottom + tolerance);
+      if (out) {
+        const by = Math.max(box.left - out.left, out.right - box.right, box.top - out.top, out.bottom - box.bottom);
+        problems.push(`spills: "${t.text}" (${describe(t.el)}) reaches ${Math.round(by)} px out of its button ` +
+                      `${describe(control)}`);
+      }
+    }
     if (clipped(t.el) && t.el.scrollWidth > t.el.clientWidth + tolerance) {
       problems.push(`cut off: "${t.text}" (${describe(t.el)}) is wider than its box ` +
                     `(${t.el.scrollWidth} px in ${t.el.clientWidth})`);
@@ -144,3 +161,40 @@ def assert_layout_sound(page: Any, where: str) -> None:
     size = page.viewport_size or {}
     problems = layout_problems(page)
     assert not problems, f"{where} at {size.get('width')}x{size.get('height')}:\n  " + "\n  ".join(problems)
+
+
+#: The smallest touch target each way, in CSS pixels (WCAG 2.5.5's 44, and Material's 48).
+TARGET_PX = 48
+
+_CONTROLS = """
+(target) => {
+  const problems = [];
+  const shown = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+  for (const el of document.querySelectorAll('button, input, select, textarea')) {
+    if (!shown(el)) continue;
+    const r = el.getBoundingClientRect();
+    const name = el.getAttribute('aria-label') || el.textContent.trim() || el.id;
+    if (r.width < target - 0.5 || r.height < target - 0.5) {
+      problems.push(`small target: "${name}" is ${Math.round(r.width)}x${Math.round(r.height)} px`);
+    }
+  }
+  const labels = new Map();
+  for (const el of document.querySelectorAll('input, select, textarea')) {
+    if (!shown(el) || el.type === 'hidden') continue;
+    const label = (el.getAttribute('aria-label') || [...(el.labels || [])].map(l => l.textContent.trim()).join(' ')
+                   || '').trim();
+    if (!label) { problems.push(`unlabelled field: #${el.id}`); continue; }
+    labels.set(label, [...(labels.get(label) || []), el.id]);
+  }
+  for (const [label, ids] of labels) {
+    if (ids.length > 1) problems.push(`two fields labelled "${label}": ${ids.map(id => '#' + id).join(', ')}`);
+  }
+  return problems;
+}
+"""
+
+
+def control_problems(page: Any) -> list[str]:
+    """Every control smaller than :data:`TARGET_PX` either way, every visible field without a
+    label, and every label two visible fields share."""
+    return list(page.evaluate(_CONTROLS, TARGET_PX))

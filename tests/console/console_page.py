@@ -11,7 +11,7 @@ from typing import Any
 from drivers.simulators import shuffled_shoe
 
 from ..browser import screenshot
-from ..layout import SCREEN_SIZES, assert_layout_sound
+from ..layout import SCREEN_SIZES, assert_layout_sound, control_problems
 from .conftest import PINS, ConsoleTable
 
 WAIT_MS = 15_000
@@ -95,28 +95,30 @@ class ConsolePage:
                 raise AssertionError(f"cannot deal in {state}: {self.line()}")
         raise AssertionError(f"still {self.state} after 40 cards")
 
-    def load_shoe(self, seed: int) -> None:
-        """A shuffled shoe in the simulated shoe, its cut card 15 cards from the back."""
+    def load_shoe(self, seed: int, cut_at: int | None = None) -> None:
+        """A shuffled shoe in the simulated shoe, its cut card 15 cards from the back, or
+        ``cut_at`` cards from the front (a short shoe: every step of a shoe's life in fewer rounds)."""
         decks = self.table.decks
-        self.table.shoe.simulator.load(shuffled_shoe(decks, seed, 52 * decks - 15))
+        self.table.shoe.simulator.load(shuffled_shoe(decks, seed, cut_at if cut_at is not None else 52 * decks - 15))
 
-    def open_shoe(self, seed: int) -> None:
+    def open_shoe(self, seed: int, cut_at: int | None = None) -> None:
         """Shuffle, cut and burn: the dealer's taps and the test's cards."""
         self.wait_state("shuffling")
-        self.load_shoe(seed)
+        self.load_shoe(seed, cut_at)
         self.act("Shuffle done", "cutting")
         self.act("Confirm cut", "burning")
         self.deal_until("betting")
 
 
-def open_console(browser: Any, table: ConsoleTable, *, seed: int | None = None) -> ConsolePage:
+def open_console(browser: Any, table: ConsoleTable, *, seed: int | None = None,
+                 cut_at: int | None = None) -> ConsolePage:
     """The started ``table``'s console at 1280x800, dealer dee signed in; with ``seed``, the
-    first shoe shuffled, cut and burned."""
+    first shoe shuffled, cut (``cut_at``: :meth:`ConsolePage.load_shoe`) and burned."""
     page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
     console = ConsolePage(page, table)
     console.sign_in("dee")
     if seed is not None:
-        console.open_shoe(seed)
+        console.open_shoe(seed, cut_at)
     return console
 
 
@@ -127,7 +129,13 @@ def check_every_size(page: Any, where: str, shots: tuple[tuple[int, int], ...] =
     for width, height in SCREEN_SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(50)  # one frame for the new layout (the check reads it, it does not wait for it)
-        assert_layout_sound(page, where)
+        try:
+            assert_layout_sound(page, where)
+        except AssertionError:
+            screenshot(page, f"console-{name}-{width}x{height}-FAILED.png")  # what the failure looked like
+            raise
+        controls = control_problems(page)
+        assert not controls, f"{where} at {width}x{height}:\n  " + "\n  ".join(controls)
         if (width, height) in shots:
             screenshot(page, f"console-{name}-{width}x{height}.png")
     page.set_viewport_size({"width": 1280, "height": 800})

@@ -200,6 +200,10 @@ function renderLayout(view) {
       el("h3", {}, box.name), el("div", {class: "regions"}, ...regions),
       el("ul", {class: "bets"}, ...players), ...extra);
   });
+  // The felt: every box in one row, as the seats run round the table; a table of more than
+  // nine (full baccarat's 14 and its standing regions) in two rows, its two sides.
+  const perRow = boxes.length > 9 ? Math.ceil(boxes.length / 2) : boxes.length;
+  $("layout").style.setProperty("--per-row", String(perRow));
   $("layout").replaceChildren(...boxes);
   const names = new Set(view.bets.map((bet) => bet.player));
   $("players").replaceChildren(...[...names].map((name) => el("option", {value: name})));
@@ -266,16 +270,38 @@ function dealerActions(view) {
   $("actions").replaceChildren(...out);
 }
 
+function cardFace(card) {
+  // A card as it lies on the table: its rank in the corner, its suit large; a screen reader
+  // hears "Player card 2: 10♠".
+  const rank = card.text.slice(0, -1), suit = card.text.slice(-1);
+  const name = card.position.charAt(0).toUpperCase() + card.position.slice(1);
+  return el("div", {class: `card card-${card.card.slice(-1)}`, role: "img",
+                    "aria-label": `${name} card ${card.index}: ${card.text}`},
+    el("span", {class: "card-rank", "aria-hidden": "true"}, rank),
+    el("span", {class: "card-suit", "aria-hidden": "true"}, suit));
+}
+
 function renderCards(view) {
-  const cards = view.cards.map((card) => el("span", {class: `card card-${card.card.slice(-1)}`},
-    `${card.position} ${card.index}: ${card.text}`));
-  $("cards").replaceChildren(...cards);
+  // One row per hand (Player, Banker; Casino War's boxes and the dealer), its cards drawn as cards.
   const result = view.result;
-  $("result").replaceChildren(...(result ? [
-    ...result.hands.filter((hand) => hand.total !== null && hand.total !== undefined && view.table.game === "baccarat")
-      .map((hand) => el("div", {class: "hand"}, `${hand.position}: ${hand.total}`)),
-    el("div", {class: "outcome"}, `Result: ${result.outcome}`),
-  ] : []));
+  const totals = {};
+  if (result && view.table.game === "baccarat") {
+    for (const hand of result.hands) if (hand.total !== null && hand.total !== undefined) totals[hand.position] = hand.total;
+  }
+  const hands = [];
+  for (const card of view.cards) {
+    let hand = hands.find((h) => h.position === card.position);
+    if (!hand) { hand = {position: card.position, cards: []}; hands.push(hand); }
+    hand.cards.push(card);
+  }
+  $("cards").replaceChildren(...hands.map((hand) => {
+    const name = hand.position.charAt(0).toUpperCase() + hand.position.slice(1);
+    const total = totals[hand.position];
+    return el("div", {class: "hand"},
+      el("span", {class: "hand-name"}, total === undefined ? name : `${name} ${total}`),
+      el("div", {class: "hand-cards"}, ...hand.cards.map(cardFace)));
+  }));
+  $("result").replaceChildren(...(result ? [el("div", {class: "outcome"}, `Result: ${result.outcome}`)] : []));
 }
 
 function renderPayouts(view) {

@@ -53,6 +53,25 @@ def deb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return package
 
 
+def test_the_package_depends_on_the_python_it_was_built_with_and_uses_today_s_debhelper(deb: Path,
+                                                                                       tmp_path: Path) -> None:
+    """No python3 pin written by hand (Debian 13 has 3.13): the build's own minor version, the
+    venv's; the sysusers file through dh_installsysusers; no wait for the deprecated udev-settle."""
+    built_with = _run("/usr/bin/python3", "-c", "import sys; print('%d.%d %d.%d' % (*sys.version_info[:2], "
+                      "sys.version_info[0], sys.version_info[1] + 1))").stdout.split()
+    depends = _run("dpkg-deb", "-f", str(deb), "Depends").stdout
+    assert f"python3 (>= {built_with[0]})" in depends and f"python3 (<< {built_with[1]})" in depends, depends
+    assert _run("dpkg-deb", "-e", str(deb), str(tmp_path / "control")).returncode == 0
+    postinst = (tmp_path / "control" / "postinst").read_text()
+    assert "dh_installsysusers" in postinst and "systemd-sysusers" in postinst, postinst
+    assert postinst.index("systemd-sysusers") < postinst.index("chgrp dealing-station"), "the group exists first"
+    listing = _run("dpkg-deb", "-c", str(deb)).stdout
+    assert "./usr/lib/sysusers.d/dealing-station.conf" in listing
+    unit = (ROOT / "systemd" / "dealing-station.service").read_text().splitlines()
+    ordering = [line for line in unit if line.split("=")[0] in ("After", "Wants", "Requires", "BindsTo")]
+    assert ordering and not any("udev-settle" in line for line in ordering), ordering
+
+
 def test_the_package_installs_where_systemd_looks_and_purges_keeping_the_journal(deb: Path) -> None:
     installed = _run("apt-get", "install", "-y", "-q", str(deb), timeout=600)
     assert installed.returncode == 0, (installed.stdout + installed.stderr)[-4000:]

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from station.cards import parse_card
+from station.games.war.board import war_round_view
 from station.roads.cells import Roads
 from station.roads.rules import build_roads
 from station.roads.scoreboard import Scoreboard
@@ -202,6 +204,16 @@ def test_leading_ties_new_shoe_and_casino_war(browser: Any, server: ScoreboardSe
         "bs => bs.map(b => [b.dataset.box, [...b.querySelectorAll('.war-result')].map(r => r.dataset.outcome)])",
     )
     assert boxes == [["1", ["win", "war-win"]], ["2", ["lose", "surrender"]], ["5", ["tie"]]]
+    # The last round: box 2's players decided apart (one went to war and won, one surrendered).
+    dealt = [(p, parse_card(c)) for p, c in (("box 1", "9S"), ("box 2", "7H"), ("dealer", "7C"), ("war box 2", "KS"),
+                                             ("war dealer", "4D"))]
+    last = war_round_view(2, dealt, surrendered=["2"])
+    assert last is not None
+    wait_seq(page, server.publish(Snapshot(TableInfo("War 2", game="casino war"), "dealing",
+                                           war={**war.to_dict(), "history": [last.to_dict()]})))
+    said = page.eval_on_selector_all("#war-last-boxes .war-hand", "hs => hs.map(h => [h.dataset.box, "
+                                     "h.querySelector('.war-result').textContent])")
+    assert said == [["1", "WIN"], ["2", "WAR WIN · SURRENDER"]]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "scoreboard-casino-war.png"))
     page.close()

@@ -23,10 +23,14 @@ class WarBoxView:
     card: Card
     outcome: str  # a WarOutcome value: win, lose, tie, war-win, war-lose, surrender
     war_card: Card | None = None
+    #: On a box that went to war, some of its players surrendered instead: the box's outcome is
+    #: the war's, and the board says that not all of the box went.
+    some_surrendered: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"box": self.box, "card": self.card.code, "outcome": self.outcome,
-                "war_card": self.war_card.code if self.war_card else None}
+                "war_card": self.war_card.code if self.war_card else None,
+                "some_surrendered": self.some_surrendered}
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,8 @@ def war_round_view(round_no: int, dealt: Iterable[tuple[str, Card]], surrendered
             outcome = "surrender"
         else:
             outcome = "tie"
-        boxes.append(WarBoxView(box, card, outcome, war.get(box)))
+        went_to_war = outcome in ("war-win", "war-lose")
+        boxes.append(WarBoxView(box, card, outcome, war.get(box), some_surrendered=went_to_war and box in gave_up))
     return WarRoundView(round_no, dealer, tuple(boxes), dealer_war)
 
 

@@ -307,7 +307,9 @@
       el("span", { class: "box-name", text: `Box ${b.box}` }),
       card(b.card, false),
       ...(b.war_card ? [el("span", { class: "war-label", text: "war" }), card(b.war_card, true)] : []),
-      el("span", { class: "war-result", "data-outcome": b.outcome, text: WAR_WORDS[b.outcome] || b.outcome }),
+      // A box's players may decide apart: some went to war, others surrendered.
+      el("span", { class: "war-result", "data-outcome": b.outcome,
+                   text: (WAR_WORDS[b.outcome] || b.outcome) + (b.some_surrendered ? " · SURRENDER" : "") }),
     ])));
 
     // Each box's latest results, oldest first: as many of the newest as fit its row are shown,

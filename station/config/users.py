@@ -72,6 +72,9 @@ class ControlSection(StrictSection):
     """Unix socket path; empty means $RUNTIME_DIRECTORY/control.sock or the state directory."""
     socket_mode: int = Field(default=0o660, ge=0, le=0o777)
     users: list[ControlUser] = Field(default_factory=list)
+    local_technicians: list[str] = Field(default_factory=lambda: ["root"])
+    """Local accounts whose ``station ctl`` needs no token for what a technician may do (read
+    the status): the socket's peer as the kernel names it. Empty: every request takes a token."""
 
 
 def user_problems(users: list[ControlUser], found: Findings) -> None:

@@ -21,10 +21,11 @@ import json
 import os
 import socket
 import socketserver
+import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,12 +88,22 @@ def hash_token(token: str) -> str:
 
 
 class Authenticator:
-    """Maps a presented token to a user; constant-time comparison against every entry."""
+    """Maps a presented token to a user; constant-time comparison against every entry.
 
-    def __init__(self, credentials: Iterable[Credential]) -> None:
+    A request without a token from a local account named in ``[control] local_technicians``
+    (root by default), as the kernel names the socket's peer (``SO_PEERCRED``: not a claim the
+    client makes), comes in as a technician: ``ctl status`` works for the PC's administrator
+    with no configuration. A technician may only read the status; everything that changes the
+    table still takes a person's own token, so every change is journaled with a person's name.
+    """
+
+    def __init__(self, credentials: Iterable[Credential], local_technicians: Mapping[int, str] | None = None) -> None:
         self._credentials = list(credentials)
+        self._local = dict(local_technicians or {})  # uid -> account name
 
-    def __call__(self, token: object) -> Actor:
+    def __call__(self, token: object, peer_uid: int | None = None) -> Actor:
+        if (token is None or token == "") and peer_uid is not None and peer_uid in self._local:
+            return Actor(role="technician", who=f"{self._local[peer_uid]} (local account)")
         if not isinstance(token, str) or not token:
             raise ControlError("a token is required (use --token-file or $STATION_TOKEN)")
         digest = hash_token(token)
@@ -160,6 +171,19 @@ class _Connection:
         self.idle_since: float | None = time.monotonic()  # None while a request is being served
 
 
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a Unix socket, from the kernel
+    (``SO_PEERCRED``); None where the system cannot say."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    try:
+        _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    except OSError:
+        return None
+    return int(uid)
+
+
 class _Handler(socketserver.StreamRequestHandler):
     server: _UnixServer
     connection: _Connection
@@ -187,7 +211,7 @@ class _Handler(socketserver.StreamRequestHandler):
                     control.stats.add("bad_requests")
                     self._reply({"ok": False, "error": f"request: longer than {MAX_REQUEST_BYTES} bytes"})
                     return
-                self._reply(control.handle_line(line))
+                self._reply(control.handle_line(line, peer_uid(self.request)))
         except OSError:
             return  # the client hung up, or was let go to make room: nothing to tell anyone
 
@@ -231,7 +255,7 @@ class ControlServer:
     def __init__(
         self,
         path: str | Path,
-        authenticate: Callable[[object], Actor],
+        authenticate: Callable[[object, int | None], Actor],
         commands: dict[str, Command],
         mode: int = 0o660,
         *,
@@ -291,15 +315,16 @@ class ControlServer:
 
     # --- one request ----------------------------------------------------------------------
 
-    def handle_line(self, line: bytes) -> dict[str, Any]:
-        """The reply to one request line; never raises for anything the client sent."""
+    def handle_line(self, line: bytes, peer: int | None = None) -> dict[str, Any]:
+        """The reply to one request line from the account ``peer`` (a uid, as the kernel says);
+        never raises for anything the client sent."""
         try:
             request = decode_request(line)
         except RequestError as exc:
             self.stats.add("bad_requests")
             return {"ok": False, "error": str(exc)}
         try:
-            actor = self._authenticate(request.token)
+            actor = self._authenticate(request.token, peer)
         except ControlError as exc:
             self.stats.add("failed_authentications")
             held = self._auth_warnings.allow()

@@ -7,9 +7,12 @@ Each is a :class:`~station.service.features.Feature` built by
 
 from __future__ import annotations
 
+import pwd
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import structlog
 
 from station.config.errors import ConfigError
 from station.console.launch import ConsoleWiring, start_console
@@ -22,11 +25,24 @@ from station.service.dealer_doors import DEALING_ROLES, RefusalRecorder
 from station.service.features import FeatureBase, StopStage
 from station.service.paths import control_socket_path, socket_path_problem
 
+log = structlog.get_logger("station.service")
+
 if TYPE_CHECKING:
     from station.config.table import TableSection
     from station.config.users import ControlSection
     from station.console.feed import ConsoleProcess
     from station.console.settings import ConsoleSection
+
+
+def local_accounts(names: list[str]) -> dict[int, str]:
+    """The uids of the local accounts ``names`` (one not on this PC is left out, and logged)."""
+    found: dict[int, str] = {}
+    for name in names:
+        try:
+            found[pwd.getpwnam(name).pw_uid] = name
+        except KeyError:
+            log.warning("control_local_account_unknown", account=name)
+    return found
 
 
 class ControlPart(FeatureBase):
@@ -57,7 +73,8 @@ class ControlPart(FeatureBase):
         problem = socket_path_problem(path)
         if problem:
             raise ConfigError(self.config_path, [("control.socket", problem)])
-        self.server = ControlServer(path, Authenticator(credentials), commands, mode=self.section.socket_mode,
+        local = local_accounts(self.section.local_technicians)
+        self.server = ControlServer(path, Authenticator(credentials, local), commands, mode=self.section.socket_mode,
                                     on_denied=lambda actor, command: tap.post(AccessDenied(actor, command)),
                                     on_unknown=lambda reason: self._refusals.refused("control", reason))
         self.server.start()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,3 +181,29 @@ def test_the_configuration_refuses_a_user_name_new_token_would_refuse(tmp_path: 
     data = {"control": {"users": [{"name": "al ice", "role": "dealer", "token_sha256": "1" * 64}]}}
     with pytest.raises(ConfigError, match=r"control\.users\[0\]\.name: .*letters, digits"):
         parse_config(data, tmp_path / "station.toml")
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_a_local_technician_account_reads_the_status_without_a_token_and_changes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, listed: bool) -> None:
+    """The account is the socket's peer as the kernel names it (this test's own uid): listed in
+    ``[control] local_technicians`` it reads the status; it still cannot pause the table."""
+    monkeypatch.delenv("STATION_TOKEN", raising=False)
+    posted: list[Event] = []
+    local = {os.getuid(): "admin"} if listed else {}
+    server = ControlServer(tmp_path / "control.sock", Authenticator([], local),
+                           control_commands(lambda event, done: posted.append(event), lambda: dict(STATUS)))
+    server.start()
+    try:
+        status = main(["ctl", "--socket", str(server.path), "status", "--json"])
+        said = capsys.readouterr()
+        if listed:
+            assert status == 0 and json.loads(said.out.splitlines()[-1])["state"] == "betting", said  # after the log
+        else:
+            assert status == 1 and "refused: a token is required (use --token-file or $STATION_TOKEN)" in said.err
+        assert main(["ctl", "--socket", str(server.path), "pause", "--set", "reason=x"]) == 1
+        said = capsys.readouterr()
+        assert ("'pause' needs the role supervisor" if listed else "a token is required") in said.err, said.err
+        assert posted == []
+    finally:
+        server.stop()

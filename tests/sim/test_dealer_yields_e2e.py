@@ -10,6 +10,7 @@ longer than the simulated dealer ever takes to close betting or to go on after a
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import signal
@@ -74,7 +75,9 @@ def _view_when(client: ConsoleClient, states: tuple[str, ...], timeout: float = 
 
 def test_a_dealer_signed_in_at_the_console_takes_the_decisions_and_signing_out_gives_them_back(
         tmp_path: Path) -> None:
-    copy = runnable_copy(shipped("station"), tmp_path, pace_ms=100)
+    # The PC's administrator (here, whoever runs the test) reads the status with no token.
+    copy = runnable_copy(shipped("station"), tmp_path, pace_ms=100,
+                         extra={"control": {"local_technicians": [getpass.getuser()]}})
     log = tmp_path / "station.log"
     env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run"), "PYTHONUNBUFFERED": "1"}
     env.pop("STATION_JOURNAL", None)
@@ -89,6 +92,10 @@ def test_a_dealer_signed_in_at_the_console_takes_the_decisions_and_signing_out_g
         assert status == 200, body
         client.csrf = body["csrf"]
         wait_until(lambda: _signed_in(copy.journal) == ["dana"], 30, "dana at the table, in the journal", poll=0.1)
+        ctl = subprocess.run([sys.executable, "-m", "station", "ctl", "--socket", str(copy.control_socket), "status"],
+                             capture_output=True, text=True, timeout=60,
+                             env={k: v for k, v in env.items() if k != "STATION_TOKEN"})
+        assert ctl.returncode == 0 and "dealer:   dana" in ctl.stdout, ctl.stdout + ctl.stderr
 
         # What the simulated dealer had already sent before it heard of the sign-in (a whole
         # round ahead, at this pace) is applied first; then the table stands still, waiting.

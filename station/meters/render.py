@@ -50,19 +50,38 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in sorted(counts.items())) or "none"
 
 
-def _table(rows: list[tuple[str, dict[str, Any]]], digits: int) -> list[str]:
+#: The width a report is written to when no terminal says otherwise (a pit's printer, a mail).
+WIDTH = 100
+
+
+def _table(rows: list[tuple[str, dict[str, Any]]], digits: int, width: int = WIDTH) -> list[str]:
+    """The rows' figures in columns; where they do not fit in ``width`` characters, the columns
+    go on in a second table under the first (and a third), each with the rows' labels."""
     cells = [[label, *(_cell(f, name, money, digits) for _, name, money in _COLUMNS)] for label, f in rows]
     header = ["", *(heading for heading, _, _ in _COLUMNS)]
     widths = [max(len(row[i]) for row in [header, *cells]) for i in range(len(header))]
+    groups: list[list[int]] = [[]]
+    used = widths[0]
+    for column in range(1, len(header)):
+        if groups[-1] and used + 2 + widths[column] > width:
+            groups.append([])
+            used = widths[0]
+        groups[-1].append(column)
+        used += 2 + widths[column]
 
-    def line(row: list[str]) -> str:
-        return "  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))])
+    def line(row: list[str], columns: list[int]) -> str:
+        return "  ".join([row[0].ljust(widths[0]), *(row[c].rjust(widths[c]) for c in columns)]).rstrip()
 
-    return [line(header), *(line(row) for row in cells)]
+    lines: list[str] = []
+    for number, columns in enumerate(groups):
+        if number:
+            lines.append("")
+        lines += [line(header, columns), *(line(row, columns) for row in cells)]
+    return lines
 
 
-def render(report: dict[str, Any]) -> str:
-    """The whole report as text."""
+def render(report: dict[str, Any], width: int = WIDTH) -> str:
+    """The whole report as text, its tables no wider than ``width`` characters."""
     table = report["table"]
     tz = zone(table["timezone"])
     digits = int(table["minor_digits"])
@@ -71,7 +90,7 @@ def render(report: dict[str, Any]) -> str:
     if not report["days"]:
         return f"no play in {report['journal']}"
     for day in report["days"]:
-        blocks.append("\n".join(_day(day, report, tz, digits, money)))
+        blocks.append("\n".join(_day(day, report, tz, digits, money, width)))
     return "\n\n".join(blocks)
 
 
@@ -79,12 +98,13 @@ def _when(text: str, tz: Any) -> str:
     return local_time(text, tz, seconds=False) if text else "-"
 
 
-def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, money: str) -> list[str]:
+def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, money: str, width: int) -> list[str]:
     table = report["table"]
     whose = f", dealer {report['dealer']}" if report["dealer"] is not None else ""
     lines = [
         f"Gaming day {day['gaming_day']}{whose}: {_when(day['begins'], tz)} to {_when(day['ends'], tz)} "
-        f"({table['timezone']}); {table['game']}, {money}",
+        f"({table['timezone']})",
+        f"{table['game']}, {money}",
     ]
     totals = day["totals"]
     if not totals["rounds"] and not totals["refusals"] and not totals["irregularities"] and not day["sessions"]:
@@ -98,7 +118,7 @@ def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, mone
     if any(d["sessions"] > 1 for d in day["dealers"]):  # a dealer's sessions added up
         rows += [(f"dealer {d['dealer'] or '(nobody)'}", d["figures"]) for d in day["dealers"]]
     rows += [(f"shoe {shoe['shoe']}", shoe["figures"]) for shoe in day["shoes"]]
-    lines += _table(rows, digits)
+    lines += _table(rows, digits, width)
     lines.append("")
     lines.append("by region (rounds settled):")
     for name, region in sorted(totals["regions"].items()):

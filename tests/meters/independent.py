@@ -341,7 +341,7 @@ def totals(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
     whole["stakes"] = sum(r["stakes"] for r in whole["regions"].values())
     whole["house"] = sum(r["house"] for r in whole["regions"].values())
     whole["rounds_per_hour"] = (round(whole["rounds"] * 3_600_000_000 / whole["open_us"], 1)
-                                if whole["open_us"] else None)
+                                if whole["open_us"] >= 60_000_000 else None)  # no rate under a minute
     return whole
 
 

@@ -126,3 +126,21 @@ def test_one_dealer_s_play_and_rounds_per_hour(week, capsys) -> None:
         _, text, _ = run(capsys, "meters", "--journal", str(path), "--json", "--dealer", name)
         last = json.loads(text)["days"]
         assert [d["gaming_day"] for d in last] == [mine["days"][-1]["gaming_day"]]
+
+
+def test_the_text_report_fits_a_hundred_columns_with_every_figure_and_a_rate_only_over_a_minute(
+        week: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """Through a pipe (as here) the report is 100 columns wide at most: the columns that do not
+    fit go on in a second table with the same labels; nothing is left out."""
+    path, _, _ = week
+    _, text, _ = run(capsys, "meters", "--journal", str(path), "--day", "all")
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    headings = " ".join(line for line in lines if line.startswith("   "))  # a table's heading: no row label
+    for heading in ("rounds", "per hour", "open", "stakes", "house", "commission", "void parts", "voided back",
+                    "corr.", "refused", "irreg.", "alarms"):
+        assert heading in headings, heading
+    _, text, _ = run(capsys, "meters", "--journal", str(path), "--day", "all", "--json")
+    figures = [d["totals"] for d in json.loads(text)["days"]]
+    assert all((f["rounds_per_hour"] is None) == (f["open_us"] < 60_000_000) for f in figures)
+    assert any(f["rounds_per_hour"] is not None for f in figures)

@@ -81,8 +81,12 @@ def test_the_package_installs_where_systemd_looks_and_purges_keeping_the_journal
                      "/usr/lib/sysusers.d/dealing-station.conf", "/usr/share/doc/dealing-station/install.md.gz",
                      "/usr/share/doc/dealing-station/floor.conf",
                      "/lib/systemd/system/station-pit.service", "/usr/share/doc/dealing-station/pit-network.conf",
-                     "/usr/share/dealing-station/station-scoreboard-kiosk.service"):
+                     "/usr/share/dealing-station/station-scoreboard-kiosk.service",
+                     "/usr/share/bash-completion/completions/station", "/usr/share/man/man1/station.1.gz"):
             assert Path(path).exists(), path
+        completed = _run("bash", "-c", "source /usr/share/bash-completion/completions/station; "
+                         'COMP_WORDS=(station jour); COMP_CWORD=1; _shtab_station; echo "${COMPREPLY[@]}"')
+        assert completed.stdout.split() == ["journal"], completed
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", PACKAGE).stdout
         assert "/etc/dealing-station/station.toml" in conffiles
         config = Path("/etc/dealing-station/station.toml")

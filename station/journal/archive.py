@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,10 +57,12 @@ class Archived:
     live_from: int  # the live journal's first record now (a checkpoint)
 
 
-def archive(journal: Journal, cut: int, carried: JournalRecord | None) -> Archived:
+def archive(journal: Journal, cut: int, carried: JournalRecord | None,
+            progress: Callable[[int], None] | None = None) -> Archived:
     """Move the records before ``cut`` (a checkpoint's seq) of the open ``journal`` (its
     writer: no station may hold it) to a new archive file; ``carried`` is the configuration
-    record appended to the live journal (in the same transaction) when the move takes it away."""
+    record appended to the live journal (in the same transaction) when the move takes it away.
+    ``progress`` is told the last record copied, batch by batch."""
     path = journal.path
     conn = journal._require_open()
     start_seq, start_hash = journal.start()
@@ -73,13 +76,13 @@ def archive(journal: Journal, cut: int, carried: JournalRecord | None) -> Archiv
         raise JournalError(f"{target} exists already; move it away first (it is an archive of records "
                            f"{start_seq + 1}-{last_moved.seq})")
     _write_archive(conn, target, start_seq, start_hash, last_moved, first_hash,
-                   seam.archive if seam is not None else None)
+                   seam.archive if seam is not None else None, progress)
     _cut_live(journal, cut, last_moved, first_hash, target.name, carried)
     return Archived(target, start_seq + 1, last_moved.seq, cut)
 
 
 def _write_archive(live: sqlite3.Connection, target: Path, start_seq: int, start_hash: str, last: JournalRecord,
-                   first_hash: str, before: str | None) -> None:
+                   first_hash: str, before: str | None, progress: Callable[[int], None] | None = None) -> None:
     """The moved records in a journal file of their own, complete on disk before it is named."""
     building = target.with_name(target.name + ".building")
     for leftover in target.parent.glob(building.name + "*"):
@@ -103,6 +106,8 @@ def _write_archive(live: sqlite3.Connection, target: Path, start_seq: int, start
             conn.executemany("INSERT INTO records (seq, time, kind, payload, prev_hash, hash) "
                              "VALUES (?, ?, ?, ?, ?, ?)", rows)
             after = rows[-1][0]
+            if progress is not None:
+                progress(after)
         conn.execute("COMMIT")
         if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
             raise JournalError(f"{building}: the archive's layout did not take")

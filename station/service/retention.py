@@ -15,6 +15,7 @@ journal.md ("Retention") says why at least 90 days stay within reach.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -79,7 +80,8 @@ def find_cut(journal: Journal, before: date, now: datetime | None = None) -> Cut
     return Cut(usable[0], before)
 
 
-def archive_before(path: Path, before: date, now: datetime | None = None) -> Archived:
+def archive_before(path: Path, before: date, now: datetime | None = None,
+                   progress: Callable[[int], None] | None = None) -> Archived:
     """Archive the gaming days before ``before`` of the journal at ``path`` (no station may
     have it open: this takes its writer lock)."""
     with Journal(path) as journal:
@@ -91,4 +93,4 @@ def archive_before(path: Path, before: date, now: datetime | None = None) -> Arc
                                  f"move records up to {cut.checkpoint.seq - 1}: let the feed catch up first")
         configuration = journal.last_of_kind(CONFIGURATION_RECORD)
         carried = configuration if configuration is not None and configuration.seq < cut.checkpoint.seq else None
-        return archive(journal, cut.checkpoint.seq, carried)
+        return archive(journal, cut.checkpoint.seq, carried, progress)

@@ -33,6 +33,7 @@ from station.cli.commands.run import serve
 from station.cli.configuration import load_station_config
 from station.cli.exits import Status, config_status
 from station.cli.main import CliError
+from station.cli.progress import Progress
 from station.config.errors import ConfigError
 from station.core import outputs as out
 from station.floor.settings import table_id
@@ -137,18 +138,24 @@ class DemoBounds(_Subscriber):
 
     kinds = (out.RoundSettled, out.ShoeEnded)
 
-    def __init__(self, shoes: int, rounds: int) -> None:
+    def __init__(self, shoes: int, rounds: int, progress: Callable[[int], None] | None = None) -> None:
+        """``progress`` is told the rounds settled (a round limit) or the shoes ended so far."""
         self.shoes, self.rounds = shoes, rounds
         self.shoes_ended = self.rounds_settled = 0
         self.reached = False
+        self.progress = progress
 
     def __call__(self, output: out.Output) -> None:
         if isinstance(output, out.RoundSettled):
             self.rounds_settled += 1
+            if self.rounds and self.progress is not None:
+                self.progress(self.rounds_settled)
             if self.rounds and self.rounds_settled >= self.rounds:
                 self._stop("round limit reached")
         elif isinstance(output, out.ShoeEnded):
             self.shoes_ended += 1
+            if not self.rounds and self.progress is not None:
+                self.progress(self.shoes_ended)
             if self.shoes and self.shoes_ended >= self.shoes:
                 self._stop("shoe limit reached")
 
@@ -349,15 +356,18 @@ def _run(args: argparse.Namespace) -> int:
     from station.service.app import RunOptions, Station
     from station.sim.plugin import DealerOverrides, Simulation
 
-    configure_logging("console" if not args.json else "json", "warning" if not args.verbose else "info",
-                      stream=sys.stderr)
     table = loaded.config.table
+    configure_logging("console" if not args.json else "json", "warning" if not args.verbose else "info",
+                      stream=sys.stderr, timezone=table.timezone)  # a person's lines in the table's time
     report = DemoReport(sys.stdout if args.json else None, None if args.json or args.fast else sys.stdout,
                         timezone=table.timezone, digits=table.minor_digits, currency=table.currency)
     continuous = loaded.config.table.equipment == "continuous"
     with tempfile.TemporaryDirectory(prefix="station-demo-") as scratch:
         rounds = args.rounds or (args.shoes * ROUNDS_PER_CONTINUOUS_SHOE if continuous else 0)
-        bounds = DemoBounds(shoes=0 if continuous else args.shoes, rounds=rounds)
+        # How far a long demo has come, when its rounds are not printed as they go (--fast, --json).
+        progress = (Progress("demo", rounds or args.shoes, unit="round" if rounds else "shoe", look_every=1)
+                    if args.fast or args.json else None)
+        bounds = DemoBounds(shoes=0 if continuous else args.shoes, rounds=rounds, progress=progress)
         journal = args.journal or str(Path(scratch) / "journal.sqlite3")
         try:
             # The configuration's [floor] is refused as `station run` would refuse it (its files
@@ -375,7 +385,8 @@ def _run(args: argparse.Namespace) -> int:
             station = Station(demo, run)
         except ConfigError as exc:
             raise CliError(str(exc), Status.CONFIG) from None
-        serve(station)
+        with progress if progress is not None else contextlib.nullcontext():
+            serve(station)
         dealer_error = simulation.error if simulation.table is not None else "no simulated dealer"
     if report.closed:
         return 0  # the reader has what it wanted (`| head`): nothing more to say, to anyone

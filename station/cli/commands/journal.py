@@ -169,8 +169,12 @@ def _archive(args: argparse.Namespace) -> int:
         raise CliError(f"--before takes a gaming day written YYYY-MM-DD, not {args.before!r}") from None
     if not path.exists():
         raise CliError(f"no journal at {path}", status=2)
+    from station.cli.progress import Progress
+
     try:
-        archived = archive_before(path, before)
+        with Progress.of_journal("archive: copying", path) as progress:
+            progress.look_every = 1  # told once per batch of records copied
+            archived = archive_before(path, before, progress=progress)
     except RetentionError as exc:
         raise CliError(str(exc)) from None
     except JournalBusyError as exc:  # a station has it open

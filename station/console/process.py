@@ -127,7 +127,8 @@ async def serve(feed: socket.socket) -> int:
         most = int(settings["max_connections"])
         limits = Limits(max_connections=most, max_per_address=max(1, most // 4), backlog=256)
         app = ConsoleApp(settings["host"], int(settings["port"]), users, ask, idle_s=float(settings["idle_s"]),
-                         tls=_tls(settings), limits=limits, recall=recall, tell=tell)
+                         tls=_tls(settings), limits=limits, recall=recall, tell=tell,
+                         timezone=settings["recall"]["timezone"])
         await app.start()
     except (OSError, ssl.SSLError) as exc:
         await link.send(b"H", {"error": getattr(exc, "strerror", None) or str(exc), "errno": exc.errno or 0})

@@ -144,8 +144,10 @@ class ConsoleApp:
     def __init__(self, host: str, port: int, users: list[User], ask: Ask, *, idle_s: float = 600.0,
                  tls: ssl.SSLContext | None = None, limits: Limits | None = None, recall: Recall | None = None,
                  clock: Callable[[], float] = time.monotonic, tell: Tell | None = None,
-                 shutout: ShutoutRules | None = None) -> None:
+                 shutout: ShutoutRules | None = None, timezone: str = "UTC") -> None:
+        """``timezone``: the table's, in which the page's clock runs before anyone signs in too."""
         self.host, self.port = host, port
+        self.timezone = timezone
         self.users = {u.name: u for u in users if u.pin_scrypt}
         self.ask = ask
         self.recall = recall
@@ -314,7 +316,7 @@ class ConsoleApp:
         own, or (to an ended turn's cookie too) the dealer's session's."""
         session = key.session
         if session is None or key.standing not in ("own", "turn", "ended"):
-            return {"signed_in": False, "idle_s": self.book.idle_s}
+            return {"signed_in": False, "idle_s": self.book.idle_s, "timezone": self.timezone}
         csrf = key.turn.csrf if key.standing == "turn" and key.turn is not None else session.csrf
         return {"signed_in": True, "csrf": csrf, "idle_s": self.book.idle_s, **session.describe()}
 

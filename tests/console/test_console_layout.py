@@ -15,11 +15,14 @@ pytestmark = BROWSER_MARKS
 
 
 def test_the_console_layout_holds_at_every_screen_size(browser: Any, console_table: Any) -> None:
-    table = console_table(decks=4)
+    table = console_table(decks=4, table_extra='timezone = "Europe/Vienna"')
     table.start_station()
     page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
     console = ConsolePage(page, table)
     page.get_by_label("Name", exact=True).wait_for()
+    # The table's time before anyone signs in, as after.
+    page.wait_for_function("/\\d\\d:\\d\\d:\\d\\d CES?T$/.test(document.getElementById('table-clock').textContent)",
+                           timeout=10_000)
     check_every_size(page, "layout sign-in")
     console.sign_in("dee")
     console.open_shoe(seed=5)

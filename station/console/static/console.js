@@ -486,7 +486,8 @@ async function signOut() {
 }
 
 function tick() {
-  const zone = ui.view ? ui.view.table.timezone : "UTC";
+  // The table's time, on the sign-in screen too (the station says its zone before anyone signs in).
+  const zone = ui.view ? ui.view.table.timezone : (ui.timezone || "UTC");
   try {
     $("table-clock").textContent = new Intl.DateTimeFormat("en-GB", {
       timeZone: zone, hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short",
@@ -506,6 +507,7 @@ async function boot() {
   $("correct-form").addEventListener("submit", submitCorrection);
   $("correct-cancel").addEventListener("click", () => { $("correct").hidden = true; });
   const session = await api("/api/session");
+  if (session && session.timezone) ui.timezone = session.timezone;
   setSession(session);
   ui.signIn = ui.session ? "" : "dealer";
   render();

@@ -89,7 +89,25 @@ def start_console(station: ConsoleWiring) -> ConsoleProcess | None:
         console.on_output(output, loop.inspect(in_play))
 
     loop.subscribe(shown, KINDS)
+    end_sessions_of_the_last_run(station)
     return console
+
+
+def end_sessions_of_the_last_run(station: ConsoleWiring) -> None:
+    """Sessions at the console end with the station: a dealer who took the table there before
+    it stopped is not at the screen any more, so they leave the table (journaled as the idle
+    sweep journals it) and take it again when they sign in. Without this the table would stay
+    theirs with nobody at the screen, and on the simulated table its simulated dealer would play
+    on while they sign in again (a sign-in as the dealer already at the table changes nothing)."""
+    loop = station.loop
+    dealer = loop.published.dealer
+    if not dealer:
+        return
+    came = loop.journal.last_of_kind("DealerSignedIn")
+    if came is None or came.payload.get("dealer") != dealer or came.payload.get("door") != "console":
+        return  # they took it at the button box or by ctl: they are at the table, not at this screen
+    user = next((u for u in station.users if u.name == dealer), None)
+    loop.post(DealerSignedOut(dealer, Actor(user.role if user is not None else "dealer", dealer), "console"))
 
 
 def door(station: ConsoleWiring, who: str, line: bytes) -> dict[str, Any]:

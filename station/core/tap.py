@@ -76,6 +76,10 @@ class JournalEnd(Protocol):
         """The live file's records after ``since_seq``."""
         ...
 
+    def last_of_kind(self, kind: str, *, before: int | None = None) -> JournalRecord | None:
+        """The newest record of one kind in the live file, or None."""
+        ...
+
 
 class LoopTap(Protocol):
     """What a feature may do with the core loop (:class:`~station.core.loop.CoreLoop` is one)."""

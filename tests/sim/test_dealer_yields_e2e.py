@@ -162,3 +162,53 @@ def _recall(journal: Path) -> list[dict[str, Any]]:
                            str(journal)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return [r for r in json.loads(done.stdout) if not r["in_progress"]]
+
+
+def _start(copy: Any, tmp_path: Path, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run"), "PYTHONUNBUFFERED": "1"}
+    env.pop("STATION_JOURNAL", None)
+    with log.open("ab") as out:
+        station = subprocess.Popen([sys.executable, "-m", "station", "run", "-c", str(copy.config)],
+                                   stdout=out, stderr=subprocess.STDOUT, env=env)
+    wait_until(lambda: urllib.request.urlopen(copy.console_url + "healthz", timeout=2).status == 200, 60,
+               "the console", poll=0.1, ignoring=(OSError,), detail=lambda: tail(log))
+    return station
+
+
+def _sign_in(copy: Any) -> None:
+    client = ConsoleClient(copy.console_url)
+    status, body = client.call("/api/sign-in", {"name": "dana", "pin": "1234"})
+    assert status == 200, body
+
+
+def _dealer_records(journal: Path) -> list[tuple[str, str, str]]:
+    with JournalReader(journal) as reader:
+        return [(r.kind, r.payload["dealer"], r.payload.get("door", "")) for r in reader.records()
+                if r.kind in ("DealerSignedIn", "DealerSignedOut")]
+
+
+def test_a_restart_ends_the_console_s_sessions_and_the_dealer_takes_the_table_again_by_signing_in(
+        tmp_path: Path) -> None:
+    """Sessions at the console do not outlive the station: the dealer who took the table there is
+    signed out by the next start (the rounds until they are back are nobody's, so the simulated
+    dealer plays them), and their next sign-in takes the table again (so it yields again)."""
+    copy = runnable_copy(shipped("station"), tmp_path, pace_ms=100)
+    log = tmp_path / "station.log"
+    station = _start(copy, tmp_path, log)
+    try:
+        _sign_in(copy)
+        wait_until(lambda: _dealer_records(copy.journal) == [("DealerSignedIn", "dana", "console")], 30,
+                   "dana at the table", poll=0.1)
+    finally:
+        station.send_signal(signal.SIGTERM)
+        assert station.wait(60) == 0, tail(log)
+    station = _start(copy, tmp_path, log)
+    try:
+        wait_until(lambda: _dealer_records(copy.journal)[1:] == [("DealerSignedOut", "dana", "console")], 30,
+                   "dana signed out by the restart", poll=0.1, detail=lambda: _dealer_records(copy.journal))
+        _sign_in(copy)
+        wait_until(lambda: _dealer_records(copy.journal)[2:] == [("DealerSignedIn", "dana", "console")], 30,
+                   "dana at the table again", poll=0.1, detail=lambda: _dealer_records(copy.journal))
+    finally:
+        station.send_signal(signal.SIGTERM)
+        assert station.wait(60) == 0, tail(log)

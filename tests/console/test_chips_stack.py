@@ -5,6 +5,7 @@ taken off. What the table took is what the journal holds, and a double tap is on
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..browser import BROWSER_MARKS, screenshot
@@ -84,4 +85,30 @@ def test_two_ten_chips_make_the_banker_bet_a_typed_amount_and_a_chip_taken_off(b
         ("1", "ann", "banker", 2000), ("2", "ben", "player", 3500)]
     assert [c["who"] for c in settled["confirmations"]] == ["dee"]
     assert [r["reason"] for r in settled["refused"] if r["input"] == "PayoutsConfirmed"] == []
+    table.stop_station()
+
+
+def test_a_casino_war_wager_of_ten_built_from_two_five_chips_and_paid_in_chips(browser: Any,
+                                                                              console_table: Any) -> None:
+    table = console_table(game="war", decks=4, boxes=7, players_per_box=3, table_extra='currency = "EUR"')
+    table.start_station()
+    console = open_console(browser, table, seed=3)
+    console.player("ann")
+    console.tap("Chip 5.00")
+    assert "could not be halved in chips" in tap_spot(console, "1", "War")  # a surrender pays back half
+    assert "ann: War +5.00 pending" in box_bets(console, "1")
+    assert tap_spot(console, "1", "War") == ""  # the second 5.00 chip makes the 10.00 wager
+    assert "ann: War 10.00" in box_bets(console, "1")
+    console.act("No more bets", "dealing")
+    state = console.deal_until("paying", "war_decision")
+    while state == "war_decision":
+        console.page.get_by_role("button", name=re.compile(r"^Surrender: box")).first.click()
+        state = console.deal_until("paying")
+    lines = console.page.locator("#payout-lines li").all_inner_texts()
+    [line] = [text for text in lines if text.startswith("Box 1 · ann · War")]
+    [settled] = recall_json(table, "--last", "1")
+    [bet] = [s for s in settled["settlement"] if s["player"] == "ann"]
+    # What the screen says to pay or take is the settlement's figure.
+    amount = f"{abs(bet['net']) // 100}.{abs(bet['net']) % 100:02d}"
+    assert (f"pay {amount}" if bet["net"] > 0 else f"take {amount}") in line, (line, bet)
     table.stop_station()

@@ -73,8 +73,11 @@ def _view_when(client: ConsoleClient, states: tuple[str, ...], timeout: float = 
     return found
 
 
+@pytest.mark.parametrize("still_s", [STILL_S, pytest.param(60.0, marks=pytest.mark.soak, id="a-minute")])
 def test_a_dealer_signed_in_at_the_console_takes_the_decisions_and_signing_out_gives_them_back(
-        tmp_path: Path) -> None:
+        tmp_path: Path, still_s: float) -> None:
+    """The table waits for the person in betting and in payouts: watched ``still_s`` each (the
+    suite's share; ``-m soak`` watches a minute each)."""
     # The PC's administrator (here, whoever runs the test) reads the status with no token.
     copy = runnable_copy(shipped("station"), tmp_path, pace_ms=100,
                          extra={"control": {"local_technicians": [getpass.getuser()]}})
@@ -111,7 +114,7 @@ def test_a_dealer_signed_in_at_the_console_takes_the_decisions_and_signing_out_g
             assert client.command("confirm-payouts")[1]["ok"]
         assert client.command("action", action="next_round")[1]["ok"]
         view = _view_when(client, ("betting",))  # a round the person opened: nothing of the dealer's in flight
-        assert set(_states_while(client, STILL_S, view["version"])) <= {"betting"}, (
+        assert set(_states_while(client, still_s, view["version"])) <= {"betting"}, (
             "the simulated dealer closed betting over the dealer's head")
         status, body = client.command("bet", box="1", player="a", region="player", amount=1000)
         assert status == 200 and body["ok"], body
@@ -122,7 +125,7 @@ def test_a_dealer_signed_in_at_the_console_takes_the_decisions_and_signing_out_g
             assert client.command("action", action="reveal")[1]["ok"]
             view = _view_when(client, ("paying",))
         assert view["state"] == "paying", view
-        assert set(_states_while(client, STILL_S, view["version"])) <= {"paying"}, (
+        assert set(_states_while(client, still_s, view["version"])) <= {"paying"}, (
             "the simulated dealer confirmed the payouts or opened the next round over the dealer's head")
         assert client.command("confirm-payouts")[1]["ok"]
         assert client.command("action", action="next_round")[1]["ok"]

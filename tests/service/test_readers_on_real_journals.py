@@ -157,6 +157,14 @@ def check_readers(capsys: pytest.CaptureFixture[str], config: Path, journal: Pat
 
     status, said = station(capsys, "events", "--json", "--config", str(config), *where)
     assert status == 0, said
+    # What a person reads, as a pipe or a printer gets it: no line over 100 columns (a journal's
+    # hash, one word, is the one thing not broken).
+    for words in (("events", "--since", "all"), ("integrity", "report"), ("meters", "--day", "all"),
+                  ("recall", "--last", "5")):
+        status, said = station(capsys, *words, "--config", str(config), *where)
+        assert status == 0, said
+        wide = [line for line in said.splitlines() if len(line) > 100 and " " in line.strip()]
+        assert not wide, (words, wide[:3])
     status, said = station(capsys, "meters", "--day", "all", "--json", "--config", str(config), *where)
     assert status == 0, said
     meters = json.loads(said)

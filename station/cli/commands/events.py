@@ -111,8 +111,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"no significant events in {path} for what was asked"
               + ("" if args.since else " (the last 24 hours of the journal; --since all for the whole log)"))
     else:
+        from station.cli.width import hanging, output_width
+
+        width = output_width()
         for row in rows:
-            print(f"{row['local_time']}  #{row['seq']:<7} {row['code']:<26} {row['device']:<10} {row['text']}")
+            prefix = f"{row['local_time']}  #{row['seq']:<7} {row['code']:<26} {row['device']:<10} "
+            # The text goes on under the record's number: under its own column it would have
+            # a third of a line.
+            print("\n".join(hanging(prefix, row["text"], width, indent=len(row["local_time"]) + 2)))
     return 0
 
 

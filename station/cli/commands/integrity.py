@@ -61,12 +61,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{path}: {options.game}, {options.decks} decks, {options.equipment}; "
-          f"{len(report['shoes'])} shoe(s); alerts raised: "
-          + (", ".join(f"{k} {v}" for k, v in report["alert_counts"].items()) or "none"))
+    from station.cli.width import fitted, output_width
+
+    width = output_width()
+    lines = [f"{path}: {options.game}, {options.decks} decks, {options.equipment}; "
+             f"{len(report['shoes'])} shoe(s); alerts raised: "
+             + (", ".join(f"{k} {v}" for k, v in report["alert_counts"].items()) or "none")]
     for shoe in report["shoes"]:
-        print()
-        print(describe_shoe(shoe))
+        lines += ["", *describe_shoe(shoe).splitlines()]
     for alert in report["other_alerts"] if args.shoe is None else []:
-        print(f"{alert['severity'].upper()} #{alert['ident']} {alert['code']}: {alert['detail']}")
+        lines.append(f"{alert['severity'].upper()} #{alert['ident']} {alert['code']}: {alert['detail']}")
+    print("\n".join(fitted(lines, width)))
     return 0

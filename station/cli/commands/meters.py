@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import sys
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from station.journal import JournalError
     from station.journal.location import journal_path
     from station.meters.reading import read_meters
-    from station.meters.render import WIDTH, render
+    from station.meters.render import render
     from station.meters.report import NoSuchDealer, build_report
     from station.service.config import load_config
 
@@ -93,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
                               read=reading.read())
     except NoSuchDealer as exc:
         raise CliError(str(exc), 1) from None
-    # The terminal's width, or 100 columns through a pipe or to a file.
-    width = shutil.get_terminal_size((WIDTH, 24)).columns if sys.stdout.isatty() else WIDTH
-    print(json.dumps(report, indent=2) if args.json else render(report, width))
+    from station.cli.width import output_width
+
+    print(json.dumps(report, indent=2) if args.json else render(report, output_width()))
     return 0
 
 

@@ -144,6 +144,7 @@ class SimulatedDevice:
         self._mute = False
         #: Hang (as :meth:`mute`) when a command of this kind arrives, before answering it.
         self._hang_at: type[Message] | None = None
+        self._wrong_answer: tuple[type[Message], Message] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -266,6 +267,11 @@ class SimulatedDevice:
         (as :meth:`mute`): a device that hangs at a given step, whatever the host's pace."""
         self._hang_at = kind
 
+    def answer_wrongly(self, kind: type[Message], answer: Message) -> None:
+        """Answer the next command of ``kind`` with ``answer`` instead of what the protocol
+        says (firmware with a bug, another device behind the port): the host must refuse it."""
+        self._wrong_answer = (kind, answer)
+
     def unplug(self) -> None:
         self._plugged.clear()
         self.port.unplug()
@@ -368,8 +374,12 @@ class SimulatedDevice:
             if self._hang_at is not None and isinstance(message, self._hang_at):
                 self._hang_at, self._mute = None, True
                 return
+            wrong, self._wrong_answer = self._wrong_answer, None
+            if wrong is not None and not isinstance(message, wrong[0]):
+                self._wrong_answer = wrong  # not the command it waits for: kept for the next
+                wrong = None
             try:
-                answer = self._execute(message)
+                answer = wrong[1] if wrong is not None else self._execute(message)
             except Exception as exc:  # a simulator bug must not kill the line
                 log.exception("sim_command_failed", device=self.name)
                 answer = Nak(NakCode.HARDWARE_FAULT, str(exc)[:200])

@@ -152,7 +152,7 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
 
             # A real station's results reach their tile within 1 s of the round's journal time.
             page.evaluate(WATCH_RESULTS, "BAC-01")
-            wait_until(lambda: len(page.evaluate("window.seenResults")) >= 4, 60, "three new results of BAC-01",
+            wait_until(lambda: len(page.evaluate("window.seenResults")) >= 4, 180, "three new results of BAC-01",
                        poll=0.05)
             rounds = {m["round_id"]: m for m in feed.kind("round") if m["table"] == "BAC-01"}
             seen = page.evaluate("window.seenResults")[1:]  # the first was on the tile before the watch began

@@ -268,8 +268,7 @@ class SimulatedDevice:
         self._hang_at = kind
 
     def answer_wrongly(self, kind: type[Message], answer: Message) -> None:
-        """Answer the next command of ``kind`` with ``answer`` instead of what the protocol
-        says (firmware with a bug, another device behind the port): the host must refuse it."""
+        """Answer the next ``kind`` command with ``answer`` (a firmware bug): the host must refuse it."""
         self._wrong_answer = (kind, answer)
 
     def unplug(self) -> None:
@@ -374,10 +373,8 @@ class SimulatedDevice:
             if self._hang_at is not None and isinstance(message, self._hang_at):
                 self._hang_at, self._mute = None, True
                 return
-            wrong, self._wrong_answer = self._wrong_answer, None
-            if wrong is not None and not isinstance(message, wrong[0]):
-                self._wrong_answer = wrong  # not the command it waits for: kept for the next
-                wrong = None
+            wrong = self._wrong_answer if self._wrong_answer and isinstance(message, self._wrong_answer[0]) else None
+            self._wrong_answer = None if wrong is not None else self._wrong_answer  # kept for its own command
             try:
                 answer = wrong[1] if wrong is not None else self._execute(message)
             except Exception as exc:  # a simulator bug must not kill the line

@@ -129,6 +129,23 @@ def test_oversized_frame_is_dropped_without_unbounded_memory() -> None:
     assert len(encode_frame(0, 0, b"\x00" * (MAX_BODY - 4))) > MAX_BODY
 
 
+def test_the_longest_frame_the_protocol_allows_and_one_byte_more() -> None:
+    """A body of MAX_BODY (two bytes of header, the payload, two of CRC) is the longest frame:
+    it is sent and read back; one byte more is refused when sent, and a frame over a reader's
+    limit is dropped as too long (never taken for a message)."""
+    longest = b"\x07" * (MAX_BODY - 4)
+    assert good(FrameDecoder().feed(encode_frame(3, 0x40, longest))) == [Frame(3, 0x40, longest)]
+    try:
+        encode_frame(3, 0x40, longest + b"\x07")
+    except ValueError as exc:
+        assert f"exceeds the {MAX_BODY - 4}-byte limit" in str(exc)
+    else:
+        raise AssertionError("a payload over the limit was framed")
+    # The decoder's limit, at its edge: a reader that allows one byte less drops the same frame.
+    out = FrameDecoder(max_body=MAX_BODY - 1).feed(encode_frame(3, 0x40, longest) + encode_frame(4, 2))
+    assert isinstance(out[0], FrameError) and out[0].fault is FrameFault.TOO_LONG and good(out) == [Frame(4, 2)]
+
+
 def test_too_short_frame() -> None:
     out = FrameDecoder().feed(bytes((STX, 1, 5, ETX)))
     assert isinstance(out[0], FrameError) and out[0].fault is FrameFault.TOO_SHORT

@@ -182,3 +182,16 @@ def test_the_api_reads_what_the_cli_reads(tmp_path: Path) -> None:
     lines = [parse_anchor(json.dumps(a), i + 1) for i, a in enumerate(_anchors(journal, [5, 20]))]
     check = check_anchors(journal, [a for a in lines if a is not None])
     assert check.ok and check.used == 2 and check.report.last_seq == 20
+
+
+def test_an_anchor_key_is_at_least_sixteen_bytes_whitespace_aside(tmp_path: Path) -> None:
+    """A key an attacker could guess is refused, naming the file; its surrounding newline does
+    not count towards the length."""
+    from station.journal.anchors import AnchorFileError, read_key
+
+    short, enough = tmp_path / "short.key", tmp_path / "enough.key"
+    short.write_bytes(b"0123456789abcde\n")  # 15 bytes and a newline
+    enough.write_bytes(b" 0123456789abcdef\n")  # 16
+    with pytest.raises(AnchorFileError, match=f"the anchor key {short} is too short: use at least 16 bytes"):
+        read_key(short)
+    assert read_key(enough) == b"0123456789abcdef"

@@ -67,7 +67,7 @@ def test_a_journal_of_the_first_layout_reads_and_is_migrated_by_its_writer(tmp_p
     with Journal(path) as journal:
         journal.append("Checkpoint", {"at": 41})
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == layout.SCHEMA_VERSION == 4
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == layout.SCHEMA_VERSION == 5
     indexes = [row[1] for row in conn.execute("PRAGMA index_list(records)")]
     conn.close()
     assert "records_by_kind" in indexes
@@ -75,11 +75,13 @@ def test_a_journal_of_the_first_layout_reads_and_is_migrated_by_its_writer(tmp_p
     assert report.ok and report.records == 42
 
 
-@pytest.mark.parametrize("kind", ["StationStarted", "StationStopped", "MetersCheckpoint", "AlertAcknowledged"])
+@pytest.mark.parametrize("kind", ["StationStarted", "StationStopped", "MetersCheckpoint", "AlertAcknowledged",
+                                  "DealerSignedIn"])
 def test_every_start_finds_the_stations_own_records_through_the_index(tmp_path: Path, kind: str) -> None:
     """Layout 3: a start asks for the last start and stop, the meters for their last
     checkpoint; layout 4: a shoe's report asks who acknowledged an alert the register no
-    longer keeps. Each is found through the index, not by reading the journal."""
+    longer keeps; layout 5: the console's start asks how the dealer at the table signed in.
+    Each is found through the index, not by reading the journal."""
     path = tmp_path / "j.sqlite3"
     with Journal(path) as journal:
         journal.append("Configuration", {"table": {}})
@@ -109,7 +111,7 @@ def test_a_journal_of_the_second_layout_gets_the_wider_index_from_its_writer(tmp
     version = conn.execute("SELECT version FROM schema_version").fetchone()[0]
     (condition,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'records_by_kind'").fetchone()
     conn.close()
-    assert version == 4 and condition.endswith(f"WHERE {layout.INDEXED}")
+    assert version == 5 and condition.endswith(f"WHERE {layout.INDEXED}")
     with JournalReader(path) as reader:
         stopped = reader.last_of_kind("StationStopped")
         assert stopped is not None and stopped.seq == 43

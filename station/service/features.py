@@ -80,6 +80,18 @@ class FeatureBase:
     name: ClassVar[str] = ""
     stage: ClassVar[StopStage] = StopStage.OUTPUTS
     after_ready: ClassVar[bool] = False
+    _tap: LoopTap | None = None
+
+    def attach(self, tap: LoopTap) -> None:
+        """Keep the loop's tap for :meth:`start` (a feature that hears the loop at once
+        overrides this, and keeps it too)."""
+        self._tap = tap
+
+    @property
+    def tap(self) -> LoopTap:
+        """The loop's tap, once attached."""
+        assert self._tap is not None, "a feature is attached before it starts"
+        return self._tap
 
     def prepare(self) -> None:
         """Nothing to start before the station's threads (most features)."""

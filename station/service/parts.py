@@ -42,11 +42,6 @@ log = structlog.get_logger("station.service")
 SinkFor = Callable[[Callable[[Event], None]], Callable[[Event], None]]
 
 
-def _tap_of(tap: LoopTap | None) -> LoopTap:
-    assert tap is not None, "attached first"
-    return tap
-
-
 class ExtensionsPart(FeatureBase):
     """The station's plug-ins (the simulated table, a demo's report): they fork their
     simulators first of all, are told the station's hooks once the devices and the boards run,
@@ -61,17 +56,13 @@ class ExtensionsPart(FeatureBase):
         self._stop = stop
         self.endpoints: dict[str, Any] = {}  # where each simulated device is opened
         self.device: Callable[[str], Device | None] = lambda _name: None  # set by the builder
-        self._tap: LoopTap | None = None
 
     def prepare(self) -> None:
         for extension in self.extensions:
             self.endpoints.update(extension.prepare())
 
-    def attach(self, tap: LoopTap) -> None:
-        self._tap = tap
-
     def start(self) -> None:
-        hooks = Hooks(_tap_of(self._tap), self.device, self._stop)
+        hooks = Hooks(self.tap, self.device, self._stop)
         for extension in self.extensions:
             extension.attach(hooks)
 
@@ -93,7 +84,6 @@ class DevicesPart(FeatureBase):
     def __init__(self, section: DevicesSection, sink_for: SinkFor, endpoints: Mapping[str, Any]) -> None:
         self.section, self._sink_for, self._endpoints = section, sink_for, endpoints
         self.set: DeviceSet | None = None
-        self._tap: LoopTap | None = None
 
     def get(self, name: str) -> Device | None:
         return self.set.get(name) if self.set is not None else None
@@ -102,11 +92,11 @@ class DevicesPart(FeatureBase):
         return iter(self.set or DeviceSet())
 
     def attach(self, tap: LoopTap) -> None:
-        self._tap = tap
+        super().attach(tap)
         self.set = build_devices(self.section, self._sink_for(tap.post), endpoints=self._endpoints)
 
     def start(self) -> None:
-        tap = _tap_of(self._tap)
+        tap = self.tap
         assert self.set is not None
         self.set.start()
         # A device the journal left faulted (lost before the restart) that answers and passes its
@@ -166,9 +156,6 @@ class WebScoreboardPart(FeatureBase):
         self.section, self.port = section, port
         self.process: ScoreboardProcess | None = None
 
-    def attach(self, tap: LoopTap) -> None:
-        """It hears the loop through the publisher."""
-
     def start(self) -> None:
         from station.web.feed import ScoreboardProcess
 
@@ -200,13 +187,9 @@ class PublisherPart(FeatureBase):
         self.options, self.table, self.table_name = options, table, table_name
         self.devices, self.web = devices, web
         self.publisher: Publisher | None = None
-        self._tap: LoopTap | None = None
-
-    def attach(self, tap: LoopTap) -> None:
-        self._tap = tap
 
     def start(self) -> None:
-        tap = _tap_of(self._tap)
+        tap = self.tap
         # The device set builds the "display" slot from the display kind's driver.
         display = cast("DisplayDriver | None", self.devices.get("display"))
         self.publisher = Publisher(

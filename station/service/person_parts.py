@@ -17,7 +17,6 @@ import structlog
 from station.config.errors import ConfigError
 from station.console.launch import ConsoleWiring, start_console
 from station.core.options import CoreOptions
-from station.core.tap import LoopTap
 from station.events import AccessDenied
 from station.service.control import Authenticator, ControlServer, Credential
 from station.service.control_commands import control_commands
@@ -57,14 +56,9 @@ class ControlPart(FeatureBase):
         self.section, self.journal_path, self.config_path = section, journal_path, config_path
         self._status, self._refusals = status, refusals
         self.server: ControlServer | None = None
-        self._tap: LoopTap | None = None
-
-    def attach(self, tap: LoopTap) -> None:
-        self._tap = tap
 
     def start(self) -> None:
-        tap = self._tap
-        assert tap is not None
+        tap = self.tap
         users = self.section.users
         credentials = [Credential(u.name, u.role, u.token_sha256) for u in users if u.token_sha256]
         dealers = {u.name: u.role for u in users if u.role in DEALING_ROLES}
@@ -102,16 +96,11 @@ class ConsolePart(FeatureBase):
         self.options, self.section, self.control, self.table = options, section, control, table
         self.table_name, self.paths, self.door, self.refusals = table_name, paths, door, refusals
         self.process: ConsoleProcess | None = None
-        self._tap: LoopTap | None = None
-
-    def attach(self, tap: LoopTap) -> None:
-        self._tap = tap
 
     def start(self) -> None:
-        assert self._tap is not None
         server = self.door.server if self.door is not None else None
         self.process = start_console(ConsoleWiring(
-            self._tap, self.options, self.section, self.control.users, self.table, self.table_name, *self.paths,
+            self.tap, self.options, self.section, self.control.users, self.table, self.table_name, *self.paths,
             server.serve_line if server is not None else None, self.refusals.refused))
 
     def begin_stop(self) -> None:

@@ -18,7 +18,8 @@ from station.floor.process import PreparedOutbox, fork_outbox
 from station.floor.service import CountedDevice, FloorConfiguration, FloorFeatures
 from station.integrity.monitor import IntegritySettings
 from station.integrity.service import IntegrityService
-from station.meters.service import MetersService, attach_meters
+from station.integrity.worker import QueueWorker
+from station.meters.service import attach_meters
 from station.service.features import FeatureBase, StopStage
 from station.service.status import integrity_status
 
@@ -54,7 +55,8 @@ class FloorPart(FeatureBase):
             self.outbox = fork_outbox()
 
     def attach(self, tap: LoopTap) -> None:
-        self.loop = tap
+        super().attach(tap)
+        self.loop = tap  # what the floor features read of the station (their StationParts)
         self.features = FloorFeatures.start(self)
 
     def start(self) -> None:
@@ -71,12 +73,27 @@ class FloorPart(FeatureBase):
         return self.features.status() if self.features is not None else {}
 
 
-class IntegrityPart(FeatureBase):
+class _WorkerPart(FeatureBase):
+    """A feature whose work is one thread of its own (:class:`~station.integrity.worker.QueueWorker`),
+    started after READY: what it hears meanwhile waits in its queue."""
+
+    after_ready = True
+    worker: QueueWorker[Any] | None = None
+
+    def start(self) -> None:
+        assert self.worker is not None
+        self.worker.start()
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+
+
+class IntegrityPart(_WorkerPart):
     """The integrity monitor, off the loop's thread (docs/integrity.md): it hears the outputs
     from the start (queued), and catches up to what the core replayed once READY is sent."""
 
     name = "integrity"
-    after_ready = True
 
     def __init__(self, options: CoreOptions, section: IntegritySection, journal_path: Path) -> None:
         self.options, self.journal_path = options, journal_path
@@ -84,47 +101,29 @@ class IntegrityPart(FeatureBase):
                                           advantage_percent=section.advantage_percent,
                                           significance=section.significance, window_rounds=section.window_rounds)
         self.service: IntegrityService | None = None
-        self._tap: LoopTap | None = None
 
     def attach(self, tap: LoopTap) -> None:
-        self._tap = tap
-        self.service = IntegrityService(tap.post, self.options, self.settings, self.journal_path,
-                                        tap.journal.head()[0], note=tap.note)
+        super().attach(tap)
+        self.worker = self.service = IntegrityService(tap.post, self.options, self.settings, self.journal_path,
+                                                      tap.journal.head()[0], note=tap.note)
         tap.subscribe(self.service.on_output, IntegrityService.KINDS)  # queued until it starts
-
-    def start(self) -> None:
-        assert self.service is not None
-        self.service.start()
-
-    def close(self) -> None:
-        if self.service is not None:
-            self.service.stop()
 
     def status(self) -> dict[str, Any]:
         if self._tap is None:
             return {}
-        return {"integrity": integrity_status(self._tap.published,
+        return {"integrity": integrity_status(self.tap.published,
                                               self.service.summary if self.service is not None else None)}
 
 
-class MetersPart(FeatureBase):
+class MetersPart(_WorkerPart):
     """The meters (docs/meters.md): every record the loop takes from the start (queued), folded
     off the loop's thread once READY is sent and the catch-up is done."""
 
     name = "meters"
-    after_ready = True
 
     def __init__(self, options: CoreOptions, table: TableSection, journal_path: Path) -> None:
         self.options, self.table, self.journal_path = options, table, journal_path
-        self.service: MetersService | None = None
 
     def attach(self, tap: LoopTap) -> None:
-        self.service = attach_meters(tap, self.options, self.table, self.journal_path)
-
-    def start(self) -> None:
-        assert self.service is not None
-        self.service.start()
-
-    def close(self) -> None:
-        if self.service is not None:
-            self.service.stop()
+        super().attach(tap)
+        self.worker = attach_meters(tap, self.options, self.table, self.journal_path)

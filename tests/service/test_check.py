@@ -42,13 +42,19 @@ def test_an_empty_file_is_valid_but_says_loudly_that_the_devices_are_simulated(t
     assert "configuration is valid" in result.stdout
 
 
-def test_a_journal_written_under_another_configuration_fails_the_check(tmp_path: Path) -> None:
+def demo_journal(tmp_path: Path) -> tuple[Path, Path]:
+    """(a configuration, the journal a one-round demo wrote under it)."""
     journal = tmp_path / "j.sqlite3"
     config = tmp_path / "station.toml"
     config.write_text("[dealer]\nsimulated = true\n")
     demo = subprocess.run([sys.executable, "-m", "station", "demo", "-c", str(config), "--rounds", "1", "--fast",
                            "--journal", str(journal)], capture_output=True, text=True, timeout=120)
     assert demo.returncode == 0, demo.stderr[-2000:]
+    return config, journal
+
+
+def test_a_journal_written_under_another_configuration_fails_the_check(tmp_path: Path) -> None:
+    config, journal = demo_journal(tmp_path)
     assert check(config, journal).returncode == 0
     config.write_text("[dealer]\nsimulated = true\n[table]\ntie_pays = 9\n")
     result = check(config, journal)
@@ -57,12 +63,7 @@ def test_a_journal_written_under_another_configuration_fails_the_check(tmp_path:
 
 
 def test_chip_colours_are_checked_by_name_and_never_ask_for_a_new_journal(tmp_path: Path) -> None:
-    journal = tmp_path / "j.sqlite3"
-    config = tmp_path / "station.toml"
-    config.write_text("[dealer]\nsimulated = true\n")
-    demo = subprocess.run([sys.executable, "-m", "station", "demo", "-c", str(config), "--rounds", "1", "--fast",
-                           "--journal", str(journal)], capture_output=True, text=True, timeout=120)
-    assert demo.returncode == 0, demo.stderr[-2000:]
+    config, journal = demo_journal(tmp_path)
     # How the console draws a chip is not how the journal replays: the same journal goes on.
     config.write_text('[dealer]\nsimulated = true\n[table]\nchip_colours = { "500" = "purple", "1000" = "#0a0b0c" }\n')
     result = check(config, journal)

@@ -234,6 +234,19 @@ class PayoutOptionChanged(Event):
 
 
 @dataclass(frozen=True)
+class LimitsChanged(Event):
+    """A supervisor changes the table's limits or chips from the next round to open
+    (docs/limits.md): ``changes`` maps limit keys (``min_bet``, ``chips`` ...) to their new
+    values, in minor units. Posted by the station itself, with the role ``configuration``,
+    when ``station run`` starts with limits its journal was not last given by a
+    configuration."""
+
+    changes: dict[str, Any]
+    actor: Actor
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class LateBetOverride(Event):
     """Supervisor allows bet changes after "no more bets" while no card is revealed (5.14)."""
 

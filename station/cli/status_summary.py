@@ -16,13 +16,16 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from station.games.limits import limits_words
 from station.localtime import local_time, timezone_problem, zone
+from station.money import Money
 
 UTC_ZONE = ZoneInfo("UTC")
 
 
-def table_zone(journal: str) -> ZoneInfo:
-    """The zone the journal's table is configured in (UTC when it cannot be read)."""
+def _table_section(journal: str) -> dict[str, Any]:
+    """The ``[table]`` section of the configuration the journal was written under ({} when
+    it cannot be read)."""
     from station.config.options import CONFIGURATION_RECORD
     from station.journal.store import JournalError, JournalReader
 
@@ -30,11 +33,24 @@ def table_zone(journal: str) -> ZoneInfo:
         with JournalReader(Path(journal)) as reader:
             record = reader.last_of_kind(CONFIGURATION_RECORD)
     except (JournalError, OSError):
-        return UTC_ZONE
-    name = (record.payload.get("table") or {}).get("timezone") if record is not None else None
+        return {}
+    table = record.payload.get("table") if record is not None else None
+    return table if isinstance(table, dict) else {}
+
+
+def table_zone(journal: str) -> ZoneInfo:
+    """The zone the journal's table is configured in (UTC when it cannot be read)."""
+    name = _table_section(journal).get("timezone")
     if not isinstance(name, str) or timezone_problem(name) is not None:
         return UTC_ZONE
     return zone(name)
+
+
+def table_money(journal: str) -> Money:
+    """How the journal's table writes amounts (two digits, no currency when it cannot be read)."""
+    table = _table_section(journal)
+    digits, currency = table.get("minor_digits", 2), table.get("currency", "")
+    return Money(digits if isinstance(digits, int) else 2, currency if isinstance(currency, str) else "")
 
 
 def summary(status: dict[str, Any], tz: ZoneInfo | None = None, now: datetime | None = None) -> str:
@@ -45,6 +61,7 @@ def summary(status: dict[str, Any], tz: ZoneInfo | None = None, now: datetime | 
              f"  expects:  {status.get('expecting') or '-'}",
              f"  shoe {status.get('shoe') or '-'}, round {status.get('round') or '-'}",
              f"  dealer:   {status.get('dealer') or 'nobody signed in'}"]
+    lines.extend(_limits_lines(status))
     paused = status.get("paused_by")
     if paused:
         who = " ".join(part for part in (paused.get("role"), paused.get("who")) if part) or "a supervisor"
@@ -67,6 +84,18 @@ def summary(status: dict[str, Any], tz: ZoneInfo | None = None, now: datetime | 
         lines.append(f"  ALARMS:   {open_count} open ({shown}); `station ctl send ack --set ident=N` after checking")
     lines.extend(_journal_lines(status, tz))
     return "\n".join(lines)
+
+
+def _limits_lines(status: dict[str, Any]) -> list[str]:
+    """The limits in force, and those waiting for the next round (docs/limits.md)."""
+    limits, waiting = status.get("limits"), status.get("next_limits")
+    if not isinstance(limits, dict) or "min_bet" not in limits:
+        return []
+    money = table_money(str(status.get("journal") or ""))
+    lines = [f"  limits:   {limits_words(limits, money)}"]
+    if isinstance(waiting, dict) and "min_bet" in waiting:
+        lines.append(f"  NEXT ROUND limits: {limits_words(waiting, money)} (by {waiting.get('by') or '-'})")
+    return lines
 
 
 def _journal_lines(status: dict[str, Any], tz: ZoneInfo) -> list[str]:

@@ -20,6 +20,7 @@ from station.config.devices import DevicesSection
 from station.config.errors import ConfigError
 from station.config.table import TableSection
 from station.core.options import CoreOptionError, CoreOptions
+from station.games.limits import TableLimits
 from station.games.registry import game_named
 from station.games.table import TableOptionError
 
@@ -148,6 +149,33 @@ def changed_keys(recorded: dict[str, Any], current: dict[str, Any], prefix: str 
     return keys
 
 
+#: Dotted keys of the table's limits and chips: a supervisor changes them by an event, so a
+#: journal written under other values of them is not refused; ``station run`` applies the
+#: file's values as such a change (docs/limits.md).
+LIMIT_CONFIG_KEYS = frozenset({"table.min_bet", "table.max_bet", "table.chips", "table.differential",
+                               "table.tie_min", "table.tie_max", "table.pair_min", "table.pair_max",
+                               "table.war.box_max", "table.war.player_max"})
+
+#: What still needs a new journal when it changes, in the words of the refusal.
+NEW_JOURNAL_KEYS = ("the game, its variant, the boxes and players per box, the standing regions, the decks, "
+                    "the equipment and dealing style, the rounds after the cut and the cutting cards, the set "
+                    "colours, the payouts (tie_pays, banker_payout, war.tie_pays ...), the region cap and "
+                    "differential reduction, the currency and its minor digits, the time zone and gaming day "
+                    "start, the burn on a dealer change, the buttons and the devices that read cards")
+
+
+def journal_changes(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """The keys whose change means a journal cannot go on under this configuration: every
+    changed key but the limits (:data:`LIMIT_CONFIG_KEYS`), which change by an event."""
+    return [key for key in changed_keys(recorded_rules(recorded, current), current) if key not in LIMIT_CONFIG_KEYS]
+
+
+def recorded_limits(recorded: dict[str, Any], current: dict[str, Any]) -> TableLimits:
+    """The limits a journal's Configuration record started it under."""
+    table = TableSection.model_validate(recorded_rules(recorded, current)["table"], strict=False)
+    return TableLimits.from_settings(table)
+
+
 def options_from_record(record: dict[str, Any], path: Path) -> CoreOptions:
     """The core's options as they were when a journal was written (for replay and recall)."""
     table = TableSection.model_validate(record["table"], strict=False)
@@ -170,7 +198,7 @@ def _options(t: TableSection, buttons: dict[str, str], round_devices: list[str],
             game=t.game, equipment=t.equipment, dealing_style=t.dealing_style, decks=t.decks,
             rounds_after_cut=t.rounds_after_cut, set_colours=(t.set_colours[0], t.set_colours[1]),
             table=table, round_devices=frozenset(round_devices), buttons=buttons, cut_cards=t.cut_cards,
-            burn_on_dealer_change=t.burn_on_dealer_change,
+            burn_on_dealer_change=t.burn_on_dealer_change, limits=TableLimits.from_settings(t),
         )
     except CoreOptionError as exc:
         raise ConfigError(path, [("table", str(exc))]) from None

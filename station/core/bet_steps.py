@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from station.core import outputs as out
 from station.core import states as st
-from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
+from station.core.limit_steps import LimitSteps
+from station.core.machine_base import SUPERVISOR_ROLES
 from station.core.rounds import BetKey, RoundId, round_id
 from station.events import (
     Actor,
@@ -19,10 +20,10 @@ from station.events import (
     LateBetOverride,
     PayoutOptionChanged,
 )
-from station.games.interface import Play
+from station.games.interface import Play, TableOptions
 
 
-class BetSteps(MachineBase):
+class BetSteps(LimitSteps):
     """Bet events, late-bet overrides and payout-option changes."""
 
     def _bet_target(self, ev: Event, region: str) -> dict[BetKey, int] | None:
@@ -48,12 +49,17 @@ class BetSteps(MachineBase):
         assert self.round is not None
         return self.round.payout_option, self.round.play
 
+    def _bet_table(self) -> TableOptions:
+        """The table a bet going on the layout now is checked under: the round's; for bets
+        left on after a Tie, the next round's, which opens with any change of limits."""
+        return self._next_table() if self.state == st.PAYING else self.table
+
     def _on_bet_placed(self, ev: BetPlaced) -> None:
         layout = self._bet_target(ev, ev.region)
         if layout is None:
             return
         key = (ev.box, ev.player, ev.region)
-        verdict = self.rules.accept(key, ev.amount, layout, self.table, *self._bet_terms())
+        verdict = self.rules.accept(key, ev.amount, layout, self._bet_table(), *self._bet_terms())
         if not verdict:
             self._refuse(ev, verdict.reason)
             return
@@ -70,7 +76,7 @@ class BetSteps(MachineBase):
             self._refuse(ev, f"{ev.player} has no {ev.region} bet on box {ev.box} to change")
             return
         others = {k: a for k, a in layout.items() if k != key}
-        verdict = self.rules.accept(key, ev.amount, others, self.table, *self._bet_terms())
+        verdict = self.rules.accept(key, ev.amount, others, self._bet_table(), *self._bet_terms())
         if not verdict:
             self._refuse(ev, verdict.reason)
             return

@@ -20,10 +20,11 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.irregularities import HeldCard, Irregularity
 from station.core.options import CoreOptions
-from station.core.rounds import BetKey, Round
+from station.core.rounds import BetKey, Round, RoundId
 from station.core.shoe import ShoeTracking
 from station.events import CardDrawn, DealerAction, DeviceFault, DeviceRecovered, Event, SupervisorDecision
 from station.games.interface import Closing, Decision, Game, NotAllowed, TableOptions
+from station.games.limits import TableLimits
 
 SUPERVISOR_ROLES = ("supervisor",)
 
@@ -67,6 +68,15 @@ class MachineBase:
         self._pause_return = ""  # where a pause returns to
         self.paused_by: dict[str, str] = {}
         self.pause_pending: dict[str, str] = {}  # a pause asked mid-round: who, and why (stop_steps)
+        assert o.limits is not None and o.table is not None
+        #: The limits in force (docs/limits.md), as JSON too (each round keeps that one dict).
+        self.limits: TableLimits = o.limits
+        self.limits_json: dict[str, Any] = o.limits.to_json()
+        self._table: TableOptions = self.rules.table_with_limits(o.table, o.limits)
+        #: A change of limits waiting for the next round: {"limits", "role", "who", "reason"}.
+        self.pending_limits: dict[str, Any] | None = None
+        self._pending_table: TableOptions | None = None
+        self.configured_limits: TableLimits = o.limits
         self.payout_option = self.rules.payout_option(self.table)
         self.pending_payout: dict[str, str] | None = None
         self.payout_history: list[dict[str, str]] = []
@@ -130,8 +140,12 @@ class MachineBase:
 
     @property
     def table(self) -> TableOptions:
-        assert self.options.table is not None
-        return self.options.table
+        """The table's options under the limits in force."""
+        return self._table
+
+    def _set_limits(self, limits: TableLimits) -> None:
+        self.limits = limits
+        self.limits_json = limits.to_json()
 
     def _not_now(self, what: str) -> str:
         return f"cannot {what} now: {self.expectation}"
@@ -206,6 +220,15 @@ class MachineBase:
         raise NotImplementedError
 
     def _keep_correctable(self, r: Round) -> None:
+        raise NotImplementedError
+
+    def _apply_pending_limits(self, rid: RoundId) -> None:
+        raise NotImplementedError
+
+    def _table_of(self, r: Round) -> TableOptions:
+        raise NotImplementedError
+
+    def _next_table(self) -> TableOptions:
         raise NotImplementedError
 
     def _decide_integrity(self, ev: SupervisorDecision, problem: Irregularity) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from station.cards import check_deck_count
 from station.games.interface import Game, TableOptions
+from station.games.limits import TableLimits
 from station.games.registry import GAMES, UnknownGame, game_named
 
 EQUIPMENT = ("manual", "batch", "continuous")
@@ -42,6 +43,8 @@ class CoreOptions:
     the same name).
     ``burn_on_dealer_change``: a dealer who relieves another burns one card before their first
     round (docs/dealers.md).
+    ``limits``: the limits the journal starts under (``None``: those of ``table``); a
+    supervisor changes them later by an event (docs/limits.md).
     """
 
     game: str = "baccarat"
@@ -56,6 +59,7 @@ class CoreOptions:
     buttons: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     cut_cards: int = 1
     burn_on_dealer_change: bool = False
+    limits: TableLimits | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -87,6 +91,8 @@ class CoreOptions:
                 f"a {self.game} table needs {expected.__name__} options, got {type(self.table).__name__}"
             )
         object.__setattr__(self, "buttons", MappingProxyType(dict(self.buttons)))
+        if self.limits is None:
+            object.__setattr__(self, "limits", rules.limits_of(self.table))
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its buttons as a plain dict (a read-only mapping view does not pickle),

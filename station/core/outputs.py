@@ -243,6 +243,32 @@ class PayoutOptionApplied(Output):
 
 
 @dataclass(frozen=True)
+class LimitsScheduled(Output):
+    """A supervisor (or, at start, the configuration) changed the table's limits; they apply
+    from the next round to open. ``limits`` are all of them as they will be (minor units),
+    ``changed`` the keys that differ from the limits in force now."""
+
+    limits: dict[str, Any]
+    changed: tuple[str, ...]
+    applies_from: str  # "next round"
+    role: str = ""
+    who: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class LimitsApplied(Output):
+    """New limits took effect: ``from_round`` is the first round played under them (the
+    signs, the scoreboard and the console show them from this round)."""
+
+    limits: dict[str, Any]
+    changed: tuple[str, ...]
+    from_round: RoundId
+    role: str = ""
+    who: str = ""
+
+
+@dataclass(frozen=True)
 class BetsReduced(Output):
     """Table differential (5.17/5.18): bets on the larger side cut at "no more bets";
     each entry is (box, player, region, old amount, new amount)."""

@@ -132,7 +132,7 @@ class PayoutSteps(MachineBase):
         before_amount = bets.pop(old)
         if ev.new_amount:
             amount = bets.get(new, 0) + ev.new_amount
-            verdict = self.rules.accept(new, amount, {k: a for k, a in bets.items() if k != new}, self.table,
+            verdict = self.rules.accept(new, amount, {k: a for k, a in bets.items() if k != new}, self._table_of(r),
                                         r.payout_option, self.rules.open_round())
             if not verdict:
                 self._refuse(ev, f"the corrected bet would not have been accepted: {verdict.reason}")
@@ -142,7 +142,7 @@ class PayoutSteps(MachineBase):
             self._refuse(ev, f"round {r.round_id} would have no bet left: void it instead")
             return
         try:
-            settlement = self.rules.resettle(r.play, bets, self.table, r.payout_option)
+            settlement = self.rules.resettle(r.play, bets, self._table_of(r), r.payout_option)
         except NotAllowed as exc:
             self._refuse(ev, str(exc))
             return

@@ -28,6 +28,7 @@ from station.core.options import CoreOptions
 from station.core.projection import ProjectedRecord
 from station.core.rounds import RoundId
 from station.events import BetCorrected
+from station.games.limits import chip_words, limits_words
 from station.money import Money
 
 
@@ -227,6 +228,9 @@ def describe(round_: dict[str, Any], money: Money | None = None) -> str:
         lines.append(f"  software     dealing-station {round_['software']}")
     if round_["payout_option"]:
         lines.append(f"  payout       {round_['payout_option']}")
+    if round_.get("limits"):
+        lines.append(f"  limits       {limits_words(round_['limits'], amount, chips=False)}")
+        lines.append(f"  {chip_words(round_['limits'], amount)}")
     settled = {(s["box"], s["player"], s["region"]): s for s in round_["settlement"] or []}
     for bet in round_["bets"]:
         line = f"  bet          box {bet['box']} {bet['player']} {bet['region']} {amount(bet['amount'])}"

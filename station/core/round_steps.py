@@ -32,7 +32,9 @@ class RoundSteps(DealerSteps):
             self.payout_history.append({**self.pending_payout, "from_round": rid})
             self._emit(out.PayoutOptionApplied(self.payout_option, rid))
             self.pending_payout = None
-        self.round = Round(rid, self.rules.name, self.rules.open_round(), payout_option=self.payout_option)
+        self._apply_pending_limits(rid)
+        self.round = Round(rid, self.rules.name, self.rules.open_round(), payout_option=self.payout_option,
+                           limits=self.limits_json)
         self._give_round_its_dealer(self.round)
         if self.carried:
             self.round.bets = dict(self.carried)

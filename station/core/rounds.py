@@ -82,6 +82,8 @@ class Round:
     #: Who deals it (docs/dealers.md), and the card they burned first on taking the table.
     dealer: str = ""
     dealer_burned: Card | None = None
+    #: The limits it was played under (:meth:`station.games.limits.TableLimits.to_json`).
+    limits: dict[str, Any] = field(default_factory=dict)
 
     @property
     def settled(self) -> bool:
@@ -118,5 +120,6 @@ class Round:
             "confirmations": [dict(c) for c in self.confirmations],
             "dealer": self.dealer,
             "dealer_burned": self.dealer_burned.code if self.dealer_burned is not None else None,
+            "limits": self.limits,
             **self.play.to_json(),
         }

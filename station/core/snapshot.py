@@ -43,7 +43,7 @@ class TableSnapshot(NamedTuple):
     raised ("<severity>:<code>", n), whether payouts wait for a confirmation, the payout
     option, the cards left in the shoe (None when its composition is not kept), the game,
     who paused the table (role, who), the last result of the shoe (as the board shows it) and
-    whether the shoe has ended."""
+    whether the shoe has ended, and the limits in force and waiting."""
 
     seq: int
     state: str
@@ -63,6 +63,9 @@ class TableSnapshot(NamedTuple):
     paused_by: tuple[tuple[str, str], ...] = ()
     last_result: Mapping[str, Any] | None = None
     shoe_ended: bool = False
+    limits: Mapping[str, Any] = MappingProxyType({})
+    """The limits in force (docs/limits.md), and those waiting for the next round (None: no change)."""
+    next_limits: Mapping[str, Any] | None = None
 
     @property
     def round_number(self) -> int:
@@ -79,6 +82,8 @@ class Snapshots:
         self._alerts_at = -1
         self._open: tuple[Alert, ...] = ()
         self._counts: tuple[tuple[str, int], ...] = ()
+        self._limits_of: dict[str, Any] | None = None
+        self._limits_view: Mapping[str, Any] = MappingProxyType({})
 
     def take(self, machine: TableMachine, seq: int) -> TableSnapshot:
         """The snapshot of ``machine`` after record ``seq`` (on the loop's thread)."""
@@ -98,5 +103,12 @@ class Snapshots:
             machine.payout_option, len(composition) if composition is not None else None,
             machine.rules.name, tuple(machine.paused_by.items()),
             MappingProxyType(dict(machine.shoe_results[-1])) if machine.shoe_results else None,
-            shoe.ended,
+            shoe.ended, self._limits(machine.limits_json),
+            None if machine.pending_limits is None else MappingProxyType(machine.pending_limits),
         )
+
+    def _limits(self, limits: dict[str, Any]) -> Mapping[str, Any]:
+        """The limits in force as a read-only view, made again only when they change."""
+        if limits is not self._limits_of:
+            self._limits_of, self._limits_view = limits, MappingProxyType(limits)
+        return self._limits_view

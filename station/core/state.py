@@ -37,8 +37,9 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: the card burned for them (docs/dealers.md). 5: the shoe's results cut to the latest
 #: ``RESULTS_KEPT`` (a checkpoint of a continuous shuffler's table kept them all). 6: the alert
 #: register cut to the open alerts and the latest ``ACKNOWLEDGED_KEPT`` acknowledged ones, with
-#: the count of alerts raised (a year's register made each checkpoint 1.5 MB).
-STATE_FORMAT = 6
+#: the count of alerts raised (a year's register made each checkpoint 1.5 MB). 7: the limits in
+#: force, waiting and last configured, and each round's limits (docs/limits.md).
+STATE_FORMAT = 7
 
 
 def _codes(cards: Any) -> list[str]:
@@ -123,7 +124,7 @@ def _round(machine: TableMachine, r: Round) -> dict[str, Any]:
         "settlement": None if r.settlement is None else [vars(s) for s in r.settlement],
         "voided": r.voided, "void_reason": r.void_reason, "bets_closed": r.bets_closed,
         "confirmations": [dict(c) for c in r.confirmations], "dealer": r.dealer,
-        "dealer_burned": r.dealer_burned.code if r.dealer_burned is not None else None,
+        "dealer_burned": r.dealer_burned.code if r.dealer_burned is not None else None, "limits": r.limits,
     }
 
 
@@ -135,22 +136,25 @@ def _round_back(machine: TableMachine, d: dict[str, Any]) -> Round:
         _cards(d["dummy"]), list(d["decisions"]), d["payout_option"], d["result"],
         None if settlement is None else tuple(SettledBet(**s) for s in settlement), d["voided"], d["void_reason"],
         d["bets_closed"], [dict(c) for c in d["confirmations"]], d["dealer"], _card(d["dealer_burned"]),
+        dict(d["limits"]),
     )
 
 
 def _closed_round(machine: TableMachine, r: Round) -> list[Any]:
     """A round that has left the table, as a correction reads it (its id, game, play, bets,
-    payout option and settlement; ``PayoutSteps._on_bet_corrected``) and no more: up to
+    payout option, settlement and limits; ``PayoutSteps._on_bet_corrected``) and no more: up to
     ``CORRECTABLE_ROUNDS`` of them are in every checkpoint, so each is kept small (the
     settlement's bets as rows in the order of :class:`SettledBet`'s fields)."""
     settlement = [[getattr(s, name) for name in _SETTLED_FIELDS] for s in r.settlement or ()]
-    return [r.round_id, r.game, machine.rules.play_state(r.play), _bets(r.bets), r.payout_option, settlement]
+    return [r.round_id, r.game, machine.rules.play_state(r.play), _bets(r.bets), r.payout_option, settlement,
+            r.limits]
 
 
 def _closed_round_back(machine: TableMachine, row: list[Any]) -> Round:
-    round_id, game, play, bets, payout_option, settlement = row
+    round_id, game, play, bets, payout_option, settlement, limits = row
     return Round(RoundId.parse(round_id), game, machine.rules.restore_play(play), _bets_back(bets),
-                 payout_option=payout_option, settlement=tuple(SettledBet(*bet) for bet in settlement))
+                 payout_option=payout_option, settlement=tuple(SettledBet(*bet) for bet in settlement),
+                 limits=dict(limits))
 
 
 _SETTLED_FIELDS = tuple(f.name for f in fields(SettledBet))
@@ -197,6 +201,7 @@ def machine_state(machine: TableMachine) -> dict[str, Any]:
         "expectation": m.announced_expectation, "last_round_bets": m.last_round_bets,
         "confirm_payouts": m.confirm_payouts, "corrections": m.corrections,
         "dealer": m.dealer, "dealer_burn_due": m.dealer_burn_due,
+        "limits": m.limits_json, "pending_limits": m.pending_limits, "configured_limits": m.configured_limits.to_json(),
         # Oldest first, as the machine drops them; each with its play, which a correction settles again.
         "correctable": [_closed_round(m, r) for r in m.correctable.values()],
     }
@@ -232,6 +237,7 @@ def restore_machine(options: CoreOptions | None, state: dict[str, Any]) -> Table
     m._last_expectation, m._last_round_bets = state["expectation"], state["last_round_bets"]
     m.confirm_payouts, m.corrections = state["confirm_payouts"], state["corrections"]
     m.dealer, m.dealer_burn_due = state["dealer"], state["dealer_burn_due"]
+    m.restore_limits(state)
     correctable = (_closed_round_back(m, row) for row in state["correctable"])
     m.correctable = {r.round_id: r for r in correctable}
     return m

@@ -31,6 +31,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from station.cards import Card
 from station.games.board import ResultsBoard
 from station.games.layout import Acceptance, BetKey, SettledBet
+from station.games.limits import TableLimits
 from station.games.table import Chips
 from station.money import Money
 
@@ -244,6 +245,8 @@ class Game(Protocol[TableT, PlayT]):
         hides_cards: whether dealing styles B-D apply: cards known to the shoe but dealt
             face down and turned later.
         table_type: the type of the game's table options.
+        limit_keys: the limits a supervisor may change on this game's table
+            (:data:`station.games.limits.LIMIT_KEYS` that apply to it).
     """
 
     name: str
@@ -256,6 +259,7 @@ class Game(Protocol[TableT, PlayT]):
     late_bets: bool
     hides_cards: bool
     table_type: type[TableT]
+    limit_keys: tuple[str, ...]
 
     # --- the table ------------------------------------------------------------------------
 
@@ -271,6 +275,17 @@ class Game(Protocol[TableT, PlayT]):
 
     def table_from_settings(self, settings: Any) -> TableT:
         """The game's table options from the configuration's ``[table]`` section. Raises
+        :class:`~station.games.table.TableOptionError` naming the option it refuses."""
+        ...
+
+    def limits_of(self, table: TableT) -> TableLimits:
+        """The limits ``table`` has (without the sign's Tie and Pair lines, which are not a
+        rule of the game)."""
+        ...
+
+    def table_with_limits(self, table: TableT, limits: TableLimits) -> TableT:
+        """``table`` under ``limits`` (the game's own checks made: a chip set that cannot pay a
+        Banker bet under commission is refused). Raises
         :class:`~station.games.table.TableOptionError` naming the option it refuses."""
         ...
 

@@ -21,6 +21,7 @@ it was applied, so the next start resumes the round where it stood.
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import threading
 import time
@@ -32,9 +33,10 @@ import structlog
 from station.config.options import CONFIGURATION_RECORD, core_options, new_journal_record
 from station.core import outputs as out
 from station.core import states as st
+from station.core.limit_steps import CONFIGURATION_ROLE
 from station.core.loop import CoreLoop
 from station.core.options import CoreOptions
-from station.events import Event
+from station.events import Actor, Event, LimitsChanged
 from station.host.disk import DiskWatch
 from station.host.logging import bind_table_context
 from station.host.systemd_notify import Notifier
@@ -108,8 +110,11 @@ class Station:
         if self.holder is not None:
             urls = {name: section.url for name, section in self.config.devices.configured()}
             self.holder.acquire(urls)
-        journal, self._record_configuration = open_journal(self.journal_path, self.config, self.loaded.path)
-        self.loop = CoreLoop(journal, self.options, heartbeat=self._heartbeat)
+        journal, journal_limits = open_journal(self.journal_path, self.config, self.loaded.path)
+        self._record_configuration = journal_limits is None
+        # A journal replays under the limits it was started with, and the changes it holds.
+        replay = self.options if journal_limits is None else dataclasses.replace(self.options, limits=journal_limits)
+        self.loop = CoreLoop(journal, replay, heartbeat=self._heartbeat)
         loop = self.loop
         self.run_began_after = journal.head()[0]
         started_record = start_record(journal, self.loaded.path)  # before this run writes anything
@@ -122,6 +127,7 @@ class Station:
         # The features hear the loop before it runs, so none misses an output; then they start.
         self.features.attach(loop)
         loop.subscribe(self._on_output, STATION_OUTPUTS)
+        self._post_configured_limits(loop)
         self.features.start()
         loop.announce()
         self.start_seconds = time.perf_counter() - started
@@ -130,6 +136,20 @@ class Station:
         self.features.start(after_ready=True)
         log.info("station_ready", seconds=round(self.start_seconds, 3), table=self.config.station.name,
                  simulated=[n for n, s in self.config.devices.configured() if s.url.startswith("sim:")])
+
+    def _post_configured_limits(self, loop: CoreLoop) -> None:
+        """The configuration file's limits, as a change from the next round, when they are not
+        those the configuration last gave this journal (a supervisor's change since stays)."""
+        wanted = self.options.limits
+        assert wanted is not None
+        configured = loop.inspect(lambda machine: machine.configured_limits)
+        changed = wanted.differences(configured)
+        if changed:
+            values = wanted.to_json()
+            log.info("limits_from_configuration", changed=changed, config=str(self.loaded.path))
+            loop.post(LimitsChanged({key: values[key] for key in changed},
+                                    Actor(CONFIGURATION_ROLE, str(self.loaded.path)),
+                                    "the configuration file gives these limits"))
 
     def _post(self, event: Event) -> None:
         assert self.loop is not None

@@ -21,13 +21,14 @@ protocol maps the same pictures anew.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.codec import Message
 from drivers.codec import display as wire
 from station.games.board import BoxesShown, Shown
+from station.money import Money
 from station.roads.cells import Roads
 
 #: The banners players see, in their words, most urgent first (docs/protocols/display.md).
@@ -98,24 +99,26 @@ class BoardPicture:
 BLANK = BoardPicture()
 
 
-def limits_sign(table: Any) -> wire.ShowLimits:
-    """The board's limits sign from the ``[table]`` section: minor units, digits, currency."""
-    return wire.ShowLimits(table.min_bet, table.max_bet, table.tie_min, table.tie_max, table.pair_min,
-                           table.pair_max, table.currency, table.minor_digits)
+def limits_sign(limits: Mapping[str, Any], money: Money) -> wire.ShowLimits:
+    """The board's limits sign: the limits in force (docs/limits.md), in minor units, with the
+    table's digits and currency."""
+    return wire.ShowLimits(limits["min_bet"], limits["max_bet"], limits.get("tie_min", 0), limits.get("tie_max", 0),
+                           limits.get("pair_min", 0), limits.get("pair_max", 0), money.currency, money.digits)
 
 
-def web_limits(table: Any, game_lines: Iterable[tuple[str, int, int]] = ()) -> tuple[Any, ...]:
-    """The web page's limits sign: the table's, what the game adds (``game_lines``: baccarat's
-    smallest Banker bet rule 5.12 accepts), then Tie and Pairs where configured."""
+def web_limits(limits: Mapping[str, Any], game_lines: Iterable[tuple[str, int, int]] = ()) -> tuple[Any, ...]:
+    """The web page's limits sign: the table's limits in force, what the game adds
+    (``game_lines``: baccarat's smallest Banker bet rule 5.12 accepts), then Tie and Pairs
+    where set."""
     from station.web.snapshot import Limit
 
-    limits = [Limit("Table", table.min_bet, table.max_bet)]
-    limits += [Limit(name, low, high) for name, low, high in game_lines]
-    if table.tie_max:
-        limits.append(Limit("Tie", table.tie_min, table.tie_max))
-    if table.pair_max:
-        limits.append(Limit("Pairs", table.pair_min, table.pair_max))
-    return tuple(limits)
+    lines = [Limit("Table", limits["min_bet"], limits["max_bet"])]
+    lines += [Limit(name, low, high) for name, low, high in game_lines]
+    if limits.get("tie_max"):
+        lines.append(Limit("Tie", limits["tie_min"], limits["tie_max"]))
+    if limits.get("pair_max"):
+        lines.append(Limit("Pairs", limits["pair_min"], limits["pair_max"]))
+    return tuple(lines)
 
 
 # --- a game's picture in the board's wire types ------------------------------------------------

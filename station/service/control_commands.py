@@ -29,6 +29,7 @@ from station.events import (
     DealerSignedIn,
     Event,
     LateBetOverride,
+    LimitsChanged,
     PauseRequested,
     PayoutOptionChanged,
     PayoutsConfirmed,
@@ -105,6 +106,33 @@ class PayoutOptionArguments(_Arguments):
         description="commission or no_commission")
 
 
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+
+
+class LimitsArguments(_Arguments):
+    """The limits to change (docs/limits.md); each left out stays as it is. Amounts in whole
+    minor units; 0 for an optional limit (differential, Tie, Pair, box or player maximum)
+    means none."""
+
+    min_bet: Amount | None = Field(None, description="the table minimum")
+    max_bet: Amount | None = Field(None, description="the table maximum")
+    chips: list[Amount] | None = Field(None, min_length=1, max_length=20,
+                                       description="every chip denomination in play, e.g. [100,500,2500]")
+    differential: Amount | None = Field(None, description="largest Banker-Player difference (baccarat; 0: none)")
+    tie_min: Amount | None = Field(None, description="Tie minimum on the limits sign")
+    tie_max: Amount | None = Field(None, description="Tie maximum on the limits sign")
+    pair_min: Amount | None = Field(None, description="Pair minimum on the limits sign (baccarat)")
+    pair_max: Amount | None = Field(None, description="Pair maximum on the limits sign (baccarat)")
+    box_max: Amount | None = Field(None, description="all wagers on one box (Casino War; 0: none)")
+    player_max: Amount | None = Field(None, description="one player's wagers (Casino War; 0: none)")
+    reason: Reason = Field("", description="why, for the journal")
+
+
+def limit_changes(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The limits a ``limits`` command names (those it leaves out stay as they are)."""
+    return {key: value for key, value in args.items() if key != "reason" and value is not None}
+
+
 class DealerArguments(_Arguments):
     name: Name = Field(description="the dealer who takes the table, as [[control.users]] names them")
 
@@ -119,6 +147,7 @@ ARGUMENTS: dict[str, type[_Arguments]] = {
     "pause": PauseArguments, "decide": DecideArguments, "bet": BetArguments, "action": ActionArguments,
     "payout-option": PayoutOptionArguments, "ack": AckArguments, "withdraw": WithdrawArguments,
     "confirm-payouts": ConfirmPayoutsArguments, "correct": CorrectArguments, "dealer": DealerArguments,
+    "limits": LimitsArguments,
 }
 
 
@@ -138,6 +167,8 @@ def typed_arguments(command: str, texts: dict[str, str]) -> dict[str, Any]:
             typed[name] = _as_written(text)
         elif field.annotation is int:
             typed[name] = int(text) if _WHOLE_NUMBER.fullmatch(text.strip()) else text
+        elif field.annotation is not str and not _is_text(field.annotation):
+            typed[name] = _as_written(text)  # a number or a list of numbers, written as JSON
         else:
             decoded = _as_written(text)
             typed[name] = decoded if isinstance(decoded, str) and text.lstrip().startswith('"') else text
@@ -145,6 +176,11 @@ def typed_arguments(command: str, texts: dict[str, str]) -> dict[str, Any]:
 
 
 _WHOLE_NUMBER = re.compile(r"[+-]?\d+")
+
+
+def _is_text(annotation: Any) -> bool:
+    """Does an argument take text (``Name``, ``Reason``: ``str`` with constraints)?"""
+    return annotation is str or (get_args(annotation)[:1] == (str,))
 
 
 def _as_written(text: str) -> Any:
@@ -221,6 +257,9 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
             args["round_id"], args["box"], args["player"], args["region"], args["new_box"], args["new_player"],
             args["new_region"], args["new_amount"], args["reason"], a)),
             "correct a bet recorded wrongly in a settled round", ARGUMENTS["correct"]),
+        "limits": Command(SUPERVISOR, posting(lambda a, args: LimitsChanged(limit_changes(args), a, args["reason"])),
+                          "change the table's limits or chips from the next round (docs/limits.md)",
+                          ARGUMENTS["limits"]),
         "payout-option": Command(SUPERVISOR, posting(lambda a, args: PayoutOptionChanged(args["option"], a)),
                                  "switch the Banker payout (rule 5.11)", ARGUMENTS["payout-option"]),
         "ack": Command(SUPERVISOR, posting(lambda a, args: AlertAcknowledged(args["ident"], a, args["note"])),

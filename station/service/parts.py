@@ -19,8 +19,10 @@ from station.config.devices import DevicesSection
 from station.core.options import CoreOptions
 from station.core.tap import LoopTap
 from station.events import DeviceFault, DeviceRecovered, Event
+from station.games.limits import TableLimits
 from station.host.errors import ResourceBusy
 from station.integrity.shuffler import ShufflerAgent
+from station.money import Money
 from station.service.board import limits_sign, web_limits
 from station.service.devices import DeviceSet, build_devices, device_state
 from station.service.extension import StationExtension
@@ -29,6 +31,7 @@ from station.service.hooks import Hooks, StopRequest
 from station.service.publisher import SHOWN_OUTPUTS, Publisher, table_view
 
 if TYPE_CHECKING:
+    from drivers.codec import display as wire
     from drivers.devices import DisplayDriver
     from drivers.devices.contract import Device
     from station.config.table import TableSection
@@ -192,22 +195,29 @@ class PublisherPart(FeatureBase):
         tap = self.tap
         # The device set builds the "display" slot from the display kind's driver.
         display = cast("DisplayDriver | None", self.devices.get("display"))
+        published = tap.published
+        sign, info = self.signs(published.limits, published.payout_option)
         self.publisher = Publisher(
             self.options.game, display, web=self.web.process if self.web is not None else None,
-            table_info=self._table_info(tap), initial_results=tap.inspect(lambda machine: list(machine.shoe_results)),
-            limits=limits_sign(self.table), view=lambda: tap.inspect(table_view))
+            table_info=info, initial_results=tap.inspect(lambda machine: list(machine.shoe_results)),
+            limits=sign, view=lambda: tap.inspect(table_view), signs=self.signs,
+            limits_in_force=(published.limits, published.payout_option))
         tap.subscribe(self.publisher.on_output, SHOWN_OUTPUTS)
         self.publisher.start()
 
-    def _table_info(self, tap: LoopTap) -> TableInfo:
+    def signs(self, limits: Mapping[str, Any], payout_option: str) -> tuple[wire.ShowLimits, TableInfo]:
+        """The board's limits sign and the page's table, under ``limits`` (those in force:
+        docs/limits.md) and the payout option."""
         from station.web.snapshot import TableInfo
 
-        rules, table = self.options.rules, self.options.table
+        rules = self.options.rules
+        table = rules.table_with_limits(self.options.table, TableLimits.from_json(limits))
+        money = Money(self.table.minor_digits, self.table.currency)
         # Besides the table's limits, what the game adds (baccarat: the smallest Banker bet
         # rule 5.12 accepts when chips cannot pay one at the table minimum).
-        limits = web_limits(self.table, rules.limit_lines(table, tap.published.payout_option))
-        return TableInfo(self.table_name, rules.title, rules.variant_of(table), limits, self.table.currency,
-                         self.table.minor_digits)
+        lines = web_limits(limits, rules.limit_lines(table, payout_option))
+        info = TableInfo(self.table_name, rules.title, rules.variant_of(table), lines, money.currency, money.digits)
+        return limits_sign(limits, money), info
 
     def close(self) -> None:
         if self.publisher is not None:

@@ -17,7 +17,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from station.config.options import CONFIGURATION_RECORD, changed_keys, configuration_record, recorded_rules
+from station.config.options import CONFIGURATION_RECORD, configuration_record, journal_changes
 from station.journal.location import journal_location
 from station.journal.lock import lock_path
 from station.journal.store import JournalError, JournalMissingError, JournalReader
@@ -91,10 +91,12 @@ def _journal(loaded: LoadedConfig, journal: Path) -> list[Finding]:
         findings.append(Finding(where, "is not writable by this user", True))
     if recorded is not None:
         current = configuration_record(loaded.config)
-        changed = changed_keys(recorded_rules(recorded.payload, current), current)
+        changed = journal_changes(recorded.payload, current)
         if changed:
-            findings.append(Finding(where, f"was written under another configuration (changed: {', '.join(changed)}); "
-                                           "a journal replays only under its own", True))
+            from station.service.station_journal import new_journal_words
+
+            findings.append(Finding(where, f"was written under another configuration (changed: {', '.join(changed)}): "
+                                           f"{new_journal_words(journal)}", True))
     holder = _writer_holding(journal)
     if holder is not None:
         findings.append(Finding(where, f"is being written by {holder}: a journal has one writer", True))

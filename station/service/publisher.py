@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import structlog
@@ -72,10 +73,14 @@ EXPECTED_INTERVAL_S = 0.05
 SHOWN_OUTPUTS = (
     out.ShoeStarted, out.RoundSettled, out.RoundVoided, out.ExpectationChanged,
     out.StateChanged, out.IrregularityRaised, out.IrregularityResolved, out.DeviceFaulted, out.DeviceBack,
-    out.ShoeEnded,
+    out.ShoeEnded, out.LimitsApplied, out.PayoutOptionApplied,
 )
 #: After a display command failed while the link stayed up, the next try waits this long.
 RETRY_S = 1.0
+
+
+#: Makes the board's limits sign and the page's table under limits in force and a payout option.
+Signs = Callable[[Mapping[str, Any], str], tuple[wire.ShowLimits, "TableInfo"]]
 
 
 @dataclass(frozen=True)
@@ -118,11 +123,16 @@ class Publisher:
         initial_results: Iterable[Mapping[str, Any]] = (),
         limits: wire.ShowLimits | tuple[int, int] | None = None,
         view: Callable[[], TableView] | None = None,
+        signs: Signs | None = None,
+        limits_in_force: tuple[Mapping[str, Any], str] = (MappingProxyType({}), ""),
     ) -> None:
         self.game = game
         self.display = display
         self.web = web
         self.table_info = table_info
+        #: The signs (board and page) under new limits or a new payout option; and those in force.
+        self._signs = signs
+        self._limits, self._payout_option = limits_in_force
         if isinstance(limits, tuple):
             limits = wire.ShowLimits(*limits)
         self.board = game_named(game).board()
@@ -372,10 +382,24 @@ class Publisher:
             banners.offline.discard(output.device)
         elif isinstance(output, out.ShoeEnded):
             self.shoe_over = True
+        elif isinstance(output, (out.LimitsApplied, out.PayoutOptionApplied)):
+            self._new_signs(output)
         else:
             return
         self.picture = replace(self.picture, message=banners.text())
         self._web_dirty = True
+
+    def _new_signs(self, output: out.LimitsApplied | out.PayoutOptionApplied) -> None:
+        """New limits (or a payout option that changes the smallest Banker bet) from this round:
+        the board's limits sign and the page's table say so."""
+        if isinstance(output, out.LimitsApplied):
+            self._limits = output.limits
+        else:
+            self._payout_option = output.option
+        if self._signs is None or not self._limits:
+            return
+        sign, self.table_info = self._signs(self._limits, self._payout_option)
+        self.picture = replace(self.picture, limits=sign)
 
     def _announce(self) -> None:
         self._repaint = True

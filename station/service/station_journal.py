@@ -18,36 +18,46 @@ import structlog
 from station.config.errors import ConfigError
 from station.config.options import (
     CONFIGURATION_RECORD,
+    NEW_JOURNAL_KEYS,
     SOFTWARE_KEY,
     SOFTWARE_RECORD,
-    changed_keys,
     configuration_record,
-    recorded_rules,
+    journal_changes,
+    recorded_limits,
     software_record,
 )
+from station.games.limits import TableLimits
 from station.journal import Journal
 from station.service.config import StationConfig
 
 log = structlog.get_logger("station.service")
 
 
-def open_journal(path: Path, config: StationConfig, config_path: Path) -> tuple[Journal, bool]:
-    """The journal at ``path``, and whether it has no configuration record yet (a new journal:
-    the caller writes one once the loop has replayed it). One written under a different
-    table configuration is refused with a :class:`ConfigError` naming each changed key."""
+def open_journal(path: Path, config: StationConfig, config_path: Path) -> tuple[Journal, TableLimits | None]:
+    """The journal at ``path``, and the limits its Configuration record started it under
+    (``None``: a new journal, whose record the caller writes once the loop has replayed it).
+    One written under a different table configuration is refused with a
+    :class:`ConfigError` naming each changed key; the limits are not such a key (a change of
+    them is journaled at start: docs/limits.md)."""
     journal = Journal(path)
     recorded = journal.last_of_kind(CONFIGURATION_RECORD)
     current = configuration_record(config)
-    if recorded is not None:
-        changed = changed_keys(recorded_rules(recorded.payload, current), current)
-        if changed:
-            journal.close()
-            raise ConfigError(config_path, [(key, (
-                f"differs from the configuration {path} was written with; "
-                "a journal is replayed under its own configuration, so finish with the old one, or "
-                "move the journal aside (it stays verifiable and recallable) and start a new one"
-            )) for key in changed])
-    return journal, recorded is None
+    if recorded is None:
+        return journal, None
+    changed = journal_changes(recorded.payload, current)
+    if changed:
+        journal.close()
+        raise ConfigError(config_path, [(key, new_journal_words(path)) for key in changed])
+    return journal, recorded_limits(recorded.payload, current)
+
+
+def new_journal_words(path: Path) -> str:
+    """Why a changed key is refused, and how to start a new journal (docs/limits.md)."""
+    return (f"differs from the configuration {path} was written with, and a journal is replayed under its own "
+            f"configuration: only the limits and chips change by an event in a journal (docs/limits.md); "
+            f"{NEW_JOURNAL_KEYS} need a new journal. Finish with this one, then start a new one with "
+            f"station run --config FILE --journal NEW.sqlite3 (or a new [station] journal); the old one stays "
+            f"verifiable and recallable with --journal {path}")
 
 
 def record_software(journal: Journal, path: Path, write: Callable[[str, dict[str, Any]], None]) -> None:

@@ -31,6 +31,10 @@ def station_status(loop: CoreLoop, table_name: str, journal_path: Path, disk: Di
         "shoe": table.shoe,
         "dealer": table.dealer or None,
         "paused_by": dict(table.paused_by) or None,
+        "limits": dict(table.limits),
+        "next_limits": None if table.next_limits is None else {
+            **table.next_limits["limits"], "by": f"{table.next_limits['role']} {table.next_limits['who']}".strip(),
+            "reason": table.next_limits["reason"]},
         "irregularity": None if irregularity is None else {
             "reason": irregularity.reason, "detail": irregularity.detail,
             "decisions": list(irregularity.decisions),

@@ -112,8 +112,8 @@ tie_max = 10000000
 
 def table_info(config: Any, machine: TableMachine) -> TableInfo:
     """What the station tells the page of the table (as ``Station._table_info`` does)."""
-    rules, table, t = machine.rules, machine.options.table, config.table
-    limits = web_limits(t, rules.limit_lines(table, machine.payout_option))
+    rules, table, t = machine.rules, machine.table, config.table
+    limits = web_limits(machine.limits_json, rules.limit_lines(table, machine.payout_option))
     return TableInfo(config.station.name, rules.title, rules.variant_of(table), limits, t.currency, t.minor_digits)
 
 

@@ -42,6 +42,7 @@ from station.games.interface import (
     Step,
 )
 from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet
+from station.games.limits import TableLimits
 from station.games.table import Chips
 from station.money import Money
 
@@ -232,6 +233,15 @@ class BaccaratGame:
     late_bets = True
     hides_cards = True
     table_type = BaccaratTable
+    limit_keys: tuple[str, ...] = ("min_bet", "max_bet", "chips", "differential", "tie_min", "tie_max", "pair_min",
+                                   "pair_max")
+
+    def limits_of(self, table: BaccaratTable) -> TableLimits:
+        return TableLimits(table.min_bet, table.max_bet, table.chips.denominations, table.table_differential or 0)
+
+    def table_with_limits(self, table: BaccaratTable, limits: TableLimits) -> BaccaratTable:
+        return dataclasses.replace(table, min_bet=limits.min_bet, max_bet=limits.max_bet, chips=Chips(limits.chips),
+                                   table_differential=limits.differential or None)
 
     def default_table(self) -> BaccaratTable:
         return BaccaratTable(

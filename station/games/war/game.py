@@ -17,6 +17,7 @@ from station.cards import Card, parse_card
 from station.games.board import ResultsBoard
 from station.games.interface import Closing, Decision, NotAllowed, Placement, PlayResult, Settlement, Stage, Step
 from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet, box_number
+from station.games.limits import TableLimits
 from station.games.table import Chips
 from station.games.war.rules import Choice, StepKind, WarRound, WarStateError
 from station.games.war.settlement import settle_war
@@ -179,6 +180,15 @@ class WarGame:
     late_bets = False
     hides_cards = False
     table_type = WarTable
+    limit_keys: tuple[str, ...] = ("min_bet", "max_bet", "chips", "tie_min", "tie_max", "box_max", "player_max")
+
+    def limits_of(self, table: WarTable) -> TableLimits:
+        return TableLimits(table.min_bet, table.max_bet, table.chips.denominations, box_max=table.box_max or 0,
+                      player_max=table.player_max or 0)
+
+    def table_with_limits(self, table: WarTable, limits: TableLimits) -> WarTable:
+        return replace(table, min_bet=limits.min_bet, max_bet=limits.max_bet, chips=Chips(limits.chips),
+                       box_max=limits.box_max or None, player_max=limits.player_max or None)
 
     def default_table(self) -> WarTable:
         return WarTable(boxes=7, min_bet=1000, max_bet=500_000, chips=Chips((100, 500, 1000, 2500, 10_000)))

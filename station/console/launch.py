@@ -151,6 +151,7 @@ def table_layout(station: ConsoleWiring) -> TableLayout:
         rules.carry_regions, t.players_per_box, chips, t.min_bet, t.max_bet,
         Money(t.minor_digits, t.currency), t.timezone, rules.choices, rules.betting_choices, rules.payout_options,
         rules.late_bets, tuple(chip_colour(chip, t.minor_digits, t.chip_colours) for chip in chips),
+        dict(t.chip_colours),
     )
 
 

@@ -18,11 +18,11 @@ the last correction with its differences. Words come from :mod:`station.console.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from station.config.chip_colours import ink_for
+from station.config.chip_colours import chip_colour, ink_for
 from station.console.words import (
     box_name,
     card_text,
@@ -36,6 +36,7 @@ from station.core import states as st
 from station.core.payout_steps import box_order
 from station.core.rounds import BetKey, RoundId, round_id
 from station.games.layout import SettledBet
+from station.games.limits import limits_words
 from station.money import Money
 
 #: Every output the console folds in.
@@ -44,7 +45,7 @@ KINDS: tuple[type[out.Output], ...] = (
     out.RoundSettled, out.RoundVoided, out.BetAccepted, out.BetRemoved, out.BetsReduced, out.WarDecisionNeeded,
     out.IrregularityRaised, out.IrregularityResolved, out.DeviceFaulted, out.DeviceBack, out.AlertRaised,
     out.AlertCleared, out.PayoutOptionScheduled, out.PayoutOptionApplied, out.PayoutsDue, out.PayoutsConfirmation,
-    out.RoundCorrected, out.JournalUnwritable, out.JournalWritable,
+    out.RoundCorrected, out.JournalUnwritable, out.JournalWritable, out.LimitsScheduled, out.LimitsApplied,
 )
 
 
@@ -71,6 +72,15 @@ class TableLayout:
     late_bets: bool = False
     #: The console's shade of each chip (``#rrggbb``), in the order of ``chips``.
     chip_shades: tuple[str, ...] = ()
+    #: ``[table] chip_colours``: the shades of chips put into play later are found with them.
+    chip_colours: Mapping[str, str] = field(default_factory=dict)
+
+    def with_limits(self, limits: Mapping[str, Any]) -> TableLayout:
+        """The layout under new limits (docs/limits.md): its chips, each in its colour, and its
+        minimum and maximum."""
+        chips = tuple(sorted(limits["chips"]))
+        shades = tuple(chip_colour(chip, self.money.digits, self.chip_colours) for chip in chips)
+        return replace(self, chips=chips, min_bet=limits["min_bet"], max_bet=limits["max_bet"], chip_shades=shades)
 
     def offered_chips(self) -> list[dict[str, Any]]:
         """The chips a dealer taps bets with: every chip of the table up to its maximum (a chip
@@ -88,6 +98,7 @@ class TableLayout:
             "players_per_box": self.players_per_box,
             "chips": self.offered_chips(),
             "limits": f"{m(self.min_bet)} \u2013 {m(self.max_bet)} {m.currency}".strip(),
+            "limit_values": {"min_bet": self.min_bet, "max_bet": self.max_bet, "chips": list(self.chips)},
             "currency": m.currency, "digits": m.digits, "timezone": self.timezone,
             "choices": list(self.choices), "betting_choices": list(self.betting_choices),
             "payout_options": list(self.payout_options), "late_bets": self.late_bets,
@@ -130,7 +141,12 @@ class ConsoleView:
         self.correction: dict[str, Any] | None = None
         self.journal_problem = ""
         self.confirm_payouts = False
+        self.next_limits = ""  # limits waiting for the next round, in words
         self._layout_json = layout.to_json()
+
+    def _new_limits(self, limits: Mapping[str, Any]) -> None:
+        self.layout = self.layout.with_limits(limits)
+        self._layout_json = self.layout.to_json()
 
     # --- after a restart ---------------------------------------------------------------
 
@@ -142,6 +158,10 @@ class ConsoleView:
         self.pending_option = (machine.pending_payout or {}).get("option", "")
         self.faults = dict(machine.faulted)
         self.confirm_payouts = machine.confirm_payouts
+        self._new_limits(machine.limits_json)
+        pending = machine.pending_limits
+        if pending is not None:
+            self.next_limits = self._next_words(pending["limits"], pending["role"], pending["who"])
         r = machine.round
         if r is not None:
             self.round_id = r.round_id
@@ -275,6 +295,16 @@ class ConsoleView:
     def _on_PayoutOptionApplied(self, o: out.PayoutOptionApplied) -> None:
         self.payout_option, self.pending_option = o.option, ""
 
+    def _next_words(self, limits: Mapping[str, Any], role: str, who: str) -> str:
+        return f"From the next round: {limits_words(limits, self.layout.money)} (by {who or role})"
+
+    def _on_LimitsScheduled(self, o: out.LimitsScheduled) -> None:
+        self.next_limits = self._next_words(o.limits, o.role, o.who)
+
+    def _on_LimitsApplied(self, o: out.LimitsApplied) -> None:
+        self._new_limits(o.limits)
+        self.next_limits = ""
+
     def _on_PayoutsDue(self, o: out.PayoutsDue) -> None:
         self.confirm_payouts = True
         if self.payouts is not None and self.payouts.round_id == o.round_id:
@@ -333,6 +363,7 @@ class ConsoleView:
             "war": self.war, "irregularity": self.irregularity,
             "alerts": [self.alerts[k] for k in sorted(self.alerts)], "faults": dict(self.faults),
             "payout_option": self.payout_option, "pending_option": self.pending_option,
+            "next_limits": self.next_limits,
             "correction": self.correction, "journal_problem": self.journal_problem,
         }
 

@@ -41,7 +41,7 @@ class LimitSteps(MachineBase):
             return
         base = self.next_limits
         try:
-            limits = base.changed(ev.changes, self.rules.limit_keys)
+            limits = base.changed(ev.changes, self.rules.limit_keys, self.table.money)
             table = self.rules.table_with_limits(self.options.table, limits)
         except LimitsError as exc:
             self._refuse(ev, str(exc))

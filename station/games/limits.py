@@ -14,7 +14,7 @@ the table's minor units. The Tie and Pair limits are what the limits sign shows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -26,6 +26,10 @@ LIMIT_KEYS = ("min_bet", "max_bet", "chips", "differential", "tie_min", "tie_max
 
 #: Keys whose value 0 means "none" (no differential, no box maximum, no Tie line on the sign).
 OPTIONAL_KEYS = frozenset(LIMIT_KEYS) - {"min_bet", "max_bet", "chips"}
+
+
+#: Amounts as people write them when nothing says the table's money (two digits, no currency).
+_RAW = Money()
 
 
 class LimitsError(ValueError):
@@ -54,29 +58,8 @@ class TableLimits:
     player_max: int = 0
 
     def __post_init__(self) -> None:
-        for key in LIMIT_KEYS:
-            if key == "chips":
-                continue
-            value = getattr(self, key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise LimitsError(key, f"must be a whole number of minor units, 0 or more, got {value!r}")
-        chips = self.chips
-        if not isinstance(chips, (tuple, list)) or not chips:
-            raise LimitsError("chips", f"give at least one chip denomination, got {chips!r}")
-        if any(not isinstance(c, int) or isinstance(c, bool) or c <= 0 for c in chips):
-            raise LimitsError("chips", f"chip denominations are positive whole minor units, got {list(chips)}")
-        if len(set(chips)) != len(chips):
-            raise LimitsError("chips", f"a denomination is listed twice: {list(chips)}")
-        object.__setattr__(self, "chips", tuple(sorted(chips)))
-        if self.min_bet <= 0:
-            raise LimitsError("min_bet", f"must be above 0, got {self.min_bet}")
-        if self.max_bet < self.min_bet:
-            raise LimitsError("max_bet", f"maximum {self.max_bet} is below the minimum {self.min_bet}")
-        for side in ("tie", "pair"):
-            low, high = getattr(self, f"{side}_min"), getattr(self, f"{side}_max")
-            if (low or high) and not 0 < low <= high:
-                raise LimitsError(f"{side}_max", f"{side} limits need 0 < {side}_min <= {side}_max (both 0: none), "
-                                                 f"got {low}..{high}")
+        _check({key: getattr(self, key) for key in LIMIT_KEYS}, str)
+        object.__setattr__(self, "chips", tuple(sorted(self.chips)))
 
     @classmethod
     def from_settings(cls, settings: Any) -> TableLimits:
@@ -99,9 +82,10 @@ class TableLimits:
         data["chips"] = list(self.chips)
         return data
 
-    def changed(self, changes: Mapping[str, Any], allowed: Iterable[str]) -> TableLimits:
+    def changed(self, changes: Mapping[str, Any], allowed: Iterable[str], money: Money = _RAW) -> TableLimits:
         """These limits with ``changes`` made; a key the game has no such limit for (``allowed``
-        are the keys it has) or a value that cannot be is a :class:`LimitsError`."""
+        are the keys it has) or a value that cannot be is a :class:`LimitsError`, its amounts
+        written in the table's ``money``."""
         keys = tuple(allowed)
         if not changes:
             raise LimitsError("limits", "name at least one limit to change")
@@ -111,15 +95,51 @@ class TableLimits:
             if key == "chips" and not isinstance(value, (list, tuple)):
                 raise LimitsError("chips", f"give the chips as a list of denominations, got {value!r}")
         values: dict[str, Any] = {key: (tuple(value) if key == "chips" else value) for key, value in changes.items()}
-        made = replace(self, **values)
-        if made.differential and made.differential < made.min_bet:  # as the configuration requires
-            raise LimitsError("differential", f"a differential of {made.differential} is below the table minimum "
-                                              f"{made.min_bet}")
-        return made
+        merged = {**{key: getattr(self, key) for key in LIMIT_KEYS}, **values}
+        say = money.with_currency
+        _check(merged, say)
+        smallest = min(merged["chips"])
+        odd = [chip for chip in merged["chips"] if chip % smallest]
+        if odd:
+            raise LimitsError("chips", f"every chip must be a multiple of the smallest chip {say(smallest)}; "
+                                       f"{', '.join(say(chip) for chip in odd)} not")
+        for key in ("min_bet", "max_bet"):
+            if merged[key] % smallest:
+                raise LimitsError(key, f"{say(merged[key])} cannot be made of chips of {say(smallest)}")
+        if merged["differential"] and merged["differential"] < merged["min_bet"]:  # as the configuration requires
+            raise LimitsError("differential", f"a differential of {say(merged['differential'])} is below the "
+                                              f"table minimum {say(merged['min_bet'])}")
+        return replace(self, **values)
 
     def differences(self, other: TableLimits) -> list[str]:
         """The keys whose values differ between these limits and ``other``."""
         return [key for key in LIMIT_KEYS if getattr(self, key) != getattr(other, key)]
+
+
+def _check(values: Mapping[str, Any], say: Callable[[int], str]) -> None:
+    """Whole positive minor units, minimum below maximum, chips each once, the sign's lines in
+    order; a :class:`LimitsError` otherwise, its amounts written by ``say``."""
+    for key in LIMIT_KEYS:
+        value = values[key]
+        if key != "chips" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise LimitsError(key, f"must be a whole number of minor units, 0 or more, got {value!r}")
+    chips = values["chips"]
+    if not isinstance(chips, (tuple, list)) or not chips:
+        raise LimitsError("chips", f"give at least one chip denomination, got {chips!r}")
+    if any(not isinstance(c, int) or isinstance(c, bool) or c <= 0 for c in chips):
+        raise LimitsError("chips", f"chip denominations are positive whole minor units, got {list(chips)}")
+    if len(set(chips)) != len(chips):
+        raise LimitsError("chips", f"a denomination is listed twice: {', '.join(say(c) for c in chips)}")
+    low, high = values["min_bet"], values["max_bet"]
+    if low <= 0:
+        raise LimitsError("min_bet", f"must be above 0, got {say(low)}")
+    if high < low:
+        raise LimitsError("max_bet", f"maximum {say(high)} is below the minimum {say(low)}")
+    for side in ("tie", "pair"):
+        low, high = values[f"{side}_min"], values[f"{side}_max"]
+        if (low or high) and not 0 < low <= high:
+            raise LimitsError(f"{side}_max", f"{side} limits need 0 < {side}_min <= {side}_max (both 0: none), "
+                                             f"got {say(low)} - {say(high)}")
 
 
 def limits_words(limits: Mapping[str, Any], money: Money, *, chips: bool = True) -> str:

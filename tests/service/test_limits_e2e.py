@@ -43,7 +43,7 @@ def test_limits_change_by_ctl_and_by_the_configuration_without_a_new_journal(ext
     table.play_until(lambda s: s["state"] == "betting")
     with pytest.raises(ControlError, match="'limits' needs the role supervisor"):
         table.ctl("limits", {"min_bet": 1000})  # the dealer's token
-    with pytest.raises(ControlError, match="refused: max_bet: maximum 100000 is below the minimum 200000"):
+    with pytest.raises(ControlError, match=r"refused: max_bet: maximum 1,000\.00 is below the minimum 2,000\.00"):
         table.ctl("limits", {"min_bet": 200_000}, token=SUPERVISOR_TOKEN)
     with pytest.raises(ControlError, match="refused: box_max: this table has no such limit"):
         table.ctl("limits", {"box_max": 5000}, token=SUPERVISOR_TOKEN)

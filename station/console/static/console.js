@@ -140,7 +140,9 @@ function player() { return ($("player").value || "").trim(); }
 
 function renderChips(table) {
   const chips = $("chips");
-  if (chips.dataset.drawn === "yes") {
+  // Drawn once per chip set: a new set comes with new limits (docs/limits.md).
+  const set = table.chips.map((chip) => chip.amount).join(" ");
+  if (chips.dataset.drawn === set) {
     for (const node of chips.children) node.setAttribute("aria-pressed", String(Number(node.dataset.amount) === ui.chip));
     return;
   }
@@ -156,7 +158,8 @@ function renderChips(table) {
     node.style.setProperty("--chip-ink", chip.ink);
     return node;
   }));
-  chips.dataset.drawn = "yes";
+  chips.dataset.drawn = set;
+  if (!table.chips.some((chip) => chip.amount === ui.chip)) ui.chip = null;  // a chip taken out of play
   if (ui.chip === null && table.chips.length) ui.chip = table.chips[Math.min(2, table.chips.length - 1)].amount;
   renderChips(table);
 }
@@ -361,6 +364,47 @@ function renderSupervisor(view) {
     })))));
 }
 
+// --- the table's limits (docs/limits.md) ------------------------------------------------
+
+function renderLimits(view) {
+  $("next-limits").textContent = view.next_limits || "";
+  const values = view.table.limit_values;
+  const digits = view.table.digits;
+  const form = $("limits-form");
+  // A field the supervisor is typing in keeps what they typed; the others show the limits in force.
+  if (form.contains(document.activeElement) || form.dataset.edited === "yes") return;
+  $("limits-min").value = moneyText(values.min_bet, digits);
+  $("limits-max").value = moneyText(values.max_bet, digits);
+  $("limits-chips").value = values.chips.map((chip) => moneyText(chip, digits)).join(" ");
+}
+
+function limitUnits(text, digits) {
+  // The form writes amounts as "1,000.00": a comma before three digits groups thousands.
+  return minorUnits((text || "").replace(/,(\d{3})/g, "$1"), digits);
+}
+
+async function submitLimits(event) {
+  event.preventDefault();
+  const t = ui.view.table;
+  const values = t.limit_values;
+  const min = limitUnits($("limits-min").value, t.digits);
+  const max = limitUnits($("limits-max").value, t.digits);
+  const chips = $("limits-chips").value.split(/[\s;]+/).filter(Boolean).map((c) => limitUnits(c, t.digits));
+  if (min === null) { say("Table minimum: an amount such as 25.00"); return; }
+  if (max === null) { say("Table maximum: an amount such as 5000.00"); return; }
+  if (!chips.length || chips.includes(null)) { say("Chips in play: amounts such as 1.00 5.00 25.00, by spaces"); return; }
+  const changes = {};
+  if (min !== values.min_bet) changes.min_bet = min;
+  if (max !== values.max_bet) changes.max_bet = max;
+  const sorted = [...chips].sort((a, b) => a - b);
+  if (sorted.join(" ") !== values.chips.join(" ")) changes.chips = sorted;
+  if (!Object.keys(changes).length) { say("The limits are already so: nothing to change"); return; }
+  if (await send("limits", {...changes, reason: $("limits-reason").value.trim()})) {
+    $("limits-form").dataset.edited = "no";
+    $("limits-reason").value = "";
+  }
+}
+
 function renderCorrection(view) {
   const c = view.correction;
   $("correction-panel").hidden = !c;
@@ -406,6 +450,7 @@ function render() {
   renderCards(view);
   renderPayouts(view);
   renderSupervisor(view);
+  if (ui.session.acting_role === "supervisor") renderLimits(view);
   renderCorrection(view);
 }
 
@@ -505,6 +550,8 @@ async function boot() {
   $("recall-show").addEventListener("click", () => showRecall(`round=${encodeURIComponent($("recall-round").value.trim())}`));
   $("recall-close").addEventListener("click", () => { ui.recall = false; $("correct").hidden = true; render(); });
   $("correct-form").addEventListener("submit", submitCorrection);
+  $("limits-form").addEventListener("submit", submitLimits);
+  $("limits-form").addEventListener("input", () => { $("limits-form").dataset.edited = "yes"; });
   $("correct-cancel").addEventListener("click", () => { $("correct").hidden = true; });
   const session = await api("/api/session");
   if (session && session.timezone) ui.timezone = session.timezone;

@@ -240,6 +240,7 @@ class FeedDeriver:
             "dummy": [c.code for c in current.dummy] if current else [],
             "decisions": to_plain(current.decisions) if current else [],
             "payout_option": current.payout_option if current else "",
+            **({"limits": current.limits} if current and current.limits else {}),
             "currency": self.currency,
             "dealer": output.dealer,
             "dealer_burned": current.dealer_burned.code if current and current.dealer_burned else None,
@@ -290,6 +291,14 @@ class FeedDeriver:
         if isinstance(output, out.PayoutOptionApplied):
             return "event", {"type": "payout_option_applied", "option": output.option,
                              "from_round": output.from_round}
+        if isinstance(output, out.LimitsScheduled):
+            return "event", {"type": "limits", "limits": output.limits, "changed": list(output.changed),
+                             "applies": output.applies_from, "reason": output.reason, "currency": self.currency,
+                             "role": output.role, "who": output.who}
+        if isinstance(output, out.LimitsApplied):
+            return "event", {"type": "limits_applied", "limits": output.limits, "changed": list(output.changed),
+                             "from_round": output.from_round, "currency": self.currency, "role": output.role,
+                             "who": output.who}
         if isinstance(output, out.AlertRaised):
             return "event", {"type": "integrity_alert", "ident": output.ident, "code": output.code,
                              "severity": output.severity, "detail": output.detail, "alert_shoe": output.shoe,

@@ -21,6 +21,7 @@ from station.events import (
     AlertAcknowledged,
     BetPlaced,
     IntegrityAlert,
+    LimitsChanged,
     PauseRequested,
     ResumeRequested,
 )
@@ -49,7 +50,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> list[JournalRecord]:
                                        AccessDenied(Actor("dealer", "dana"), "decide"),
                                        IntegrityAlert("advantage_situation", "alert", "Tie: the players' edge is +3.1%",
                                                       key="advantage:tie:1", shoe=1),
-                                       AlertAcknowledged(1, supervisor, "watched the table")]
+                                       AlertAcknowledged(1, supervisor, "watched the table"),
+                                       LimitsChanged({"min_bet": 1000, "max_bet": 400_000}, supervisor, "evening")]
     with Journal(path) as journal:
         journal.append("Software", {"version": "test", "journal_schema": 1})
         for event in events:
@@ -69,7 +71,7 @@ def test_the_feed_is_deterministic_and_numbered_without_a_gap(session: list[Jour
     kinds = {m.payload.get("type", "round") for m in first}
     assert {"round", "software", "shoe_start", "shoe_end", "irregularity", "decision", "refusal",
             "device_fault", "device_recovered", "pause", "resume", "access_denied", "integrity_alert",
-            "alert_acknowledged"} <= kinds
+            "alert_acknowledged", "limits", "limits_applied"} <= kinds
     for kind in ("round", "event"):
         mine = [m for m in first if m.kind == kind]
         assert [m.n for m in mine] == list(range(1, len(mine) + 1))
@@ -85,6 +87,12 @@ def test_the_feed_is_deterministic_and_numbered_without_a_gap(session: list[Jour
         1, "advantage_situation", "alert", False, "monitor")
     acknowledged = next(m.payload for m in first if m.payload.get("type") == "alert_acknowledged")
     assert (acknowledged["ident"], acknowledged["who"], acknowledged["note"]) == (1, "sam", "watched the table")
+    limits = next(m.payload for m in first if m.payload.get("type") == "limits")
+    assert (limits["changed"], limits["who"], limits["reason"]) == (["max_bet"], "sam", "evening")
+    applied = next(m for m in first if m.payload.get("type") == "limits_applied")
+    played = [(m.seq, m.payload["limits"]["max_bet"]) for m in first if m.kind == "round"]
+    assert {most for seq, most in played if seq < applied.seq} == {500_000}
+    assert {most for seq, most in played if seq > applied.seq} == {400_000}
     refusal = next(m.payload for m in first if m.payload.get("type") == "refusal")
     assert refusal["input"] == "BetPlaced" and refusal["reason"]
     by_seq = {r.seq: r for r in session}

@@ -117,6 +117,8 @@ class RoundSettled(Output):
     #: The bets left on the layout for the next round of the shoe (a Tie's Banker and Player
     #: bets, rule 5.16), as the core keeps them: ((box, player, region), stake).
     carried: tuple[tuple[BetKey, int], ...] = ()
+    #: The table minimum and maximum the round was played under (docs/limits.md).
+    limits: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class RoundVoided(Output):
     reason: str
     returned: tuple[SettledBet, ...]
     dealer: str = ""  # who had the table (docs/dealers.md)
+    limits: tuple[int, int] = (0, 0)  # the table minimum and maximum it was played under
 
 
 @dataclass(frozen=True)

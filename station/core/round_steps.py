@@ -233,6 +233,7 @@ class RoundSteps(DealerSteps):
         self._emit(out.RoundSettled(
             r.round_id, game.name, result.hands, result.totals, result.outcome, result.natural,
             result.player_pair, result.banker_pair, settlement.bets, settlement.house_net, r.dealer, carried,
+            _min_max(r),
         ))
         self._payouts_due()
         self._trigger("settle")
@@ -271,3 +272,8 @@ class RoundSteps(DealerSteps):
     @staticmethod
     def _cards_of(r: Round) -> list[Card]:
         return [c for _, c in r.dealt] + list(r.burned) + list(r.dummy)
+
+
+def _min_max(r: Round) -> tuple[int, int]:
+    """The table minimum and maximum round ``r`` was played under (docs/limits.md)."""
+    return (r.limits.get("min_bet", 0), r.limits.get("max_bet", 0))

@@ -238,5 +238,6 @@ class StopSteps(MachineBase):
         self.rounds_voided += 1
         if r.dealt or r.burned:
             self.shoe.round_completed()
-        self._emit(out.RoundVoided(r.round_id, reason, returned, r.dealer))
+        self._emit(out.RoundVoided(r.round_id, reason, returned, r.dealer,
+                                   (r.limits.get("min_bet", 0), r.limits.get("max_bet", 0))))
         self._payouts_due()

@@ -75,6 +75,8 @@ class Figures:
     irregularities: dict[str, int] = field(default_factory=dict)  # reason -> raised
     integrity_alarms: dict[str, int] = field(default_factory=dict)  # code -> raised
     integrity_alerts: dict[str, int] = field(default_factory=dict)  # code -> raised (severity "alert")
+    #: Rounds ended under each table minimum and maximum, "<min>-<max>" in minor units (docs/limits.md).
+    rounds_by_limits: dict[str, int] = field(default_factory=dict)
 
     # --- the figures people read -----------------------------------------------------------
 
@@ -134,6 +136,13 @@ class Figures:
         _add_counts(self.irregularities, other.irregularities)
         _add_counts(self.integrity_alarms, other.integrity_alarms)
         _add_counts(self.integrity_alerts, other.integrity_alerts)
+        _add_counts(self.rounds_by_limits, other.rounds_by_limits)
+
+    def played_under(self, limits: tuple[int, int]) -> None:
+        """A round ended that was played under these table limits (min, max; (0, 0) unknown)."""
+        if limits != (0, 0):
+            key = f"{limits[0]}-{limits[1]}"
+            self.rounds_by_limits[key] = self.rounds_by_limits.get(key, 0) + 1
 
     @classmethod
     def total(cls, parts: list[Figures]) -> Figures:
@@ -156,6 +165,7 @@ class Figures:
             "irregularities": dict(sorted(self.irregularities.items())),
             "integrity_alarms": dict(sorted(self.integrity_alarms.items())),
             "integrity_alerts": dict(sorted(self.integrity_alerts.items())),
+            "rounds_by_limits": dict(sorted(self.rounds_by_limits.items())),
         }
 
     @classmethod
@@ -170,6 +180,8 @@ class Figures:
             irregularities={str(k): int(v) for k, v in data["irregularities"].items()},
             integrity_alarms={str(k): int(v) for k, v in data["integrity_alarms"].items()},
             integrity_alerts={str(k): int(v) for k, v in data["integrity_alerts"].items()},
+            # A checkpoint of meters written before limits changed by an event has none.
+            rounds_by_limits={str(k): int(v) for k, v in data.get("rounds_by_limits", {}).items()},
         )
 
     def report(self) -> dict[str, Any]:

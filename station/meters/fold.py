@@ -263,6 +263,7 @@ class MetersFold:
         self._accrue(time, figures)
         figures.rounds += 1
         figures.saw_round(time)
+        figures.played_under(output.limits)
         _count_bets(figures, output.bets, 1)
         self._remember(output.round_id, key)
 
@@ -272,6 +273,7 @@ class MetersFold:
         figures.rounds += 1
         figures.voided_rounds += 1
         figures.saw_round(time)
+        figures.played_under(output.limits)
         figures.voided_returned += sum(bet.stake for bet in output.returned)
         self.rounds.pop(output.round_id, None)
 

@@ -94,6 +94,13 @@ def render(report: dict[str, Any], width: int = WIDTH) -> str:
     return "\n\n".join(blocks)
 
 
+def _limits_played(rounds_by_limits: dict[str, int], digits: int) -> str:
+    """ "10.00 - 5,000.00 (40 rounds), 25.00 - 5,000.00 (12 rounds)", lowest minimum first."""
+    played = sorted((tuple(int(part) for part in key.split("-")), count) for key, count in rounds_by_limits.items())
+    return ", ".join(f"{format_amount(low, digits)} - {format_amount(high, digits)} ({count} rounds)"
+                     for (low, high), count in played) or "-"
+
+
 def _when(text: str, tz: Any) -> str:
     return local_time(text, tz, seconds=False) if text else "-"
 
@@ -124,6 +131,7 @@ def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, mone
     for name, region in sorted(totals["regions"].items()):
         lines.append(f"  {name}: {region['bets']} bets, stakes {format_amount(region['stakes'], digits)}, "
                      f"house {format_amount(region['house'], digits)}")
+    lines.append(f"limits played: {_limits_played(totals['rounds_by_limits'], digits)}")
     lines.append(f"irregularities: {_counts(totals['irregularities'])}")
     lines.append(f"integrity alarms: {_counts(totals['integrity_alarms'])}; "
                  f"alerts: {_counts(totals['integrity_alerts'])}")

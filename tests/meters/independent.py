@@ -31,7 +31,7 @@ def _money_figures() -> dict[str, Any]:
     return {"rounds": 0, "voided_rounds": 0, "open_us": 0, "first_round": "", "last_round": "", "regions": {},
             "commission": 0, "void_parts_returned": 0, "voided_returned": 0, "corrections": 0,
             "corrected_house": 0, "refusals": 0, "irregularities": {}, "integrity_alarms": {},
-            "integrity_alerts": {}}
+            "integrity_alerts": {}, "rounds_by_limits": {}}
 
 
 def point(code: str) -> int:
@@ -173,6 +173,13 @@ def compute(lines: Iterable[str]) -> Independent:
     return_to = ""
     settled: dict[str, Round] = {}  # "<shoe>-<n>" -> the round as settled (for corrections)
     number = 0  # rounds of this shoe
+    # The table minimum and maximum of the round in play, and those a change left for the next one.
+    limits = next_limits = (int(config["min_bet"]), int(config["max_bet"]))
+
+    def open_round() -> None:
+        nonlocal limits
+        limits = next_limits
+        ind.max_bet = limits[1]
 
     def in_play(time: str) -> dict[str, Any]:
         return ind.figures((ind.day(time), session, shoe))
@@ -186,6 +193,8 @@ def compute(lines: Iterable[str]) -> Independent:
         f["open_us"] += banked + (_micros(open_since, time) if open_since else 0)
         banked, open_since = 0, time
         f["rounds"] += 1
+        played = f"{limits[0]}-{limits[1]}"
+        f["rounds_by_limits"][played] = f["rounds_by_limits"].get(played, 0) + 1
         f["first_round"] = f["first_round"] or time
         f["last_round"] = time
         return key
@@ -226,6 +235,7 @@ def compute(lines: Iterable[str]) -> Independent:
                     phase, carried = "shuffling", {}  # bets left on go back to their owners
                 else:
                     phase, bets, carried, round_dealer = "betting", dict(carried), {}, dealer
+                    open_round()
         elif kind == "CutCardSeen":
             if not cut_seen:
                 cut_seen = True
@@ -239,6 +249,7 @@ def compute(lines: Iterable[str]) -> Independent:
                 burn_left -= 1
                 if burn_left == 0:
                     phase, bets, round_dealer = "betting", {}, dealer
+                    open_round()
                     open_since = "" if paused else time
             elif phase == "dealing":
                 cards.append(code)
@@ -260,6 +271,10 @@ def compute(lines: Iterable[str]) -> Independent:
                 bets[k] = bets.get(k, 0) + p["amount"]
             else:
                 in_play(time)["refusals"] += 1
+        elif kind == "LimitsChanged" and p["actor"]["role"] == "supervisor":
+            # The week's changes are all ones a table takes: from the next round to open.
+            changes = p["changes"]
+            next_limits = (int(changes.get("min_bet", next_limits[0])), int(changes.get("max_bet", next_limits[1])))
         elif kind == "DeviceFault":
             if phase == "dealing":
                 counts: Counts = in_play(time)["irregularities"]
@@ -333,7 +348,7 @@ def totals(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
             into = whole["regions"].setdefault(region, {"bets": 0, "stakes": 0, "house": 0})
             for name in ("bets", "stakes", "house"):
                 into[name] += r[name]
-        for name in ("irregularities", "integrity_alarms", "integrity_alerts"):
+        for name in ("irregularities", "integrity_alarms", "integrity_alerts", "rounds_by_limits"):
             for code, count in f[name].items():
                 whole[name][code] = whole[name].get(code, 0) + count
     whole["regions"] = {k: v for k, v in sorted(whole["regions"].items()) if v["bets"] or v["stakes"] or v["house"]}

@@ -54,6 +54,9 @@ def test_the_week_s_meters_equal_an_independent_computation_from_the_export(week
     assert sum(d["totals"]["corrections"] for d in days) == len(played.corrected) == 1
     assert sum(d["totals"]["refusals"] for d in days) == played.refusals > 0
     assert sum(sum(d["totals"]["integrity_alarms"].values()) for d in days) == played.alarms == 1
+    # The maximum lowered on the sixth stretch: the rounds before and after it, by their limits.
+    under = [limits for d in days for limits in d["totals"]["rounds_by_limits"]]
+    assert set(under) == {"1000-500000", "1000-400000"}, under
     # The gaming day of the spring change is 23 hours, and play ran across its end at 06:00 CEST.
     spring = next(d for d in days if d["gaming_day"] == "2026-03-28")
     assert (spring["begins"], spring["ends"]) == ("2026-03-28T05:00:00.000000Z", "2026-03-29T04:00:00.000000Z")

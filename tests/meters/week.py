@@ -39,6 +39,7 @@ from station.events import (
     DeviceRecovered,
     Event,
     IntegrityAlert,
+    LimitsChanged,
     PauseRequested,
     ResumeRequested,
     SupervisorDecision,
@@ -178,6 +179,8 @@ class WeekPlayer:
             self.paused = False
         if self.dealers:
             self._sign_in(self.dealers[number % len(self.dealers)])
+        if number == 5:  # a quiet night: the maximum lowered from the next round (docs/limits.md)
+            self.post(LimitsChanged({"max_bet": 400_000}, SUPERVISOR, "quiet night"))
         target = self.week.rounds + rounds
         relief_at = self.week.rounds + rounds // 2 if number == 3 else -1
         while self.week.rounds < target or self.state not in ("betting", "paying"):

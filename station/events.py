@@ -347,6 +347,46 @@ class BetCorrected(Event):
     actor: Actor
 
 
+# --- the chip tray: its inventory, fills, credits and the drop (docs/tray.md) -----------------
+
+
+@dataclass(frozen=True)
+class TrayCounted(Event):
+    """The chip tray counted by denomination and signed by two people. ``kind``: ``opener``
+    (the table opens with this inventory), ``fill`` (chips brought from the cage), ``credit``
+    (chips sent back to the cage), ``closer`` (the table closes with this inventory). ``chips``
+    are (denomination, count) in minor units; ``actor`` signs (a supervisor) and ``witness``
+    is the second signature (the dealer, or the runner who brought a fill); ``slip`` is the fill
+    or credit slip's number."""
+
+    what: str
+    chips: tuple[tuple[int, int], ...]
+    witness: str
+    actor: Actor
+    slip: str = ""
+
+
+@dataclass(frozen=True)
+class DropCounted(Event):
+    """The table's drop box counted (``amount``, minor units): entered at the count, or at close."""
+
+    amount: int
+    actor: Actor
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TrayCorrected(Event):
+    """A supervisor's correction of a tray entry (``entry``, its number in the table's ledger):
+    its chips (a count) or its amount (the drop) as they really were, and why."""
+
+    entry: int
+    reason: str
+    actor: Actor
+    chips: tuple[tuple[int, int], ...] = ()
+    amount: int = 0
+
+
 # --- who deals, and what happened to the station (docs/dealers.md, docs/events.md) ----------
 
 

@@ -30,6 +30,7 @@ from station.core.payout_steps import PayoutSteps
 from station.core.round_steps import RoundSteps
 from station.core.shoe_steps import ShoeSteps
 from station.core.stop_steps import StopSteps
+from station.core.tray_steps import TraySteps
 from station.events import (
     AccessDenied,
     Actor,
@@ -50,6 +51,7 @@ from station.events import (
     DeviceBooted,
     DeviceFault,
     DeviceRecovered,
+    DropCounted,
     Event,
     IntegrityAlert,
     LateBetOverride,
@@ -63,12 +65,14 @@ from station.events import (
     ShufflerStatus,
     SupervisorDecision,
     Timer,
+    TrayCorrected,
+    TrayCounted,
 )
 
 __all__ = ["MachineBase", "TableMachine"]
 
 
-class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, PayoutSteps):
+class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, PayoutSteps, TraySteps):
     """The one owner of table state. Feed it with :meth:`apply`; read :attr:`expectation`.
 
     The state is :class:`~station.core.machine_base.MachineBase`'s; the steps that change it
@@ -95,6 +99,9 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
             SupervisorDecision: self._on_decision,
             PayoutOptionChanged: self._on_payout_option,
             LimitsChanged: self._on_limits_changed,
+            TrayCounted: self._on_tray_counted,
+            DropCounted: self._on_drop_counted,
+            TrayCorrected: self._on_tray_corrected,
             LateBetOverride: self._on_late_bets,
             PauseRequested: self._on_pause,
             ResumeRequested: self._on_resume,

@@ -95,6 +95,10 @@ class MachineBase:
         self.confirm_payouts = False  # the next round waits for the payouts' confirmation
         self.correctable: dict[str, Round] = {}  # rounds left the table, oldest first
         self.corrections = 0
+        #: The chip tray's last ledgers, their count and the entries' (docs/tray.md).
+        self.tray_ledgers: list[dict[str, Any]] = []
+        self.tray_ledger_count = 0
+        self.tray_entries = 0
         self._model = _Model(self)
         self._machine = Machine(
             model=self._model,

@@ -272,6 +272,43 @@ class LimitsApplied(Output):
 
 
 @dataclass(frozen=True)
+class TrayRecorded(Output):
+    """An entry of the chip tray's ledger (docs/tray.md): an opener, fill, credit or closer
+    (``chips`` by denomination, ``value`` their sum), or the drop (``value`` the amount); a
+    correction repeats the entry with ``corrects`` its number and ``reason`` why. ``ledger``
+    numbers the table's openings; ``signed`` is who signed (the supervisor, then the witness)."""
+
+    ledger: int
+    entry: int
+    what: str  # opener, fill, credit, closer, drop
+    value: int
+    chips: tuple[tuple[int, int], ...]
+    slip: str
+    signed: tuple[str, ...]
+    corrects: int = 0
+    reason: str = ""
+    change: int = 0  # a correction: the value's change
+
+
+@dataclass(frozen=True)
+class TrayReconciled(Output):
+    """A ledger whose closer and drop are both known (again after a correction): the win by
+    inventory (closer - opener + credits - fills + drop), the house's result from the rounds
+    settled while it was open, and the variance between them (win - house): what a mispay or a
+    theft looks like."""
+
+    ledger: int
+    opener: int
+    fills: int
+    credits: int
+    closer: int
+    drop: int
+    win: int
+    house: int
+    variance: int
+
+
+@dataclass(frozen=True)
 class BetsReduced(Output):
     """Table differential (5.17/5.18): bets on the larger side cut at "no more bets";
     each entry is (box, player, region, old amount, new amount)."""

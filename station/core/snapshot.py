@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from station.core.rounds import RoundId
+from station.core.tray_steps import tray_summary
 
 if TYPE_CHECKING:
     from station.core.integrity_steps import Alert
@@ -66,6 +67,8 @@ class TableSnapshot(NamedTuple):
     limits: Mapping[str, Any] = MappingProxyType({})
     """The limits in force (docs/limits.md), and those waiting for the next round (None: no change)."""
     next_limits: Mapping[str, Any] | None = None
+    tray: Mapping[str, Any] | None = None
+    """The chip tray's last ledger (docs/tray.md): its totals by kind and its entries."""
 
     @property
     def round_number(self) -> int:
@@ -84,6 +87,8 @@ class Snapshots:
         self._counts: tuple[tuple[str, int], ...] = ()
         self._limits_of: dict[str, Any] | None = None
         self._limits_view: Mapping[str, Any] = MappingProxyType({})
+        self._tray_at = 0
+        self._tray_view: Mapping[str, Any] | None = None
 
     def take(self, machine: TableMachine, seq: int) -> TableSnapshot:
         """The snapshot of ``machine`` after record ``seq`` (on the loop's thread)."""
@@ -105,7 +110,15 @@ class Snapshots:
             MappingProxyType(dict(machine.shoe_results[-1])) if machine.shoe_results else None,
             shoe.ended, self._limits(machine.limits_json),
             None if machine.pending_limits is None else MappingProxyType(machine.pending_limits),
+            self._tray(machine),
         )
+
+    def _tray(self, machine: TableMachine) -> Mapping[str, Any] | None:
+        """The last ledger of the chip tray, made again only when an entry was added."""
+        if machine.tray_entries != self._tray_at:
+            self._tray_at = machine.tray_entries
+            self._tray_view = tray_summary(machine.tray_ledgers[-1]) if machine.tray_ledgers else None
+        return self._tray_view
 
     def _limits(self, limits: dict[str, Any]) -> Mapping[str, Any]:
         """The limits in force as a read-only view, made again only when they change."""

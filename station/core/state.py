@@ -38,8 +38,9 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: ``RESULTS_KEPT`` (a checkpoint of a continuous shuffler's table kept them all). 6: the alert
 #: register cut to the open alerts and the latest ``ACKNOWLEDGED_KEPT`` acknowledged ones, with
 #: the count of alerts raised (a year's register made each checkpoint 1.5 MB). 7: the limits in
-#: force, waiting and last configured, and each round's limits (docs/limits.md).
-STATE_FORMAT = 7
+#: force, waiting and last configured, and each round's limits (docs/limits.md). 8: the chip
+#: tray's last ledgers (docs/tray.md).
+STATE_FORMAT = 8
 
 
 def _codes(cards: Any) -> list[str]:
@@ -202,6 +203,7 @@ def machine_state(machine: TableMachine) -> dict[str, Any]:
         "confirm_payouts": m.confirm_payouts, "corrections": m.corrections,
         "dealer": m.dealer, "dealer_burn_due": m.dealer_burn_due,
         "limits": m.limits_json, "pending_limits": m.pending_limits, "configured_limits": m.configured_limits.to_json(),
+        "tray": {"ledgers": m.tray_ledgers, "ledger_count": m.tray_ledger_count, "entries": m.tray_entries},
         # Oldest first, as the machine drops them; each with its play, which a correction settles again.
         "correctable": [_closed_round(m, r) for r in m.correctable.values()],
     }
@@ -238,6 +240,9 @@ def restore_machine(options: CoreOptions | None, state: dict[str, Any]) -> Table
     m.confirm_payouts, m.corrections = state["confirm_payouts"], state["corrections"]
     m.dealer, m.dealer_burn_due = state["dealer"], state["dealer_burn_due"]
     m.restore_limits(state)
+    tray = state["tray"]
+    m.tray_ledgers = [dict(ledger, entries=[dict(e) for e in ledger["entries"]]) for ledger in tray["ledgers"]]
+    m.tray_ledger_count, m.tray_entries = int(tray["ledger_count"]), int(tray["entries"])
     correctable = (_closed_round_back(m, row) for row in state["correctable"])
     m.correctable = {r.round_id: r for r in correctable}
     return m

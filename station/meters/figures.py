@@ -77,6 +77,10 @@ class Figures:
     integrity_alerts: dict[str, int] = field(default_factory=dict)  # code -> raised (severity "alert")
     #: Rounds ended under each table minimum and maximum, "<min>-<max>" in minor units (docs/limits.md).
     rounds_by_limits: dict[str, int] = field(default_factory=dict)
+    #: The chip tray's entries by kind (opener, fill, credit, closer, drop): their values, as
+    #: corrected, and how many (docs/tray.md).
+    tray: dict[str, int] = field(default_factory=dict)
+    tray_entries: dict[str, int] = field(default_factory=dict)
 
     # --- the figures people read -----------------------------------------------------------
 
@@ -137,6 +141,8 @@ class Figures:
         _add_counts(self.integrity_alarms, other.integrity_alarms)
         _add_counts(self.integrity_alerts, other.integrity_alerts)
         _add_counts(self.rounds_by_limits, other.rounds_by_limits)
+        _add_counts(self.tray, other.tray)
+        _add_counts(self.tray_entries, other.tray_entries)
 
     def played_under(self, limits: tuple[int, int]) -> None:
         """A round ended that was played under these table limits (min, max; (0, 0) unknown)."""
@@ -166,6 +172,7 @@ class Figures:
             "integrity_alarms": dict(sorted(self.integrity_alarms.items())),
             "integrity_alerts": dict(sorted(self.integrity_alerts.items())),
             "rounds_by_limits": dict(sorted(self.rounds_by_limits.items())),
+            "tray": dict(sorted(self.tray.items())), "tray_entries": dict(sorted(self.tray_entries.items())),
         }
 
     @classmethod
@@ -182,6 +189,8 @@ class Figures:
             integrity_alerts={str(k): int(v) for k, v in data["integrity_alerts"].items()},
             # A checkpoint of meters written before limits changed by an event has none.
             rounds_by_limits={str(k): int(v) for k, v in data.get("rounds_by_limits", {}).items()},
+            tray={str(k): int(v) for k, v in data.get("tray", {}).items()},
+            tray_entries={str(k): int(v) for k, v in data.get("tray_entries", {}).items()},
         )
 
     def report(self) -> dict[str, Any]:
@@ -189,4 +198,18 @@ class Figures:
         rate worked out, and without a region a correction emptied."""
         regions = {name: r.to_json() for name, r in sorted(self.regions.items()) if r.bets or r.stakes or r.house}
         return {**self.to_json(), "regions": regions, "bets": self.bets, "stakes": self.stakes, "house": self.house,
-                "rounds_per_hour": self.rounds_per_hour}
+                "rounds_per_hour": self.rounds_per_hour, **self.inventory()}
+
+    def inventory(self) -> dict[str, Any]:
+        """The table's result by its chip inventory (docs/tray.md): the drop, the win (closer -
+        opener + credits - fills + drop; None unless an opener and a closer were counted here),
+        the hold (win / drop, percent to two decimals; None without a drop) and the variance
+        from the house's result of the rounds (win - house)."""
+        t = self.tray
+        drop = t.get("drop", 0)
+        counted = self.tray_entries.get("opener", 0) and self.tray_entries.get("closer", 0)
+        win = (t.get("closer", 0) - t.get("opener", 0) + t.get("credit", 0) - t.get("fill", 0) + drop
+               if counted else None)
+        hold = round(win * 100 / drop, 2) if win is not None and drop else None
+        return {"drop": drop, "win": win, "hold_percent": hold,
+                "variance": None if win is None else win - self.house}

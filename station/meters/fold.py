@@ -310,6 +310,15 @@ class MetersFold:
     def _refused(self, output: out.Refused, time: str) -> None:
         self._in_play(time).refusals += 1
 
+    def _tray(self, output: out.TrayRecorded, time: str) -> None:
+        """A tray entry counts in the part in play when it was entered; a correction adds its
+        change there too (docs/tray.md)."""
+        figures = self._in_play(time)
+        figures.tray[output.what] = figures.tray.get(output.what, 0) + (output.change if output.corrects
+                                                                        else output.value)
+        if not output.corrects:
+            figures.tray_entries[output.what] = figures.tray_entries.get(output.what, 0) + 1
+
     def _irregular(self, output: out.IrregularityRaised, time: str) -> None:
         counts = self._in_play(time).irregularities
         counts[output.reason] = counts.get(output.reason, 0) + 1
@@ -423,6 +432,7 @@ _HANDLERS: dict[type[out.Output], Any] = {
     out.RoundVoided: MetersFold._voided,
     out.RoundCorrected: MetersFold._corrected,
     out.Refused: MetersFold._refused,
+    out.TrayRecorded: MetersFold._tray,
     out.IrregularityRaised: MetersFold._irregular,
     out.AlertRaised: MetersFold._alert,
     out.ShoeStarted: MetersFold._shoe_started,

@@ -101,6 +101,22 @@ def _limits_played(rounds_by_limits: dict[str, int], digits: int) -> str:
                      for (low, high), count in played) or "-"
 
 
+def _inventory(totals: dict[str, Any], digits: int) -> list[str]:
+    """The chip tray's day: "tray: opener 20,000.00, fills 2,000.00, ...", then "win 1,234.00,
+    hold 12.34%, variance -25.00 from the rounds' house result" (docs/tray.md)."""
+    tray = totals["tray"]
+    parts = [f"{name} {format_amount(tray.get(kind, 0), digits)}" for kind, name in (
+        ("opener", "opener"), ("fill", "fills"), ("credit", "credits"), ("closer", "closer"), ("drop", "drop"))]
+    lines = ["tray: " + ", ".join(parts)]
+    if totals["win"] is None:
+        return [*lines, "  no win by inventory without an opener and a closer"]
+    hold = "-" if totals["hold_percent"] is None else f"{totals['hold_percent']:.2f}%"
+    variance = format_amount(totals["variance"], digits)
+    flag = "" if totals["variance"] == 0 else " VARIANCE"
+    return [*lines, f"  win {format_amount(totals['win'], digits)}, hold {hold}, variance {variance} from the "
+                    f"rounds' house result{flag}"]
+
+
 def _when(text: str, tz: Any) -> str:
     return local_time(text, tz, seconds=False) if text else "-"
 
@@ -132,6 +148,8 @@ def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, mone
         lines.append(f"  {name}: {region['bets']} bets, stakes {format_amount(region['stakes'], digits)}, "
                      f"house {format_amount(region['house'], digits)}")
     lines.append(f"limits played: {_limits_played(totals['rounds_by_limits'], digits)}")
+    if totals["tray_entries"]:
+        lines += _inventory(totals, digits)
     lines.append(f"irregularities: {_counts(totals['irregularities'])}")
     lines.append(f"integrity alarms: {_counts(totals['integrity_alarms'])}; "
                  f"alerts: {_counts(totals['integrity_alerts'])}")

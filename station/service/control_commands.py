@@ -27,6 +27,7 @@ from station.events import (
     BetWithdrawn,
     DealerAction,
     DealerSignedIn,
+    DropCounted,
     Event,
     LateBetOverride,
     LimitsChanged,
@@ -35,6 +36,8 @@ from station.events import (
     PayoutsConfirmed,
     ResumeRequested,
     SupervisorDecision,
+    TrayCorrected,
+    TrayCounted,
 )
 from station.service.control import Command, ControlError
 from station.service.dealer_doors import dealer_problem
@@ -133,6 +136,36 @@ def limit_changes(args: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in args.items() if key != "reason" and value is not None}
 
 
+ChipCount = Annotated[list[Amount], Field(min_length=2, max_length=2)]
+
+
+class TrayArguments(_Arguments):
+    what: Annotated[str, StringConstraints(pattern="^(opener|fill|credit|closer)$")] = Field(
+        description="opener, fill, credit or closer")
+    chips: list[ChipCount] = Field(min_length=1, max_length=30,
+                                   description="[denomination, count] pairs in minor units: [[2500,40],[10000,10]]")
+    witness: Name = Field(description="the second signature: the dealer, or the runner of a fill or credit")
+    slip: Annotated[str, StringConstraints(max_length=32, strip_whitespace=True)] = Field(
+        "", description="the fill or credit slip's number")
+
+
+class DropArguments(_Arguments):
+    amount: Amount = Field(description="the drop box's count, whole minor units")
+    note: Reason = Field("", description="e.g. count room")
+
+
+class TrayCorrectArguments(_Arguments):
+    entry: int = Field(ge=1, le=10**9, description="the entry's number, as `status` and the meters list it")
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)] = Field(
+        description="why, for the journal")
+    chips: list[ChipCount] = Field([], max_length=30, description="a count as it really was")
+    amount: Amount = Field(0, description="a drop as it really was")
+
+
+def chip_counts(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
+    return tuple((row[0], row[1]) for row in rows)
+
+
 class DealerArguments(_Arguments):
     name: Name = Field(description="the dealer who takes the table, as [[control.users]] names them")
 
@@ -147,7 +180,7 @@ ARGUMENTS: dict[str, type[_Arguments]] = {
     "pause": PauseArguments, "decide": DecideArguments, "bet": BetArguments, "action": ActionArguments,
     "payout-option": PayoutOptionArguments, "ack": AckArguments, "withdraw": WithdrawArguments,
     "confirm-payouts": ConfirmPayoutsArguments, "correct": CorrectArguments, "dealer": DealerArguments,
-    "limits": LimitsArguments,
+    "limits": LimitsArguments, "tray": TrayArguments, "drop": DropArguments, "tray-correct": TrayCorrectArguments,
 }
 
 
@@ -260,6 +293,14 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
         "limits": Command(SUPERVISOR, posting(lambda a, args: LimitsChanged(limit_changes(args), a, args["reason"])),
                           "change the table's limits or chips from the next round (docs/limits.md)",
                           ARGUMENTS["limits"]),
+        "tray": Command(SUPERVISOR, posting(lambda a, args: TrayCounted(
+            args["what"], chip_counts(args["chips"]), args["witness"], a, args["slip"])),
+            "the chip tray counted and signed: opener, fill, credit or closer (docs/tray.md)", ARGUMENTS["tray"]),
+        "drop": Command(SUPERVISOR, posting(lambda a, args: DropCounted(args["amount"], a, args["note"])),
+                        "the drop box's count (docs/tray.md)", ARGUMENTS["drop"]),
+        "tray-correct": Command(SUPERVISOR, posting(lambda a, args: TrayCorrected(
+            args["entry"], args["reason"], a, chip_counts(args["chips"]), args["amount"])),
+            "correct an entry of the chip tray's ledger (docs/tray.md)", ARGUMENTS["tray-correct"]),
         "payout-option": Command(SUPERVISOR, posting(lambda a, args: PayoutOptionChanged(args["option"], a)),
                                  "switch the Banker payout (rule 5.11)", ARGUMENTS["payout-option"]),
         "ack": Command(SUPERVISOR, posting(lambda a, args: AlertAcknowledged(args["ident"], a, args["note"])),

@@ -39,6 +39,7 @@ def station_status(loop: CoreLoop, table_name: str, journal_path: Path, disk: Di
             "reason": irregularity.reason, "detail": irregularity.detail,
             "decisions": list(irregularity.decisions),
         },
+        "tray": None if table.tray is None else dict(table.tray),
         "devices": {},
         "faulted": dict(table.faulted),
         "journal": str(journal_path),

@@ -31,7 +31,7 @@ def _money_figures() -> dict[str, Any]:
     return {"rounds": 0, "voided_rounds": 0, "open_us": 0, "first_round": "", "last_round": "", "regions": {},
             "commission": 0, "void_parts_returned": 0, "voided_returned": 0, "corrections": 0,
             "corrected_house": 0, "refusals": 0, "irregularities": {}, "integrity_alarms": {},
-            "integrity_alerts": {}, "rounds_by_limits": {}}
+            "integrity_alerts": {}, "rounds_by_limits": {}, "tray": {}, "tray_entries": {}}
 
 
 def point(code: str) -> int:
@@ -275,6 +275,13 @@ def compute(lines: Iterable[str]) -> Independent:
             # The week's changes are all ones a table takes: from the next round to open.
             changes = p["changes"]
             next_limits = (int(changes.get("min_bet", next_limits[0])), int(changes.get("max_bet", next_limits[1])))
+        elif kind in ("TrayCounted", "DropCounted") and p["actor"]["role"] == "supervisor":
+            # The week's tray entries are all ones a table takes (docs/tray.md).
+            what = p.get("what", "drop")
+            worth = p["amount"] if what == "drop" else sum(d * n for d, n in p["chips"])
+            f = in_play(time)
+            f["tray"][what] = f["tray"].get(what, 0) + worth
+            f["tray_entries"][what] = f["tray_entries"].get(what, 0) + 1
         elif kind == "DeviceFault":
             if phase == "dealing":
                 counts: Counts = in_play(time)["irregularities"]
@@ -348,13 +355,20 @@ def totals(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
             into = whole["regions"].setdefault(region, {"bets": 0, "stakes": 0, "house": 0})
             for name in ("bets", "stakes", "house"):
                 into[name] += r[name]
-        for name in ("irregularities", "integrity_alarms", "integrity_alerts", "rounds_by_limits"):
+        for name in ("irregularities", "integrity_alarms", "integrity_alerts", "rounds_by_limits", "tray",
+                     "tray_entries"):
             for code, count in f[name].items():
                 whole[name][code] = whole[name].get(code, 0) + count
     whole["regions"] = {k: v for k, v in sorted(whole["regions"].items()) if v["bets"] or v["stakes"] or v["house"]}
     whole["bets"] = sum(r["bets"] for r in whole["regions"].values())
     whole["stakes"] = sum(r["stakes"] for r in whole["regions"].values())
     whole["house"] = sum(r["house"] for r in whole["regions"].values())
+    tray, drop = whole["tray"], whole["tray"].get("drop", 0)
+    counted = whole["tray_entries"].get("opener") and whole["tray_entries"].get("closer")
+    win = (tray.get("closer", 0) - tray.get("opener", 0) + tray.get("credit", 0) - tray.get("fill", 0) + drop
+           if counted else None)
+    whole.update({"drop": drop, "win": win, "hold_percent": round(win * 100 / drop, 2) if win is not None and drop
+                  else None, "variance": None if win is None else win - whole["house"]})
     whole["rounds_per_hour"] = (round(whole["rounds"] * 3_600_000_000 / whole["open_us"], 1)
                                 if whole["open_us"] >= 60_000_000 else None)  # no rate under a minute
     return whole

@@ -37,12 +37,14 @@ from station.events import (
     DealerSignedIn,
     DeviceFault,
     DeviceRecovered,
+    DropCounted,
     Event,
     IntegrityAlert,
     LimitsChanged,
     PauseRequested,
     ResumeRequested,
     SupervisorDecision,
+    TrayCounted,
 )
 from station.journal import Journal
 from station.service.config import load_config
@@ -179,6 +181,9 @@ class WeekPlayer:
             self.paused = False
         if self.dealers:
             self._sign_in(self.dealers[number % len(self.dealers)])
+        if number == 0:  # the first evening opens the tray (docs/tray.md)
+            self.post(TrayCounted("opener", ((10_000, 100), (2500, 200)), "ann", SUPERVISOR))
+            self.post(TrayCounted("fill", ((2500, 40),), "rob", SUPERVISOR, "F-1"))
         if number == 5:  # a quiet night: the maximum lowered from the next round (docs/limits.md)
             self.post(LimitsChanged({"max_bet": 400_000}, SUPERVISOR, "quiet night"))
         target = self.week.rounds + rounds
@@ -190,6 +195,9 @@ class WeekPlayer:
             self.step()
         self.post(PauseRequested(SUPERVISOR, "the stretch is over"))
         self.paused = True
+        if number == 0:  # and closes it, with its drop counted
+            self.post(TrayCounted("closer", ((10_000, 95), (2500, 230)), "ann", SUPERVISOR))
+            self.post(DropCounted(80_000, SUPERVISOR, "count room"))
 
     def _sign_in(self, dealer: str) -> None:
         self.post(DealerSignedIn(dealer, SUPERVISOR, "control"))

@@ -95,6 +95,13 @@ def _limits_lines(status: dict[str, Any]) -> list[str]:
     lines = [f"  limits:   {limits_words(limits, money)}"]
     if isinstance(waiting, dict) and "min_bet" in waiting:
         lines.append(f"  NEXT ROUND limits: {limits_words(waiting, money)} (by {waiting.get('by') or '-'})")
+    tray = status.get("tray")
+    if isinstance(tray, dict) and "ledger" in tray:
+        state = "open" if tray.get("open") else "closed"
+        drop = f"drop {money(tray.get('drop', 0))}" if tray.get("drop_counted") else "drop not counted"
+        lines.append(f"  tray:     opening {tray['ledger']} {state}: opener {money(tray.get('opener', 0))}, fills "
+                     f"{money(tray.get('fill', 0))}, credits {money(tray.get('credit', 0))}, closer "
+                     f"{money(tray.get('closer', 0))}, {drop}")
     return lines
 
 

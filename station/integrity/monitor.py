@@ -32,6 +32,7 @@ from station.integrity.edges import (
     offered_wagers,
     outcome_probabilities,
 )
+from station.money import Money
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class IntegritySettings:
     """Rounds in the rolling window of the result statistics (about five shoes)."""
     block_rounds: int = 80
     """A continuous shuffler has no shoe end: its results are tested every so many rounds."""
+    tray_variance: int = 0
+    """An alarm when a reconciled chip tray's variance exceeds this, in minor units (docs/tray.md)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ def _percent(value: Fraction) -> float:
 class IntegrityMonitor:
     """Every integrity analysis over the core's outputs; :meth:`feed` returns the findings."""
 
-    KINDS: tuple[type[out.Output], ...] = (out.CardsAccounted, out.RoundSettled, out.PayoutOptionApplied)
+    KINDS: tuple[type[out.Output], ...] = (out.CardsAccounted, out.RoundSettled, out.PayoutOptionApplied,
+                                           out.TrayReconciled)
 
     def __init__(self, options: CoreOptions, settings: IntegritySettings | None = None, *,
                  keep_shoes: bool = False) -> None:
@@ -146,7 +150,22 @@ class IntegrityMonitor:
         elif isinstance(output, out.PayoutOptionApplied):
             self.payout_option = output.option
             self.wagers = offered_wagers(self.game, self.regions, self.table, self.payout_option)
+        elif isinstance(output, out.TrayReconciled):
+            return self._tray(output)
         return []
+
+    def _tray(self, o: out.TrayReconciled) -> list[IntegrityFinding]:
+        """A chip tray whose win by inventory is not what the rounds say the house won (docs/tray.md)."""
+        if abs(o.variance) <= self.settings.tray_variance:
+            return []
+        money = self.table.money if self.table is not None else Money()
+        return [IntegrityFinding(
+            f"tray_variance:{o.ledger}:{o.variance}", "tray_variance", "alarm",
+            f"the chip tray of opening {o.ledger} is {money.signed(o.variance)} from the rounds: win by inventory "
+            f"{money(o.win)} (closer {money(o.closer)} - opener {money(o.opener)} + credits {money(o.credits)} - "
+            f"fills {money(o.fills)} + drop {money(o.drop)}), house result of the rounds {money(o.house)}",
+            0, "", False, {"ledger": o.ledger, "win": o.win, "house": o.house, "variance": o.variance},
+        )]
 
     def finish(self) -> list[IntegrityFinding]:
         """No more outputs (the end of a journal): nothing more to test, the shoe in play stays open."""

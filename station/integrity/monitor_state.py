@@ -45,7 +45,7 @@ def _unpack(text: str) -> tuple[int, ...]:
 def settings_json(settings: IntegritySettings) -> dict[str, Any]:
     return {"repeat_depth": settings.repeat_depth, "advantage_percent": settings.advantage_percent,
             "significance": settings.significance, "window_rounds": settings.window_rounds,
-            "block_rounds": settings.block_rounds}
+            "block_rounds": settings.block_rounds, "tray_variance": settings.tray_variance}
 
 
 def settings_from(data: dict[str, Any]) -> IntegritySettings:

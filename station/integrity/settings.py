@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
 
 from station.config.strict import StrictSection
+
+if TYPE_CHECKING:
+    from station.integrity.monitor import IntegritySettings
 
 
 class IntegritySection(StrictSection):
@@ -19,3 +24,13 @@ class IntegritySection(StrictSection):
     """Result statistics alert below this p-value."""
     window_rounds: int = Field(default=400, ge=50, le=10_000)
     """Rounds in the rolling window of the result statistics."""
+    tray_variance: int = Field(default=0, ge=0)
+    """An alarm when a reconciled chip tray's variance exceeds this many minor units (0: any)."""
+
+    def monitor_settings(self) -> IntegritySettings:
+        """What the monitor is asked to watch for, from this section."""
+        from station.integrity.monitor import IntegritySettings as Settings
+
+        return Settings(repeat_depth=self.repeat_depth, advantage_percent=self.advantage_percent,
+                                 significance=self.significance, window_rounds=self.window_rounds,
+                                 tray_variance=self.tray_variance)

@@ -16,7 +16,6 @@ from station.core.options import CoreOptions
 from station.core.tap import LoopTap
 from station.floor.process import PreparedOutbox, fork_outbox
 from station.floor.service import CountedDevice, FloorConfiguration, FloorFeatures
-from station.integrity.monitor import IntegritySettings
 from station.integrity.service import IntegrityService
 from station.integrity.worker import QueueWorker
 from station.meters.service import attach_meters
@@ -97,9 +96,7 @@ class IntegrityPart(_WorkerPart):
 
     def __init__(self, options: CoreOptions, section: IntegritySection, journal_path: Path) -> None:
         self.options, self.journal_path = options, journal_path
-        self.settings = IntegritySettings(repeat_depth=section.repeat_depth,
-                                          advantage_percent=section.advantage_percent,
-                                          significance=section.significance, window_rounds=section.window_rounds)
+        self.settings = section.monitor_settings()
         self.service: IntegrityService | None = None
 
     def attach(self, tap: LoopTap) -> None:

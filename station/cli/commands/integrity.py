@@ -32,7 +32,6 @@ def run(args: argparse.Namespace) -> int:
     from station.cli.progress import Progress
     from station.config.errors import ConfigError
     from station.config.options import core_options, journal_options
-    from station.integrity.monitor import IntegritySettings
     from station.integrity.report import describe_shoe, integrity_report, shoe_report
     from station.journal import JournalError
     from station.journal.location import journal_path
@@ -44,8 +43,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     section = loaded.config.integrity
-    settings = IntegritySettings(repeat_depth=section.repeat_depth, advantage_percent=section.advantage_percent,
-                                 significance=section.significance, window_rounds=section.window_rounds)
+    settings = section.monitor_settings()
     path = journal_path(args.journal, loaded.config.station.journal or None)
     try:
         options = journal_options(path, loaded.path) or options

@@ -299,6 +299,16 @@ class FeedDeriver:
             return "event", {"type": "limits_applied", "limits": output.limits, "changed": list(output.changed),
                              "from_round": output.from_round, "currency": self.currency, "role": output.role,
                              "who": output.who}
+        if isinstance(output, out.TrayRecorded):
+            return "event", {"type": "tray", "ledger": output.ledger, "entry": output.entry, "what": output.what,
+                             "value": output.value, "chips": [list(c) for c in output.chips], "slip": output.slip,
+                             "signed": list(output.signed), "corrects": output.corrects, "change": output.change,
+                             "reason": output.reason, "currency": self.currency}
+        if isinstance(output, out.TrayReconciled):
+            return "event", {"type": "tray_reconciled", "ledger": output.ledger, "opener": output.opener,
+                             "fills": output.fills, "credits": output.credits, "closer": output.closer,
+                             "drop": output.drop, "win": output.win, "house": output.house,
+                             "variance": output.variance, "currency": self.currency}
         if isinstance(output, out.AlertRaised):
             return "event", {"type": "integrity_alert", "ident": output.ident, "code": output.code,
                              "severity": output.severity, "detail": output.detail, "alert_shoe": output.shoe,

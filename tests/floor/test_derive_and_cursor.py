@@ -20,10 +20,12 @@ from station.events import (
     Actor,
     AlertAcknowledged,
     BetPlaced,
+    DropCounted,
     IntegrityAlert,
     LimitsChanged,
     PauseRequested,
     ResumeRequested,
+    TrayCounted,
 )
 from station.floor.cursor import cursor_path, load_cursor, store_cursor
 from station.floor.derive import FeedDeriver, FeedMessage, FeedPosition, derive_all
@@ -51,7 +53,11 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> list[JournalRecord]:
                                        IntegrityAlert("advantage_situation", "alert", "Tie: the players' edge is +3.1%",
                                                       key="advantage:tie:1", shoe=1),
                                        AlertAcknowledged(1, supervisor, "watched the table"),
-                                       LimitsChanged({"min_bet": 1000, "max_bet": 400_000}, supervisor, "evening")]
+                                       LimitsChanged({"min_bet": 1000, "max_bet": 400_000}, supervisor, "evening"),
+                                       TrayCounted("opener", ((2500, 40),), "dana", supervisor),
+                                       TrayCounted("fill", ((10_000, 5),), "rob", supervisor, "F-1"),
+                                       DropCounted(20_000, supervisor),
+                                       TrayCounted("closer", ((2500, 40), (10_000, 5)), "dana", supervisor)]
     with Journal(path) as journal:
         journal.append("Software", {"version": "test", "journal_schema": 1})
         for event in events:
@@ -71,7 +77,7 @@ def test_the_feed_is_deterministic_and_numbered_without_a_gap(session: list[Jour
     kinds = {m.payload.get("type", "round") for m in first}
     assert {"round", "software", "shoe_start", "shoe_end", "irregularity", "decision", "refusal",
             "device_fault", "device_recovered", "pause", "resume", "access_denied", "integrity_alert",
-            "alert_acknowledged", "limits", "limits_applied"} <= kinds
+            "alert_acknowledged", "limits", "limits_applied", "tray", "tray_reconciled"} <= kinds
     for kind in ("round", "event"):
         mine = [m for m in first if m.kind == kind]
         assert [m.n for m in mine] == list(range(1, len(mine) + 1))

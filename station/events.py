@@ -387,6 +387,53 @@ class TrayCorrected(Event):
     amount: int = 0
 
 
+# --- rated play: players rated at a box, cash bought in (docs/ratings.md) -----------------------
+
+
+@dataclass(frozen=True)
+class PlayerCardRead(DeviceEvent):
+    """A player card read by the table's card reader (a magnetic stripe or a barcode): the
+    card's number, as its reader typed it."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class RatingOpened(Event):
+    """A player's rating begins: the player at ``box`` (``player``, as their bets name them) is
+    the holder of ``card``. ``door`` says how the card was given: ``reader`` (the card just
+    read), or ``typed`` (a supervisor typed its number). ``at`` is when (UTC, as the journal
+    writes times), stamped by the door: the time played is counted from it."""
+
+    box: str
+    player: str
+    card: str
+    actor: Actor
+    at: str
+    door: str = "typed"
+
+
+@dataclass(frozen=True)
+class RatingClosed(Event):
+    """The rating of the player at ``box`` ends (they left, or changed seats) at ``at``."""
+
+    box: str
+    player: str
+    actor: Actor
+    at: str
+
+
+@dataclass(frozen=True)
+class BuyIn(Event):
+    """Cash bought in at the table by the player at ``box`` (``amount``, minor units): it goes
+    into the drop box and the player gets chips from the tray."""
+
+    box: str
+    player: str
+    amount: int
+    actor: Actor
+
+
 # --- who deals, and what happened to the station (docs/dealers.md, docs/events.md) ----------
 
 

@@ -51,9 +51,10 @@ _KEYS = {"table_differential": "differential", "tie_after_tie_bonus": "war.tie_a
          "max_boxes_per_player": "war.max_boxes_per_player"}
 
 
-#: ``[table]`` keys that change only how the console draws the table (the chips' colours): not
-#: in the configuration record, so changing one never asks for a new journal.
-NOT_RECORDED = {"chip_colours"}
+#: ``[table]`` keys that change only how the console draws the table (the chips' colours) or
+#: what the meters flag (cash levels): not in the configuration record, so changing one never
+#: asks for a new journal.
+NOT_RECORDED = {"chip_colours", "cash_log_at", "cash_report_over"}
 
 
 def _round_devices(config: TableConfiguration) -> list[str]:

@@ -88,6 +88,11 @@ class TableSection(StrictSection):
     """Local time ("06:00") at which a gaming day begins: the meters' day and the archive's."""
     burn_on_dealer_change: bool = False
     """A dealer who relieves another burns one card, face down, before their first round."""
+    cash_log_at: int = Field(default=300_000, ge=0)
+    """A player's cash bought in during a gaming day from which the meters flag it for the
+    multiple transaction log (minor units; 0: never). docs/ratings.md."""
+    cash_report_over: int = Field(default=1_000_000, ge=0)
+    """... above which the meters flag it for a currency transaction report (0: never)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -27,6 +27,7 @@ from station.core.integrity_steps import IntegritySteps
 from station.core.machine_base import MachineBase
 from station.core.options import CoreOptions
 from station.core.payout_steps import PayoutSteps
+from station.core.rating_steps import RatingSteps
 from station.core.round_steps import RoundSteps
 from station.core.shoe_steps import ShoeSteps
 from station.core.stop_steps import StopSteps
@@ -40,6 +41,7 @@ from station.events import (
     BetPlaced,
     BetWithdrawn,
     ButtonPressed,
+    BuyIn,
     CardDrawn,
     CardsReturned,
     CutCardSeen,
@@ -60,6 +62,9 @@ from station.events import (
     PayoutConfirmationRequired,
     PayoutOptionChanged,
     PayoutsConfirmed,
+    PlayerCardRead,
+    RatingClosed,
+    RatingOpened,
     ResumeRequested,
     ShoeEmpty,
     ShufflerStatus,
@@ -72,7 +77,8 @@ from station.events import (
 __all__ = ["MachineBase", "TableMachine"]
 
 
-class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, PayoutSteps, TraySteps):
+class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, PayoutSteps, TraySteps,
+                   RatingSteps):
     """The one owner of table state. Feed it with :meth:`apply`; read :attr:`expectation`.
 
     The state is :class:`~station.core.machine_base.MachineBase`'s; the steps that change it
@@ -102,6 +108,10 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
             TrayCounted: self._on_tray_counted,
             DropCounted: self._on_drop_counted,
             TrayCorrected: self._on_tray_corrected,
+            PlayerCardRead: self._on_card_read,
+            RatingOpened: self._on_rating_opened,
+            RatingClosed: self._on_rating_closed,
+            BuyIn: self._on_buy_in,
             LateBetOverride: self._on_late_bets,
             PauseRequested: self._on_pause,
             ResumeRequested: self._on_resume,

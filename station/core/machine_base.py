@@ -24,6 +24,7 @@ from station.core.rounds import BetKey, Round, RoundId
 from station.core.shoe import ShoeTracking
 from station.events import CardDrawn, DealerAction, DeviceFault, DeviceRecovered, Event, SupervisorDecision
 from station.games.interface import Closing, Decision, Game, NotAllowed, TableOptions
+from station.games.layout import SettledBet
 from station.games.limits import TableLimits
 
 SUPERVISOR_ROLES = ("supervisor",)
@@ -99,6 +100,10 @@ class MachineBase:
         self.tray_ledgers: list[dict[str, Any]] = []
         self.tray_ledger_count = 0
         self.tray_entries = 0
+        #: The ratings open, by "<box>|<player>"; how many were ever opened; the card last read.
+        self.ratings: dict[str, dict[str, Any]] = {}
+        self.ratings_opened = 0
+        self.card_read = ""
         self._model = _Model(self)
         self._machine = Machine(
             model=self._model,
@@ -233,6 +238,9 @@ class MachineBase:
         raise NotImplementedError
 
     def _next_table(self) -> TableOptions:
+        raise NotImplementedError
+
+    def _rate_round(self, r: Round, bets: tuple[SettledBet, ...]) -> None:
         raise NotImplementedError
 
     def _decide_integrity(self, ev: SupervisorDecision, problem: Irregularity) -> None:

@@ -309,6 +309,63 @@ class TrayReconciled(Output):
 
 
 @dataclass(frozen=True)
+class PlayerCardPresented(Output):
+    """The card reader read a player's card: the dealer (or a supervisor) rates its holder at a box."""
+
+    device: str
+    card: str
+
+
+@dataclass(frozen=True)
+class RatingStarted(Output):
+    """A player's rating began (docs/ratings.md): ``rating`` numbers it in this journal."""
+
+    rating: int
+    box: str
+    player: str
+    card: str
+    at: str
+    door: str
+    role: str = ""
+    who: str = ""
+
+
+@dataclass(frozen=True)
+class RatingEnded(Output):
+    """A rating ended, with what it rated: the hands the player had a bet in, their bets and
+    stakes, the time played (microseconds between its opening and its end) and the theoretical
+    win: each bet's stake times the exact house edge of its wager under the table's rules
+    (``theo_exact`` as a fraction, ``theo`` rounded to the minor unit, half to even)."""
+
+    rating: int
+    box: str
+    player: str
+    card: str
+    opened_at: str
+    closed_at: str
+    played_us: int
+    hands: int
+    bets: int
+    stakes: int
+    theo: int
+    theo_exact: str
+    role: str = ""
+    who: str = ""
+
+
+@dataclass(frozen=True)
+class CashBuyIn(Output):
+    """Cash bought in at the table: by whom (``card`` when the player is rated, else empty)."""
+
+    box: str
+    player: str
+    card: str
+    amount: int
+    role: str = ""
+    who: str = ""
+
+
+@dataclass(frozen=True)
 class BetsReduced(Output):
     """Table differential (5.17/5.18): bets on the larger side cut at "no more bets";
     each entry is (box, player, region, old amount, new amount)."""

@@ -235,6 +235,7 @@ class RoundSteps(DealerSteps):
             result.player_pair, result.banker_pair, settlement.bets, settlement.house_net, r.dealer, carried,
             _min_max(r),
         ))
+        self._rate_round(r, settlement.bets)
         self._payouts_due()
         self._trigger("settle")
 

@@ -69,6 +69,9 @@ class TableSnapshot(NamedTuple):
     next_limits: Mapping[str, Any] | None = None
     tray: Mapping[str, Any] | None = None
     """The chip tray's last ledger (docs/tray.md): its totals by kind and its entries."""
+    ratings: tuple[Mapping[str, Any], ...] = ()
+    """The ratings open (docs/ratings.md), and the player card last read and not yet used."""
+    card_read: str = ""
 
     @property
     def round_number(self) -> int:
@@ -111,6 +114,8 @@ class Snapshots:
             shoe.ended, self._limits(machine.limits_json),
             None if machine.pending_limits is None else MappingProxyType(machine.pending_limits),
             self._tray(machine),
+            tuple(MappingProxyType(dict(rating)) for rating in machine.ratings.values()) if machine.ratings else (),
+            machine.card_read,
         )
 
     def _tray(self, machine: TableMachine) -> Mapping[str, Any] | None:

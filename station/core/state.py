@@ -39,8 +39,9 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: register cut to the open alerts and the latest ``ACKNOWLEDGED_KEPT`` acknowledged ones, with
 #: the count of alerts raised (a year's register made each checkpoint 1.5 MB). 7: the limits in
 #: force, waiting and last configured, and each round's limits (docs/limits.md). 8: the chip
-#: tray's last ledgers (docs/tray.md).
-STATE_FORMAT = 8
+#: tray's last ledgers (docs/tray.md). 9: the ratings open, their count, the card last read
+#: (docs/ratings.md).
+STATE_FORMAT = 9
 
 
 def _codes(cards: Any) -> list[str]:
@@ -204,6 +205,7 @@ def machine_state(machine: TableMachine) -> dict[str, Any]:
         "dealer": m.dealer, "dealer_burn_due": m.dealer_burn_due,
         "limits": m.limits_json, "pending_limits": m.pending_limits, "configured_limits": m.configured_limits.to_json(),
         "tray": {"ledgers": m.tray_ledgers, "ledger_count": m.tray_ledger_count, "entries": m.tray_entries},
+        "ratings": {"open": m.ratings, "opened": m.ratings_opened, "card_read": m.card_read},
         # Oldest first, as the machine drops them; each with its play, which a correction settles again.
         "correctable": [_closed_round(m, r) for r in m.correctable.values()],
     }
@@ -243,6 +245,9 @@ def restore_machine(options: CoreOptions | None, state: dict[str, Any]) -> Table
     tray = state["tray"]
     m.tray_ledgers = [dict(ledger, entries=[dict(e) for e in ledger["entries"]]) for ledger in tray["ledgers"]]
     m.tray_ledger_count, m.tray_entries = int(tray["ledger_count"]), int(tray["entries"])
+    ratings = state["ratings"]
+    m.ratings = {str(key): dict(rating) for key, rating in ratings["open"].items()}
+    m.ratings_opened, m.card_read = int(ratings["opened"]), str(ratings["card_read"])
     correctable = (_closed_round_back(m, row) for row in state["correctable"])
     m.correctable = {r.round_id: r for r in correctable}
     return m

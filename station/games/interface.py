@@ -289,6 +289,11 @@ class Game(Protocol[TableT, PlayT]):
         :class:`~station.games.table.TableOptionError` naming the option it refuses."""
         ...
 
+    def wager_keys(self, table: TableT, payout_option: str) -> Mapping[str, str]:
+        """Each betting region's wager as :mod:`station.analysis` names it (``banker`` ->
+        ``banker_commission``), under the table's payouts: what a rating prices a bet by."""
+        ...
+
     def payout_option(self, table: TableT) -> str:
         """The payout option a table starts with (``""`` when the game has none)."""
         ...

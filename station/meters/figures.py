@@ -81,6 +81,10 @@ class Figures:
     #: corrected, and how many (docs/tray.md).
     tray: dict[str, int] = field(default_factory=dict)
     tray_entries: dict[str, int] = field(default_factory=dict)
+    #: Ratings ended here, by their number (docs/ratings.md), and cash bought in by player
+    #: (their card when rated, else "box <n> <player>").
+    ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cash: dict[str, int] = field(default_factory=dict)
 
     # --- the figures people read -----------------------------------------------------------
 
@@ -143,6 +147,8 @@ class Figures:
         _add_counts(self.rounds_by_limits, other.rounds_by_limits)
         _add_counts(self.tray, other.tray)
         _add_counts(self.tray_entries, other.tray_entries)
+        self.ratings.update(other.ratings)  # a rating ends once: in one part only
+        _add_counts(self.cash, other.cash)
 
     def played_under(self, limits: tuple[int, int]) -> None:
         """A round ended that was played under these table limits (min, max; (0, 0) unknown)."""
@@ -173,6 +179,8 @@ class Figures:
             "integrity_alerts": dict(sorted(self.integrity_alerts.items())),
             "rounds_by_limits": dict(sorted(self.rounds_by_limits.items())),
             "tray": dict(sorted(self.tray.items())), "tray_entries": dict(sorted(self.tray_entries.items())),
+            "ratings": {key: dict(self.ratings[key]) for key in sorted(self.ratings, key=int)},
+            "cash": dict(sorted(self.cash.items())),
         }
 
     @classmethod
@@ -191,6 +199,8 @@ class Figures:
             rounds_by_limits={str(k): int(v) for k, v in data.get("rounds_by_limits", {}).items()},
             tray={str(k): int(v) for k, v in data.get("tray", {}).items()},
             tray_entries={str(k): int(v) for k, v in data.get("tray_entries", {}).items()},
+            ratings={str(k): dict(v) for k, v in data.get("ratings", {}).items()},
+            cash={str(k): int(v) for k, v in data.get("cash", {}).items()},
         )
 
     def report(self) -> dict[str, Any]:

@@ -319,6 +319,18 @@ class MetersFold:
         if not output.corrects:
             figures.tray_entries[output.what] = figures.tray_entries.get(output.what, 0) + 1
 
+    def _rating_ended(self, output: out.RatingEnded, time: str) -> None:
+        """A rating counts in the part in play when it ended (docs/ratings.md)."""
+        self._in_play(time).ratings[str(output.rating)] = {
+            "card": output.card, "box": output.box, "player": output.player, "opened_at": output.opened_at,
+            "closed_at": output.closed_at, "played_us": output.played_us, "hands": output.hands,
+            "bets": output.bets, "stakes": output.stakes, "theo": output.theo, "theo_exact": output.theo_exact}
+
+    def _buy_in(self, output: out.CashBuyIn, time: str) -> None:
+        cash = self._in_play(time).cash
+        who = output.card or f"box {output.box} {output.player}"
+        cash[who] = cash.get(who, 0) + output.amount
+
     def _irregular(self, output: out.IrregularityRaised, time: str) -> None:
         counts = self._in_play(time).irregularities
         counts[output.reason] = counts.get(output.reason, 0) + 1
@@ -433,6 +445,8 @@ _HANDLERS: dict[type[out.Output], Any] = {
     out.RoundCorrected: MetersFold._corrected,
     out.Refused: MetersFold._refused,
     out.TrayRecorded: MetersFold._tray,
+    out.RatingEnded: MetersFold._rating_ended,
+    out.CashBuyIn: MetersFold._buy_in,
     out.IrregularityRaised: MetersFold._irregular,
     out.AlertRaised: MetersFold._alert,
     out.ShoeStarted: MetersFold._shoe_started,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from station.meters.figures import Figures
+from station.meters.figures import HOUR_US, RATE_FROM_US, Figures
 from station.meters.fold import DealerSession, GamingDays, Part
 
 #: The version of the report's layout (``format`` in ``--json``; meters.schema.json).
@@ -34,10 +34,23 @@ class Table:
     minor_digits: int
     timezone: str
     gaming_day_start: str
+    #: A player's cash in a gaming day from which it is logged, and above which it is reported
+    #: (``[table] cash_log_at``, ``cash_report_over``; 0: not flagged). docs/ratings.md.
+    cash_log_at: int = 300_000
+    cash_report_over: int = 1_000_000
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "currency": self.currency, "minor_digits": self.minor_digits,
-                "timezone": self.timezone, "gaming_day_start": self.gaming_day_start}
+                "timezone": self.timezone, "gaming_day_start": self.gaming_day_start,
+                "cash_log_at": self.cash_log_at, "cash_report_over": self.cash_report_over}
+
+    def cash_flag(self, amount: int) -> str:
+        """``report`` above the reporting level, ``log`` from the logging level, else empty."""
+        if self.cash_report_over and amount > self.cash_report_over:
+            return "report"
+        if self.cash_log_at and amount >= self.cash_log_at:
+            return "log"
+        return ""
 
 
 def merged(parts: Iterable[Part]) -> list[Part]:
@@ -84,12 +97,12 @@ def build_report(parts: Iterable[Part], table: Table, *, journal: str = "", day:
         "table": table.to_json(),
         "dealer": dealer,
         "gaming_days": played,
-        "days": [_day(d, [p for p in chosen if p.day == d], calendar, relieved) for d in days],
+        "days": [_day(d, [p for p in chosen if p.day == d], calendar, relieved, table) for d in days],
         "read": read if read is not None else {"last_seq": 0, "checkpoint": None, "records_read": 0},
     }
 
 
-def _day(day: str, parts: list[Part], calendar: GamingDays, relieved: dict[int, str]) -> dict[str, Any]:
+def _day(day: str, parts: list[Part], calendar: GamingDays, relieved: dict[int, str], table: Table) -> dict[str, Any]:
     begins, ends = calendar.bounds(day)
     by_session: dict[int, list[Part]] = {}
     by_dealer: dict[str, list[Part]] = {}
@@ -98,9 +111,13 @@ def _day(day: str, parts: list[Part], calendar: GamingDays, relieved: dict[int, 
         by_session.setdefault(part.session.number, []).append(part)
         by_dealer.setdefault(part.session.dealer, []).append(part)
         by_shoe.setdefault(part.shoe, []).append(part)
+    totals = Figures.total([p.figures for p in parts])
     return {
         "gaming_day": day, "begins": begins, "ends": ends,
-        "totals": Figures.total([p.figures for p in parts]).report(),
+        "totals": totals.report(),
+        "rated_play": [rated_play(rating) for rating in totals.ratings.values()],
+        "cash_by_player": [{"player": who, "cash": amount, "flag": table.cash_flag(amount)}
+                           for who, amount in sorted(totals.cash.items())],
         "sessions": [
             {"session": number, "dealer": group[0].session.dealer, "signed_in": group[0].session.began,
              "relieved": relieved.get(number, ""), "figures": _total(group)}
@@ -112,6 +129,15 @@ def _day(day: str, parts: list[Part], calendar: GamingDays, relieved: dict[int, 
         ],
         "shoes": [{"shoe": shoe, "figures": _total(group)} for shoe, group in sorted(by_shoe.items())],
     }
+
+
+def rated_play(rating: dict[str, Any]) -> dict[str, Any]:
+    """A rating as a pit reads it: its figures, the average bet (stakes per hand, in whole minor
+    units rounded down) and the hands per hour it actually played (one decimal; None under a
+    minute)."""
+    hands, played = rating["hands"], rating["played_us"]
+    return {**rating, "average_bet": rating["stakes"] // hands if hands else 0,
+            "hands_per_hour": round(hands * HOUR_US / played, 1) if played >= RATE_FROM_US else None}
 
 
 def _total(parts: list[Part]) -> dict[str, Any]:

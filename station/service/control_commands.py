@@ -25,6 +25,7 @@ from station.events import (
     BetCorrected,
     BetPlaced,
     BetWithdrawn,
+    BuyIn,
     DealerAction,
     DealerSignedIn,
     DropCounted,
@@ -34,6 +35,8 @@ from station.events import (
     PauseRequested,
     PayoutOptionChanged,
     PayoutsConfirmed,
+    RatingClosed,
+    RatingOpened,
     ResumeRequested,
     SupervisorDecision,
     TrayCorrected,
@@ -166,6 +169,31 @@ def chip_counts(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
     return tuple((row[0], row[1]) for row in rows)
 
 
+class RateArguments(_Arguments):
+    box: Name = Field(description="the box the player sits at, e.g. 1")
+    player: Name = Field(description="the player, as their bets name them, e.g. P1")
+    card: Annotated[str, StringConstraints(max_length=64, strip_whitespace=True)] = Field(
+        "", description="the player card's number (a supervisor types it); empty: the card just read")
+
+
+class UnrateArguments(_Arguments):
+    box: Name = Field(description="the box the rated player sits at")
+    player: Name = Field(description="the rated player, as their bets name them")
+
+
+class BuyInArguments(_Arguments):
+    box: Name = Field(description="the box the player sits at")
+    player: Name = Field(description="the player, as their bets name them")
+    amount: int = Field(gt=0, le=MAX_AMOUNT, description="cash bought in, whole minor units")
+
+
+def now() -> str:
+    """The time a rating opens or closes, as the journal writes times (the door stamps it)."""
+    from station.journal.records import format_time, utc_now
+
+    return format_time(utc_now())
+
+
 class DealerArguments(_Arguments):
     name: Name = Field(description="the dealer who takes the table, as [[control.users]] names them")
 
@@ -180,7 +208,8 @@ ARGUMENTS: dict[str, type[_Arguments]] = {
     "pause": PauseArguments, "decide": DecideArguments, "bet": BetArguments, "action": ActionArguments,
     "payout-option": PayoutOptionArguments, "ack": AckArguments, "withdraw": WithdrawArguments,
     "confirm-payouts": ConfirmPayoutsArguments, "correct": CorrectArguments, "dealer": DealerArguments,
-    "limits": LimitsArguments, "tray": TrayArguments, "drop": DropArguments, "tray-correct": TrayCorrectArguments,
+    "limits": LimitsArguments, "rate": RateArguments, "unrate": UnrateArguments, "buy-in": BuyInArguments,
+    "tray": TrayArguments, "drop": DropArguments, "tray-correct": TrayCorrectArguments,
 }
 
 
@@ -231,7 +260,8 @@ Post = Callable[[Event, Callable[[Verdict], None]], None]
 
 
 def control_commands(post: Post, status: Callable[[], dict[str, Any]],
-                     wait_s: float = REPLY_WAIT_S, dealers: Mapping[str, str] | None = None) -> dict[str, Command]:
+                     wait_s: float = REPLY_WAIT_S, dealers: Mapping[str, str] | None = None,
+                     card_read: Callable[[], str] = str) -> dict[str, Command]:
     """The command table: each turns a checked request into an event posted for the table
     (journaled with the role and name of who asked) and answers what became of it, except
     ``status``, which reads. ``dealers``: the users who may deal, by name, with their role."""
@@ -256,6 +286,15 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
         return run
 
     post_dealer = posting(lambda a, args: DealerSignedIn(args["name"], a, "control"))
+
+    def rate(actor: Actor, args: dict[str, Any]) -> str:
+        """A typed card is a supervisor's; without one, the card the reader read last."""
+        if args["card"]:
+            return posting(lambda a, _: RatingOpened(args["box"], args["player"], args["card"], a, now()))(actor, args)
+        read = card_read()
+        if not read:
+            raise ControlError("refused: no card has been read: swipe the player's card, or type its number (card=)")
+        return posting(lambda a, _: RatingOpened(args["box"], args["player"], read, a, now(), "reader"))(actor, args)
 
     def sign_in_dealer(actor: Actor, args: dict[str, Any]) -> str:
         problem = dealer_problem(actor, args["name"], dealers or {})
@@ -293,6 +332,12 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
         "limits": Command(SUPERVISOR, posting(lambda a, args: LimitsChanged(limit_changes(args), a, args["reason"])),
                           "change the table's limits or chips from the next round (docs/limits.md)",
                           ARGUMENTS["limits"]),
+        "rate": Command(DEALER_OR_SUPERVISOR, rate, "rate the player at a box by the card just read, or by the "
+                        "number a supervisor types (docs/ratings.md)", ARGUMENTS["rate"]),
+        "unrate": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: RatingClosed(
+            args["box"], args["player"], a, now())), "end a player's rating", ARGUMENTS["unrate"]),
+        "buy-in": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: BuyIn(
+            args["box"], args["player"], args["amount"], a)), "cash bought in at the table", ARGUMENTS["buy-in"]),
         "tray": Command(SUPERVISOR, posting(lambda a, args: TrayCounted(
             args["what"], chip_counts(args["chips"]), args["witness"], a, args["slip"])),
             "the chip tray counted and signed: opener, fill, credit or closer (docs/tray.md)", ARGUMENTS["tray"]),

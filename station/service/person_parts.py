@@ -62,7 +62,8 @@ class ControlPart(FeatureBase):
         users = self.section.users
         credentials = [Credential(u.name, u.role, u.token_sha256) for u in users if u.token_sha256]
         dealers = {u.name: u.role for u in users if u.role in DEALING_ROLES}
-        commands = control_commands(tap.post, self._status, dealers=dealers)
+        commands = control_commands(tap.post, self._status, dealers=dealers,
+                                    card_read=lambda: tap.published.card_read)
         path = control_socket_path(self.section.socket or None, self.journal_path)
         problem = socket_path_problem(path)
         if problem:

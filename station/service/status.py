@@ -40,6 +40,8 @@ def station_status(loop: CoreLoop, table_name: str, journal_path: Path, disk: Di
             "decisions": list(irregularity.decisions),
         },
         "tray": None if table.tray is None else dict(table.tray),
+        "ratings": [dict(rating) for rating in table.ratings],
+        "card_read": table.card_read or None,
         "devices": {},
         "faulted": dict(table.faulted),
         "journal": str(journal_path),

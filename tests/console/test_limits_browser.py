@@ -22,6 +22,8 @@ def test_a_supervisor_changes_the_limits_and_chips_from_the_next_round(browser: 
     page = console.page
     assert page.get_by_label("Table minimum", exact=True).is_hidden()  # not on the dealer's screen
     console.supervisor_signs_in("sue")
+    assert page.get_by_label("Table minimum", exact=True).is_hidden()  # the form opens on demand
+    console.tap("Table limits")
     minimum = page.get_by_label("Table minimum", exact=True)
     assert minimum.input_value() == "5.00"
     assert page.get_by_label("Table maximum", exact=True).input_value() == "1,000.00"
@@ -35,7 +37,7 @@ def test_a_supervisor_changes_the_limits_and_chips_from_the_next_round(browser: 
 
     minimum.fill("10.00")
     page.get_by_label("Chips in play", exact=True).fill("1.00 5.00 10.00 20.00 25.00 100.00")
-    page.get_by_label("Reason for the change", exact=True).fill("evening")
+    page.get_by_label("Why the limits change", exact=True).fill("evening")
     console.tap("Change limits from the next round")
     supervisor_done(console)
     [changed] = [r["payload"] for r in table.journal_records() if r["kind"] == "LimitsChanged"

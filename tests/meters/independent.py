@@ -31,7 +31,8 @@ def _money_figures() -> dict[str, Any]:
     return {"rounds": 0, "voided_rounds": 0, "open_us": 0, "first_round": "", "last_round": "", "regions": {},
             "commission": 0, "void_parts_returned": 0, "voided_returned": 0, "corrections": 0,
             "corrected_house": 0, "refusals": 0, "irregularities": {}, "integrity_alarms": {},
-            "integrity_alerts": {}, "rounds_by_limits": {}, "tray": {}, "tray_entries": {}}
+            "integrity_alerts": {}, "rounds_by_limits": {}, "tray": {}, "tray_entries": {},
+            "ratings": {}, "cash": {}}
 
 
 def point(code: str) -> int:
@@ -355,8 +356,9 @@ def totals(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
             into = whole["regions"].setdefault(region, {"bets": 0, "stakes": 0, "house": 0})
             for name in ("bets", "stakes", "house"):
                 into[name] += r[name]
+        whole["ratings"].update(f["ratings"])
         for name in ("irregularities", "integrity_alarms", "integrity_alerts", "rounds_by_limits", "tray",
-                     "tray_entries"):
+                     "tray_entries", "cash"):
             for code, count in f[name].items():
                 whole[name][code] = whole[name].get(code, 0) + count
     whole["regions"] = {k: v for k, v in sorted(whole["regions"].items()) if v["bets"] or v["stakes"] or v["house"]}

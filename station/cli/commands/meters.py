@@ -121,7 +121,8 @@ def _table(path: Path, loaded: LoadedConfig | None) -> tuple[Table, CoreOptions 
 
     table = Table(game=value("game", "baccarat"), currency=value("currency", ""),
                   minor_digits=value("minor_digits", 2), timezone=value("timezone", DEFAULT_TIMEZONE),
-                  gaming_day_start=value("gaming_day_start", DEFAULT_GAMING_DAY_START))
+                  gaming_day_start=value("gaming_day_start", DEFAULT_GAMING_DAY_START),
+                  cash_log_at=value("cash_log_at", 300_000), cash_report_over=value("cash_report_over", 1_000_000))
     options: CoreOptions | None = None
     if record is not None:
         options = options_from_record(record.payload, loaded.path if loaded is not None else path)

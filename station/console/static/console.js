@@ -349,6 +349,11 @@ function renderSupervisor(view) {
   if ((view.state === "dealing" || view.state === "revealing") && view.table.late_bets) {
     out.push(button("Allow late bets", () => send("late-bets")));
   }
+  // The limits' form opens on demand: the desk stays as small as the felt above it needs.
+  out.push(button(ui.limitsOpen ? "Close table limits" : "Table limits", () => {
+    ui.limitsOpen = !ui.limitsOpen;
+    render();
+  }, {"aria-expanded": String(Boolean(ui.limitsOpen)), "aria-controls": "limits-form"}));
   for (const option of view.table.payout_options) {
     if (option !== (view.pending_option || view.payout_option)) {
       out.push(button(`Banker payout: ${option.replace("_", " ")}`, () => send("payout-option", {option})));
@@ -367,6 +372,7 @@ function renderSupervisor(view) {
 // --- the table's limits (docs/limits.md) ------------------------------------------------
 
 function renderLimits(view) {
+  $("limits-form").hidden = !ui.limitsOpen;
   $("next-limits").textContent = view.next_limits || "";
   const values = view.table.limit_values;
   const digits = view.table.digits;
@@ -402,6 +408,7 @@ async function submitLimits(event) {
   if (await send("limits", {...changes, reason: $("limits-reason").value.trim()})) {
     $("limits-form").dataset.edited = "no";
     $("limits-reason").value = "";
+    ui.limitsOpen = false;
   }
 }
 

@@ -239,6 +239,10 @@ class BaccaratGame:
     def limits_of(self, table: BaccaratTable) -> TableLimits:
         return TableLimits(table.min_bet, table.max_bet, table.chips.denominations, table.table_differential or 0)
 
+    def wager_keys(self, table: BaccaratTable, payout_option: str) -> Mapping[str, str]:
+        banker = "banker_no_commission" if payout_option == BankerPayout.NO_COMMISSION else "banker_commission"
+        return {"banker": banker, "player": "player", "tie": f"tie_{table.tie_pays}_to_1"}
+
     def table_with_limits(self, table: BaccaratTable, limits: TableLimits) -> BaccaratTable:
         return dataclasses.replace(table, min_bet=limits.min_bet, max_bet=limits.max_bet, chips=Chips(limits.chips),
                                    table_differential=limits.differential or None)

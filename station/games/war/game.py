@@ -186,6 +186,10 @@ class WarGame:
         return TableLimits(table.min_bet, table.max_bet, table.chips.denominations, box_max=table.box_max or 0,
                       player_max=table.player_max or 0)
 
+    def wager_keys(self, table: WarTable, payout_option: str) -> Mapping[str, str]:
+        # A Casino War Wager is priced as played to the end: the player goes to war on a tie.
+        return {"war": "casino_war_go_to_war", "tie": f"tie_wager_{table.tie_pays}_to_1"}
+
     def table_with_limits(self, table: WarTable, limits: TableLimits) -> WarTable:
         return replace(table, min_bet=limits.min_bet, max_bet=limits.max_bet, chips=Chips(limits.chips),
                        box_max=limits.box_max or None, player_max=limits.player_max or None)

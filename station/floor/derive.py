@@ -299,6 +299,16 @@ class FeedDeriver:
             return "event", {"type": "limits_applied", "limits": output.limits, "changed": list(output.changed),
                              "from_round": output.from_round, "currency": self.currency, "role": output.role,
                              "who": output.who}
+        if isinstance(output, out.RatingStarted):
+            return "event", {"type": "rating_started", "rating": output.rating, "box": output.box,
+                             "player": output.player, "card": output.card, "at": output.at, "door": output.door,
+                             "role": output.role, "who": output.who}
+        if isinstance(output, out.RatingEnded):
+            return "event", {"type": "rating", **rating_body(output), "currency": self.currency}
+        if isinstance(output, out.CashBuyIn):
+            return "event", {"type": "buy_in", "box": output.box, "player": output.player, "card": output.card,
+                             "amount": output.amount, "currency": self.currency, "role": output.role,
+                             "who": output.who}
         if isinstance(output, out.TrayRecorded):
             return "event", {"type": "tray", "ledger": output.ledger, "entry": output.entry, "what": output.what,
                              "value": output.value, "chips": [list(c) for c in output.chips], "slip": output.slip,
@@ -334,6 +344,14 @@ class FeedDeriver:
 
 #: Outputs of a decision whose messages follow the record's refusals (see ``FeedDeriver.derive``).
 _DECISIONS = (out.TablePaused, out.TableResumed, out.LateBetsAllowed, out.AccessRefused)
+
+
+def rating_body(o: out.RatingEnded) -> dict[str, Any]:
+    """A rating as the feed and the meters give it (docs/ratings.md)."""
+    from station.meters.fold import rating_record
+    from station.meters.report import rated_play
+
+    return {"rating": o.rating, **rated_play(rating_record(o)), "role": o.role, "who": o.who}
 
 
 def _decision(output: out.Output) -> dict[str, Any]:

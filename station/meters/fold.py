@@ -321,10 +321,7 @@ class MetersFold:
 
     def _rating_ended(self, output: out.RatingEnded, time: str) -> None:
         """A rating counts in the part in play when it ended (docs/ratings.md)."""
-        self._in_play(time).ratings[str(output.rating)] = {
-            "card": output.card, "box": output.box, "player": output.player, "opened_at": output.opened_at,
-            "closed_at": output.closed_at, "played_us": output.played_us, "hands": output.hands,
-            "bets": output.bets, "stakes": output.stakes, "theo": output.theo, "theo_exact": output.theo_exact}
+        self._in_play(time).ratings[str(output.rating)] = rating_record(output)
 
     def _buy_in(self, output: out.CashBuyIn, time: str) -> None:
         cash = self._in_play(time).cash
@@ -414,6 +411,13 @@ class MetersFold:
             for round_id in ids:
                 fold.rounds[str(round_id)] = (str(day), int(number), int(shoe))
         return fold
+
+
+def rating_record(o: out.RatingEnded) -> dict[str, Any]:
+    """What a rating rated, as the meters keep it and the floor feed sends it (docs/ratings.md)."""
+    return {"card": o.card, "box": o.box, "player": o.player, "opened_at": o.opened_at, "closed_at": o.closed_at,
+            "played_us": o.played_us, "hands": o.hands, "bets": o.bets, "stakes": o.stakes, "theo": o.theo,
+            "theo_exact": o.theo_exact}
 
 
 def _grouped(rounds: OrderedDict[str, PartKey]) -> list[list[Any]]:

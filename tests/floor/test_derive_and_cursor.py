@@ -20,10 +20,13 @@ from station.events import (
     Actor,
     AlertAcknowledged,
     BetPlaced,
+    BuyIn,
     DropCounted,
     IntegrityAlert,
     LimitsChanged,
     PauseRequested,
+    RatingClosed,
+    RatingOpened,
     ResumeRequested,
     TrayCounted,
 )
@@ -57,7 +60,11 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> list[JournalRecord]:
                                        TrayCounted("opener", ((2500, 40),), "dana", supervisor),
                                        TrayCounted("fill", ((10_000, 5),), "rob", supervisor, "F-1"),
                                        DropCounted(20_000, supervisor),
-                                       TrayCounted("closer", ((2500, 40), (10_000, 5)), "dana", supervisor)]
+                                       TrayCounted("closer", ((2500, 40), (10_000, 5)), "dana", supervisor),
+                                       RatingOpened("1", "a", "C-1", supervisor, "2026-12-06T20:00:00.000000Z"),
+                                       BuyIn("1", "a", 50_000, supervisor)]
+    closing = next(i for i, e in enumerate(events) if isinstance(e, BetPlaced) and i > betting + 200)
+    events.insert(closing, RatingClosed("1", "a", supervisor, "2026-12-06T21:00:00.000000Z"))
     with Journal(path) as journal:
         journal.append("Software", {"version": "test", "journal_schema": 1})
         for event in events:
@@ -77,7 +84,8 @@ def test_the_feed_is_deterministic_and_numbered_without_a_gap(session: list[Jour
     kinds = {m.payload.get("type", "round") for m in first}
     assert {"round", "software", "shoe_start", "shoe_end", "irregularity", "decision", "refusal",
             "device_fault", "device_recovered", "pause", "resume", "access_denied", "integrity_alert",
-            "alert_acknowledged", "limits", "limits_applied", "tray", "tray_reconciled"} <= kinds
+            "alert_acknowledged", "limits", "limits_applied", "tray", "tray_reconciled", "rating_started", "rating",
+            "buy_in"} <= kinds
     for kind in ("round", "event"):
         mine = [m for m in first if m.kind == kind]
         assert [m.n for m in mine] == list(range(1, len(mine) + 1))

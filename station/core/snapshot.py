@@ -90,7 +90,7 @@ class Snapshots:
         self._counts: tuple[tuple[str, int], ...] = ()
         self._limits_of: dict[str, Any] | None = None
         self._limits_view: Mapping[str, Any] = MappingProxyType({})
-        self._tray_at = 0
+        self._tray_at = (0, 0)
         self._tray_view: Mapping[str, Any] | None = None
 
     def take(self, machine: TableMachine, seq: int) -> TableSnapshot:
@@ -119,10 +119,13 @@ class Snapshots:
         )
 
     def _tray(self, machine: TableMachine) -> Mapping[str, Any] | None:
-        """The last ledger of the chip tray, made again only when an entry was added."""
-        if machine.tray_entries != self._tray_at:
-            self._tray_at = machine.tray_entries
-            self._tray_view = tray_summary(machine.tray_ledgers[-1]) if machine.tray_ledgers else None
+        """The last ledger of the chip tray, made again only when an entry was added or the
+        house's result moved."""
+        at = (machine.tray_entries, machine.house_net)
+        if at != self._tray_at:
+            self._tray_at = at
+            self._tray_view = (tray_summary(machine.tray_ledgers[-1], machine.house_net) if machine.tray_ledgers
+                               else None)
         return self._tray_view
 
     def _limits(self, limits: dict[str, Any]) -> Mapping[str, Any]:

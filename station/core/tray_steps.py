@@ -184,12 +184,19 @@ def tray_totals(ledger: dict[str, Any]) -> dict[str, int]:
     return totals
 
 
-def tray_summary(ledger: dict[str, Any]) -> Mapping[str, Any]:
-    """A ledger as ``station ctl status`` shows it: open or closed, its totals, its entries."""
+def tray_summary(ledger: dict[str, Any], house_now: int) -> Mapping[str, Any]:
+    """A ledger as ``station ctl status`` and the floor's state show it: open or closed, its
+    totals, the house's result of the rounds while open (so far, when open: ``house_now`` is
+    the table's running result), the win and variance once reconciled, its entries."""
     totals = tray_totals(ledger)
+    house = ledger["house"] if ledger["house"] is not None else house_now - ledger["house_at_open"]
+    reconciled = ledger["closer"] is not None and ledger["drop"] is not None
+    win = (totals["closer"] - totals["opener"] + totals["credit"] - totals["fill"] + totals["drop"]
+           if reconciled else None)
     return MappingProxyType({
         "ledger": ledger["ledger"], "open": ledger["closer"] is None, **totals,
-        "drop_counted": ledger["drop"] is not None,
+        "drop_counted": ledger["drop"] is not None, "house": house, "win": win,
+        "variance": None if win is None else win - house,
         "entries": [{key: entry[key] for key in ("entry", "kind", "value", "slip", "signed")}
                     for entry in ledger["entries"]],
     })

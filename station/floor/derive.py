@@ -104,6 +104,7 @@ class FeedDeriver:
         self.table = table
         self.journal_id = journal_id
         self.currency = currency
+        self.minor_digits = 2  # where the point goes in an amount (the Configuration record says)
         self.devices = tuple(devices)
         self.position = position.copy() if position is not None else FeedPosition()
         self.last_time = ""
@@ -184,6 +185,11 @@ class FeedDeriver:
             "last_result": None if table.last_result is None else to_plain(dict(table.last_result)),
             "currency": self.currency,
             "dealer": table.dealer or None,
+            "minor_digits": self.minor_digits,
+            "limits": dict(table.limits) or None,
+            "tray": None if table.tray is None else {key: value for key, value in table.tray.items()
+                                                     if key != "entries"},
+            "rated": sorted(rating["card"] for rating in table.ratings),
         }
 
     # --- internals ---------------------------------------------------------------------
@@ -212,6 +218,8 @@ class FeedDeriver:
             table = record.payload.get("table")
             zone = table.get("timezone") if isinstance(table, dict) else None
             self.timezone = zone if isinstance(zone, str) and zone else self.timezone
+            digits = table.get("minor_digits") if isinstance(table, dict) else None
+            self.minor_digits = digits if isinstance(digits, int) and not isinstance(digits, bool) else 2
         if self.currency is None and record.kind == CONFIGURATION:
             table = record.payload.get("table")
             currency = table.get("currency") if isinstance(table, dict) else None

@@ -59,6 +59,43 @@ def _words(code: str) -> str:
     return code.replace("_", " ").strip()
 
 
+def _limit_pair(limits: dict[str, Any]) -> tuple[int, int] | None:
+    low, high = limits.get("min_bet"), limits.get("max_bet")
+    return (low, high) if isinstance(low, int) and isinstance(high, int) else None
+
+
+def _money_of(tile: PitTable, message: dict[str, Any]) -> None:
+    """What a retained state says of the table's money: limits, tray, ratings, currency."""
+    if isinstance(message.get("limits"), dict):
+        tile.limits = _limit_pair(message["limits"]) or tile.limits
+    if "tray" in message:
+        tray = message["tray"]
+        tile.tray = dict(tray) if isinstance(tray, dict) else None
+    if isinstance(message.get("rated"), list):
+        tile.rated = {str(card) for card in message["rated"]}
+    tile.currency = str(message.get("currency") or "")
+    digits = message.get("minor_digits")
+    tile.digits = digits if isinstance(digits, int) and not isinstance(digits, bool) else tile.digits
+
+
+def money_of_tile(tile: PitTable) -> dict[str, Any]:
+    """The money a tile shows (docs/pit.md): open or closed by the tray, limits, drop, win (by
+    inventory once reconciled, else the rounds' result so far), hold, average bet this hour,
+    players rated; amounts in minor units with the digits to write them."""
+    tray = tile.tray
+    drop = tray["drop"] if tray else None
+    win = (tray["win"] if tray["win"] is not None else tray["house"]) if tray else None
+    return {
+        "open": None if tray is None else bool(tray["open"]),
+        "limits": list(tile.limits) if tile.limits else None,
+        "drop": drop, "win": win, "win_by": None if tray is None else ("inventory" if tray["win"] is not None
+                                                                        else "rounds"),
+        "hold_percent": round(win * 100 / drop, 1) if drop and win is not None else None,
+        "average_bet": tile.hour_stakes // tile.hour_bets if tile.hour_bets else None,
+        "rated": len(tile.rated), "currency": tile.currency, "digits": tile.digits,
+    }
+
+
 def _dealer(message: dict[str, Any]) -> str | None:
     """The dealer a message names (``"dealer": "Ana"`` or ``{"name": "Ana", ...}``), or None."""
     dealer = message.get("dealer")
@@ -111,6 +148,17 @@ class PitTable:
     """(journal id, seq) of the message the last result came from: a newer one replaces it."""
     dealer: str | None = None
     alerts: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    limits: tuple[int, int] | None = None
+    """The table minimum and maximum in force (docs/limits.md)."""
+    tray: dict[str, Any] | None = None
+    """The chip tray's last opening as the retained state says it (docs/tray.md)."""
+    rated: set[str] = field(default_factory=set)
+    """The cards of the players rated now (docs/ratings.md)."""
+    currency: str = ""
+    digits: int = 2
+    hour_stakes: int = 0
+    hour_bets: int = 0
+    """Stakes and bets of the rounds heard this hour: the average bet."""
     shown: dict[str, Any] | None = None
     """What the tile shows (without its version), to tell a change from a message that changes nothing."""
     version: int = 0
@@ -203,6 +251,7 @@ class PitBoard:
         irregularity = message.get("irregularity")
         tile.irregularity_detail = str(irregularity.get("detail", "")) if isinstance(irregularity, dict) else ""
         tile.dealer = _dealer(message) or tile.dealer
+        _money_of(tile, message)
         last, at = message.get("last_result"), (str(message.get("journal_id") or ""), int(message.get("seq") or 0))
         if isinstance(last, dict) and self._newer(tile, at, strictly=True) and (
                 tile.last is None or tile.last["round_id"] != last.get("round_id")):
@@ -219,8 +268,12 @@ class PitBoard:
     def _round(self, tile: PitTable, message: dict[str, Any]) -> None:
         n, at = message.get("n"), _epoch(message.get("time"))
         journal_id = str(message.get("journal_id") or "")
-        if isinstance(n, int) and at is not None:
-            tile.hour.add(journal_id, n, at)
+        if isinstance(n, int) and at is not None and tile.hour.add(journal_id, n, at) and at >= tile.hour.start:
+            bets = [bet for bet in message.get("bets") or () if isinstance(bet, dict)]
+            tile.hour_stakes += sum(int(bet.get("stake") or bet.get("amount") or 0) for bet in bets)
+            tile.hour_bets += len(bets)
+        if isinstance(message.get("limits"), dict):
+            tile.limits = _limit_pair(message["limits"]) or tile.limits
         where = (journal_id, int(message.get("seq") or 0))
         if self._newer(tile, where, strictly=False):
             tile.last, tile.last_at = _result(message), where
@@ -241,6 +294,12 @@ class PitBoard:
             tile.alerts.pop((journal_id, message["ident"]), None)
         elif kind == "irregularity":
             tile.irregularity_detail = str(message.get("detail") or "")
+        elif kind == "limits_applied" and isinstance(message.get("limits"), dict):
+            tile.limits = _limit_pair(message["limits"]) or tile.limits
+        elif kind == "rating_started":
+            tile.rated.add(str(message.get("card") or ""))
+        elif kind == "rating":
+            tile.rated.discard(str(message.get("card") or ""))
 
     # --- the clock -----------------------------------------------------------------------
 
@@ -252,6 +311,7 @@ class PitBoard:
         self.hour = start
         for tile in self.tables.values():
             tile.hour.roll(start)
+            tile.hour_stakes = tile.hour_bets = 0
             tile.shown = self._tile(tile)
             tile.version += 1
         self.version += 1
@@ -307,6 +367,7 @@ class PitBoard:
             "hour_rounds": tile.hour.count,
             "hour_since": None if since is None else datetime.fromtimestamp(since, self.tz).strftime("%H:%M"),
             "alarms": self.alarms(tile, watched), "gaps": watched.gaps,
+            **money_of_tile(tile),
         }
 
     def shown(self) -> list[PitTable]:
@@ -325,4 +386,25 @@ class PitBoard:
                        "offline": sum(t["status"] == "offline" for t in tiles),
                        "alarms": sum(any(a["level"] == "alarm" for a in t["alarms"]) for t in tiles)},
             "pits": sorted({t["pit"] for t in tiles if t["pit"]}, key=lambda p: (p.casefold(), p)),
+            "pit_totals": pit_totals(tiles),
         }
+
+
+def pit_totals(tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each pit's tables open and in all, its drop and win added up, and its hold: the pit's
+    total row (tables in one currency; a pit of several would need a rate, and shows none)."""
+    totals: dict[str, dict[str, Any]] = {}
+    for t in tiles:
+        pit = totals.setdefault(t["pit"], {"pit": t["pit"], "tables": 0, "open": 0, "drop": 0, "win": 0,
+                                           "currencies": set(), "digits": t["digits"]})
+        pit["tables"] += 1
+        pit["open"] += t["status"] == "online" and t["open"] is not False  # dealing, its tray not closed
+        pit["drop"] += t["drop"] or 0
+        pit["win"] += t["win"] or 0
+        pit["currencies"].add(t["currency"])
+    rows = []
+    for pit in sorted(totals.values(), key=lambda p: (p["pit"] == "", p["pit"].casefold())):
+        one = len(pit.pop("currencies")) == 1
+        rows.append({**pit, "drop": pit["drop"] if one else None, "win": pit["win"] if one else None,
+                     "hold_percent": round(pit["win"] * 100 / pit["drop"], 1) if one and pit["drop"] else None})
+    return rows

@@ -23,12 +23,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from station.cards import Card, Rank, Suit
 
@@ -36,7 +33,7 @@ from ..browser import BROWSER_MARKS, launched_chromium, screenshot
 from ..floor.helpers import Broker, Subscriber, check_schemas, floor_config, run_station, station_env
 from ..layout import assert_layout_sound
 from ..waiting import wait_until
-from .helpers import Pictures, PitProcess, pit_config, start_replayer, stop_all
+from .helpers import Pictures, PitProcess, pit_config, start_replayer
 
 pytestmark = BROWSER_MARKS
 KEEPALIVE_S = 5
@@ -76,14 +73,6 @@ def tcp_peers(pid: int) -> set[tuple[str, int, int]]:
                 address, port = remote.split(":")
                 peers.add((address, int(port, 16), int(local.split(":")[1], 16)))
     return peers
-
-
-@pytest.fixture
-def processes() -> Iterator[list[subprocess.Popen[Any]]]:
-    """Every child the test starts; whatever is still running at the end is stopped."""
-    started: list[subprocess.Popen[Any]] = []
-    yield started
-    stop_all(started)
 
 
 def _tiles(page: Any) -> list[str]:

@@ -75,7 +75,19 @@
     return t.pit || (t.number ? `#${t.number}` : "");
   }
 
+  // Amounts as people read them: integer arithmetic on minor units, the point where the
+  // table's currency puts it ("1,250.00"); large ones without their minor units ("12,500").
+  function money(amount, digits) {
+    if (amount === null || amount === undefined) return "—";
+    const unit = 10 ** digits;
+    const sign = amount < 0 ? "-" : "";
+    const whole = Math.floor(Math.abs(amount) / unit).toLocaleString("en-US");
+    const part = Math.abs(amount) % unit;
+    return sign + whole + (digits && part ? "." + String(part).padStart(digits, "0") : "");
+  }
+
   function statusWords(t) {
+    if (t.status === "online" && t.open === false) return "CLOSED";  // the tray's closer is counted
     if (t.status === "online") return "ONLINE";
     if (t.status === "offline") return t.status_reason === "stopped" ? "CLOSED" : "OFFLINE";
     return "NO STATUS";
@@ -98,11 +110,18 @@
     const parts = [`Table ${t.table}`];
     if (where(t)) parts.push(`pit ${where(t)}`);
     parts.push(statusWords(t).toLowerCase());
-    if (t.state) parts.push(words(t.state));
+    if (t.state && t.open !== false) parts.push(words(t.state));  // a closed table's day, not its state
     if (t.round_id) parts.push(`shoe ${t.shoe}, round ${t.round_id}`);
     if (t.last && t.last.round_id) parts.push(`last result ${t.last.round_id} ${shown.words.toLowerCase()}`);
     parts.push(t.dealer ? `dealer ${t.dealer}` : "dealer not on the feed");
     parts.push(`${t.hour_rounds} rounds this hour${t.hour_since ? ` since ${t.hour_since}` : ""}`);
+    if (t.limits) parts.push(`limits ${money(t.limits[0], t.digits)} to ${money(t.limits[1], t.digits)}`);
+    if (t.open !== null) {
+      parts.push(`drop ${money(t.drop, t.digits)}, ${t.win_by === "inventory" ? "win" : "rounds"} ${money(t.win, t.digits)}`
+        + (t.hold_percent !== null ? `, hold ${t.hold_percent}%` : ""));
+    }
+    if (t.average_bet !== null) parts.push(`average bet ${money(t.average_bet, t.digits)}`);
+    parts.push(`${t.rated} rated`);
     for (const alarm of t.alarms) parts.push(`${alarm.level}: ${alarm.label}${alarm.detail ? ` (${alarm.detail})` : ""}`);
     return parts.join("; ");
   }
@@ -118,6 +137,7 @@
     const head = make("div", "row head");
     head.append(make("span", "name cut", t.table));
     if (where(t)) head.append(make("span", "where", where(t)));
+    if (t.rated) head.append(make("span", "rated", `${t.rated} rated`));
     const status = make("span", "status", statusWords(t));
     status.dataset.status = t.status;
     status.dataset.reason = t.status_reason || "";
@@ -142,22 +162,40 @@
       last.append(marks);
     }
 
-    // The dealer: not on the feed yet (dealer sessions come later); a dash until it is.
+    // The dealer (a dash until the feed names one), and the rounds this hour; counted from a
+    // later moment when the page first heard the table mid-hour.
     const people = make("div", "row");
     const dealer = make("span", "dealer cut", t.dealer || "—");
     dealer.dataset.known = t.dealer ? "true" : "false";
-    people.append(make("span", "label", "Dealer"), dealer);
-
-    // Rounds this hour; counted from a later moment when the page first heard the table mid-hour.
-    const pace = make("div", "row");
-    pace.append(make("span", "label", "Rounds"), make("span", "hour", String(t.hour_rounds)),
-      make("span", "hour-since", t.hour_since ? `since ${t.hour_since}` : "this hour"));
+    dealer.title = "Dealer";
+    people.append(dealer, make("span", "label push", "Rounds"), make("span", "hour", String(t.hour_rounds)));
+    if (t.hour_since) people.append(make("span", "hour-since", `since ${t.hour_since}`));
 
     const alarms = make("div", "row alarms");
     const chips = t.alarms.filter((a) => !IN_THE_HEAD.has(a.code));
     if (!chips.length) alarms.append(make("span", "quiet", "no alarms"));
     for (const alarm of chips) alarms.append(chip(alarm));
-    tile.append(head, state, last, people, pace, alarms);
+    if (t.open === false) {  // a closed table: its day, not its last state
+      state.replaceChildren(make("span", "state", "CLOSED"));
+      state.firstChild.dataset.state = "closed";
+    }
+    tile.append(head, state, last, people, ...moneyRows(t), alarms);
+  }
+
+  // The table's money (docs/pit.md): limits and the average bet this hour; the tray's drop,
+  // the win (by inventory once the closer and drop are in, else the rounds' result so far)
+  // and the hold. (The players rated now are in the head.)
+  function moneyRows(t) {
+    const limits = make("div", "row money");
+    limits.append(make("span", "label", "Limits"),
+      make("span", "limits cut", t.limits ? `${money(t.limits[0], t.digits)}–${money(t.limits[1], t.digits)}` : "—"),
+      make("span", "label", "Avg"), make("span", "avg-bet", money(t.average_bet, t.digits)));
+    const day = make("div", "row money");
+    const winLabel = t.win_by === "inventory" ? "Win" : "Result";
+    day.append(make("span", "label", "Drop"), make("span", "drop", money(t.drop, t.digits)),
+      make("span", "label", winLabel), make("span", "win", money(t.win, t.digits)),
+      make("span", "label", "Hold"), make("span", "hold", t.hold_percent === null ? "—" : `${t.hold_percent}%`));
+    return [limits, day];
   }
 
   // ---- fitting text into its tile ---------------------------------------------------------
@@ -283,6 +321,7 @@
       counts.append(item);
     }
     document.getElementById("hour").textContent = `hour from ${snap.hour}`;
+    totalsRow(snap);
     const pits = document.getElementById("pits");
     pits.replaceChildren();
     pits.hidden = !snap.pits.length;
@@ -297,6 +336,22 @@
     banner.hidden = snap.broker.connected;
     banner.textContent = snap.broker.connected ? ""
       : `No connection to the floor broker since ${snap.broker.since}: tiles show the last known state`;
+  }
+
+  // The pits' total row: tables open, drop, win and hold of each pit shown.
+  function totalsRow(snap) {
+    const row = document.getElementById("totals");
+    // Only where a table keeps its day (an opener counted): else there is no money to add up.
+    const kept = snap.tables.some((t) => t.open !== null);
+    const rows = kept ? (snap.pit_totals || []).filter((p) => !wanted || p.pit === wanted) : [];
+    row.replaceChildren(...rows.map((p) => {
+      const item = make("span", "pit-total",
+        `${p.pit || "No pit"}: ${p.open} of ${p.tables} open · drop ${money(p.drop, p.digits)} · win ${money(p.win, p.digits)}`
+        + ` · hold ${p.hold_percent === null ? "—" : `${p.hold_percent}%`}`);
+      item.dataset.pit = p.pit;
+      return item;
+    }));
+    row.hidden = !rows.length;
   }
 
   function show(snap) {

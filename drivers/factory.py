@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from drivers.devices import DRIVERS
+from drivers.devices.cardreader import CardReaderDriver
 from drivers.devices.contract import Device, DeviceClass, DeviceEndpoint, Emit
 from drivers.devices.footswitch import FootSwitchDriver
 from drivers.input.locator import EvdevLocator, is_evdev_url
@@ -27,10 +28,12 @@ def is_foot_switch(kind: str, endpoint: DeviceEndpoint) -> bool:
 
 
 def driver_class(kind: str, endpoint: DeviceEndpoint | None = None) -> DeviceClass:
-    """The driver of ``kind``: ``shoe``, ``shuffler``, ``display``, ``buttonbox`` or ``pedals`` (the
-    foot switch's when the pedals' ``endpoint`` is an evdev one)."""
+    """The driver of ``kind``: ``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``pedals`` (the
+    foot switch's when the pedals' ``endpoint`` is an evdev one) or ``cardreader``."""
     if endpoint is not None and is_foot_switch(kind, endpoint):
         return FootSwitchDriver
+    if kind == "cardreader":
+        return CardReaderDriver
     try:
         return DRIVERS[kind]
     except KeyError:

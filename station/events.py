@@ -15,41 +15,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any
 
 from station.cards import Card
-
-#: Every event kind, by its name: each subclass of :class:`Event` adds itself.
-REGISTRY: dict[str, type[Event]] = {}
-
-
-class EventError(ValueError):
-    """A journal record or control message that is not a known, well-formed event."""
-
-
-@dataclass(frozen=True)
-class Event:
-    """Base of all input events."""
-
-    kind: ClassVar[str] = "Event"
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("kind") or cls.__name__
-        cls.kind = name
-        if name in REGISTRY and REGISTRY[name].__module__ != cls.__module__:
-            raise TypeError(f"event kind {name!r} registered twice")
-        REGISTRY[name] = cls
-
+from station.event_base import REGISTRY as REGISTRY  # noqa: PLC0414  (re-exported: the events' base)
+from station.event_base import Actor as Actor  # noqa: PLC0414
+from station.event_base import DeviceEvent as DeviceEvent  # noqa: PLC0414
+from station.event_base import Event as Event  # noqa: PLC0414
+from station.event_base import EventError as EventError  # noqa: PLC0414
 
 # --- events from devices ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DeviceEvent(Event):
-    """An event reported by a device; ``device`` is the configured device name."""
-
-    device: str
 
 
 @dataclass(frozen=True)
@@ -162,15 +137,6 @@ class Timer(Event):
     name: str
 
 
-@dataclass(frozen=True)
-class Actor:
-    """Who asked for something: role and name, recorded with every privileged action."""
-
-    role: str = "dealer"
-    who: str = ""
-
-
-
 # --- events from the table's people: bets, dealer actions, supervisor decisions ------------
 
 
@@ -231,19 +197,6 @@ class PayoutOptionChanged(Event):
 
     option: str
     actor: Actor
-
-
-@dataclass(frozen=True)
-class LimitsChanged(Event):
-    """A supervisor changes the table's limits or chips from the next round to open
-    (docs/limits.md): ``changes`` maps limit keys (``min_bet``, ``chips`` ...) to their new
-    values, in minor units. Posted by the station itself, with the role ``configuration``,
-    when ``station run`` starts with limits its journal was not last given by a
-    configuration."""
-
-    changes: dict[str, Any]
-    actor: Actor
-    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -347,93 +300,6 @@ class BetCorrected(Event):
     actor: Actor
 
 
-# --- the chip tray: its inventory, fills, credits and the drop (docs/tray.md) -----------------
-
-
-@dataclass(frozen=True)
-class TrayCounted(Event):
-    """The chip tray counted by denomination and signed by two people. ``kind``: ``opener``
-    (the table opens with this inventory), ``fill`` (chips brought from the cage), ``credit``
-    (chips sent back to the cage), ``closer`` (the table closes with this inventory). ``chips``
-    are (denomination, count) in minor units; ``actor`` signs (a supervisor) and ``witness``
-    is the second signature (the dealer, or the runner who brought a fill); ``slip`` is the fill
-    or credit slip's number."""
-
-    what: str
-    chips: tuple[tuple[int, int], ...]
-    witness: str
-    actor: Actor
-    slip: str = ""
-
-
-@dataclass(frozen=True)
-class DropCounted(Event):
-    """The table's drop box counted (``amount``, minor units): entered at the count, or at close."""
-
-    amount: int
-    actor: Actor
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class TrayCorrected(Event):
-    """A supervisor's correction of a tray entry (``entry``, its number in the table's ledger):
-    its chips (a count) or its amount (the drop) as they really were, and why."""
-
-    entry: int
-    reason: str
-    actor: Actor
-    chips: tuple[tuple[int, int], ...] = ()
-    amount: int = 0
-
-
-# --- rated play: players rated at a box, cash bought in (docs/ratings.md) -----------------------
-
-
-@dataclass(frozen=True)
-class PlayerCardRead(DeviceEvent):
-    """A player card read by the table's card reader (a magnetic stripe or a barcode): the
-    card's number, as its reader typed it."""
-
-    card: str
-
-
-@dataclass(frozen=True)
-class RatingOpened(Event):
-    """A player's rating begins: the player at ``box`` (``player``, as their bets name them) is
-    the holder of ``card``. ``door`` says how the card was given: ``reader`` (the card just
-    read), or ``typed`` (a supervisor typed its number). ``at`` is when (UTC, as the journal
-    writes times), stamped by the door: the time played is counted from it."""
-
-    box: str
-    player: str
-    card: str
-    actor: Actor
-    at: str
-    door: str = "typed"
-
-
-@dataclass(frozen=True)
-class RatingClosed(Event):
-    """The rating of the player at ``box`` ends (they left, or changed seats) at ``at``."""
-
-    box: str
-    player: str
-    actor: Actor
-    at: str
-
-
-@dataclass(frozen=True)
-class BuyIn(Event):
-    """Cash bought in at the table by the player at ``box`` (``amount``, minor units): it goes
-    into the drop box and the player gets chips from the tray."""
-
-    box: str
-    player: str
-    amount: int
-    actor: Actor
-
-
 # --- who deals, and what happened to the station (docs/dealers.md, docs/events.md) ----------
 
 
@@ -520,3 +386,15 @@ class DiskSpace(Event):
     free_mb: int
     threshold_mb: int
     at: str
+
+
+# The events of the table's day (limits, the chip tray, rated play) are in their own module;
+# every event is still reached here.
+from station.day_events import BuyIn as BuyIn  # noqa: E402, PLC0414  (re-exported)
+from station.day_events import DropCounted as DropCounted  # noqa: E402, PLC0414  (re-exported)
+from station.day_events import LimitsChanged as LimitsChanged  # noqa: E402, PLC0414  (re-exported)
+from station.day_events import PlayerCardRead as PlayerCardRead  # noqa: E402, PLC0414  (re-exported)
+from station.day_events import RatingClosed as RatingClosed  # noqa: E402, PLC0414  (re-exported)
+from station.day_events import RatingOpened as RatingOpened  # noqa: E402, PLC0414  (re-exported)
+from station.day_events import TrayCorrected as TrayCorrected  # noqa: E402, PLC0414  (re-exported)
+from station.day_events import TrayCounted as TrayCounted  # noqa: E402, PLC0414  (re-exported)

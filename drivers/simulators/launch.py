@@ -82,6 +82,13 @@ def start_simulator(kind: str, options: Mapping[str, Any] | None = None, /, **mo
         return _start_footswitch(merged)
     if kind == "pedals":
         return _start_pedals(merged)
+    if kind == "cardreader":
+        from drivers.simulators.cardreader import StandInCardReader
+
+        if merged.keys() - {"name", "directory"}:
+            raise ValueError(f"a simulated card reader takes no options, not {', '.join(sorted(merged))}")
+        reader = StandInCardReader()
+        return RunningSimulator("cardreader", reader, reader.locator(), lambda: None)
     try:
         cls = SERIAL_SIMULATORS[kind]
     except KeyError:

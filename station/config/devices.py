@@ -34,9 +34,12 @@ class DevicesSection(StrictSection):
     display: DeviceSection | None = None
     pedals: DeviceSection | None = None
     buttonbox: DeviceSection | None = None
+    cardreader: DeviceSection | None = None
+    """The player-card reader (docs/ratings.md): a magnetic-stripe or barcode reader that types
+    as a keyboard, ``evdev://VID:PID``; ``sim:`` for the simulated one."""
 
     def configured(self) -> Iterator[tuple[str, DeviceSection]]:
-        for name in ("shoe", "shuffler", "display", "pedals", "buttonbox"):
+        for name in ("shoe", "shuffler", "display", "pedals", "buttonbox", "cardreader"):
             section = getattr(self, name)
             if section is not None:
                 yield name, section

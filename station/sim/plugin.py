@@ -71,6 +71,7 @@ class Simulation:
         self.overrides = overrides or DealerOverrides()
         self.table: SimulatedTable | None = None
         self._pedals: RunningSimulator | None = None
+        self._card_reader: RunningSimulator | None = None
         self._hooks: StationHooks | None = None
         self._halted = False
 
@@ -95,6 +96,11 @@ class Simulation:
             self._pedals = start_simulator("pedals", simulator_options("pedals", {**pedals.options, **keys},
                                                                        pedals.url, {}))
             endpoints["pedals"] = self._pedals.endpoint
+        reader = self.config.devices.cardreader
+        if reader is not None and reader.url.startswith(SIM):
+            # In this process, at python-evdev's boundary: the real evdev driver reads it.
+            self._card_reader = start_simulator("cardreader")
+            endpoints["cardreader"] = self._card_reader.endpoint
         return endpoints
 
     def attach(self, hooks: StationHooks) -> None:
@@ -120,6 +126,8 @@ class Simulation:
             self.table.stop()  # its simulators, now that no driver talks to them
         if self._pedals is not None:
             self._pedals.stop()
+        if self._card_reader is not None:
+            self._card_reader.stop()
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -141,7 +149,7 @@ class Simulation:
         }}
         devices = {}
         for name, section in self.config.devices.configured():
-            if name != "pedals" and section.url.startswith(SIM):
+            if name not in ("pedals", "cardreader") and section.url.startswith(SIM):
                 devices[name] = (name, simulator_options(name, section.options, section.url, table_facts))
         return devices
 

@@ -53,6 +53,13 @@ STATION = Path(sys.executable).parent / "station"
 
 #: Documented examples that cannot run on this machine, by their text: why.
 CANNOT_RUN: dict[str, str] = {
+    'station ctl --token-file ~/.station-token send tray --set what=fill --set chips="[[2500,40],[10000,10]]" '
+    '--set witness=rob --set slip=F-1001':
+        "needs the opener before it on the same table, and the examples run in any order; "
+        "tests/service/test_tray_e2e.py runs an opener, a fill, a closer and a drop through station ctl",
+    'station ctl --token-file ~/.station-token send drop --set amount=1250000 --set note="count room"':
+        "needs a table opened with an opener, and the examples run in any order; tests/service/test_tray_e2e.py "
+        "enters a drop through station ctl",
     "station diag probe --url /dev/ttyUSB1": "names a serial port of a table PC; tests/diag probes simulators "
                                              "on pseudo-terminals by --url",
     "station diag probe --url /dev/serial/by-id/usb-Shoe_SN0042-if00-port0 --kind shoe":

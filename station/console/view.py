@@ -46,6 +46,7 @@ KINDS: tuple[type[out.Output], ...] = (
     out.IrregularityRaised, out.IrregularityResolved, out.DeviceFaulted, out.DeviceBack, out.AlertRaised,
     out.AlertCleared, out.PayoutOptionScheduled, out.PayoutOptionApplied, out.PayoutsDue, out.PayoutsConfirmation,
     out.RoundCorrected, out.JournalUnwritable, out.JournalWritable, out.LimitsScheduled, out.LimitsApplied,
+    out.PlayerCardPresented, out.RatingStarted, out.RatingEnded, out.TrayRecorded, out.TrayReconciled,
 )
 
 
@@ -142,6 +143,12 @@ class ConsoleView:
         self.journal_problem = ""
         self.confirm_payouts = False
         self.next_limits = ""  # limits waiting for the next round, in words
+        #: The players rated now, by "<box>|<player>", and the card read and not yet used
+        #: (docs/ratings.md); a card is shown by its last four characters only.
+        self.ratings: dict[str, dict[str, str]] = {}
+        self.card_read = ""
+        #: The chip tray's last opening as the supervisor's form shows it (docs/tray.md).
+        self.tray: dict[str, Any] | None = None
         self._layout_json = layout.to_json()
 
     def _new_limits(self, limits: Mapping[str, Any]) -> None:
@@ -159,6 +166,13 @@ class ConsoleView:
         self.faults = dict(machine.faulted)
         self.confirm_payouts = machine.confirm_payouts
         self._new_limits(machine.limits_json)
+        self.card_read = machine.card_read
+        self.ratings = {key: _rated(r["box"], r["player"], r["card"]) for key, r in machine.ratings.items()}
+        if machine.tray_ledgers:
+            from station.core.tray_steps import tray_summary
+
+            summary = tray_summary(machine.tray_ledgers[-1], machine.house_net)
+            self.tray = {key: value for key, value in summary.items() if key not in ("entries", "house")}
         pending = machine.pending_limits
         if pending is not None:
             self.next_limits = self._next_words(pending["limits"], pending["role"], pending["who"])
@@ -305,6 +319,34 @@ class ConsoleView:
         self._new_limits(o.limits)
         self.next_limits = ""
 
+    def _on_PlayerCardPresented(self, o: out.PlayerCardPresented) -> None:
+        self.card_read = o.card
+
+    def _on_RatingStarted(self, o: out.RatingStarted) -> None:
+        self.ratings[f"{o.box}|{o.player}"] = _rated(o.box, o.player, o.card)
+        if o.door == "reader":
+            self.card_read = ""
+
+    def _on_RatingEnded(self, o: out.RatingEnded) -> None:
+        self.ratings.pop(f"{o.box}|{o.player}", None)
+
+    def _on_TrayRecorded(self, o: out.TrayRecorded) -> None:
+        if o.what == "opener" and not o.corrects:
+            self.tray = {"ledger": o.ledger, "open": True, "opener": 0, "fill": 0, "credit": 0, "closer": 0,
+                         "drop": 0, "drop_counted": False, "win": None, "variance": None}
+        tray = self.tray
+        if tray is None or tray["ledger"] != o.ledger:
+            return  # a correction of an earlier opening: the form shows the last one
+        tray[o.what] += o.change if o.corrects else o.value
+        if o.what == "closer":
+            tray["open"] = False
+        if o.what == "drop":
+            tray["drop_counted"] = True
+
+    def _on_TrayReconciled(self, o: out.TrayReconciled) -> None:
+        if self.tray is not None and self.tray["ledger"] == o.ledger:
+            self.tray.update(win=o.win, variance=o.variance)
+
     def _on_PayoutsDue(self, o: out.PayoutsDue) -> None:
         self.confirm_payouts = True
         if self.payouts is not None and self.payouts.round_id == o.round_id:
@@ -364,8 +406,20 @@ class ConsoleView:
             "alerts": [self.alerts[k] for k in sorted(self.alerts)], "faults": dict(self.faults),
             "payout_option": self.payout_option, "pending_option": self.pending_option,
             "next_limits": self.next_limits,
+            "ratings": [self.ratings[key] for key in sorted(self.ratings)],
+            "card_read": _tail(self.card_read),
+            "tray": self.tray,
             "correction": self.correction, "journal_problem": self.journal_problem,
         }
 
     def encode(self) -> bytes:
         return json.dumps(self.to_json(), separators=(",", ":")).encode()
+
+
+def _tail(card: str) -> str:
+    """A card as the screen shows it: its last four characters ("…6789"); empty for none."""
+    return f"\u2026{card[-4:]}" if card else ""
+
+
+def _rated(box: str, player: str, card: str) -> dict[str, str]:
+    return {"box": box, "name": box_name(box), "player": player, "card": _tail(card)}

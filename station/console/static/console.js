@@ -270,6 +270,10 @@ function dealerActions(view) {
   }
   if (s === "paying") out.push(action("Next round", "next_round"));
   out.push(action("Call supervisor", "call_supervisor", {}));
+  out.push(button(ui.playersOpen ? "Close players" : "Players and cash", () => {
+    ui.playersOpen = !ui.playersOpen;
+    render();
+  }, {"aria-expanded": String(Boolean(ui.playersOpen)), "aria-controls": "players-form"}));
   $("actions").replaceChildren(...out);
 }
 
@@ -349,6 +353,10 @@ function renderSupervisor(view) {
   if ((view.state === "dealing" || view.state === "revealing") && view.table.late_bets) {
     out.push(button("Allow late bets", () => send("late-bets")));
   }
+  out.push(button(ui.trayOpen ? "Close chip tray" : "Chip tray", () => {
+    ui.trayOpen = !ui.trayOpen;
+    render();
+  }, {"aria-expanded": String(Boolean(ui.trayOpen)), "aria-controls": "tray-form"}));
   // The limits' form opens on demand: the desk stays as small as the felt above it needs.
   out.push(button(ui.limitsOpen ? "Close table limits" : "Table limits", () => {
     ui.limitsOpen = !ui.limitsOpen;
@@ -412,6 +420,96 @@ async function submitLimits(event) {
   }
 }
 
+// --- the chip tray (docs/tray.md) --------------------------------------------------------
+
+function renderTray(view) {
+  $("tray-form").hidden = !ui.trayOpen;
+  const t = view.tray;
+  const digits = view.table.digits;
+  $("tray-state").textContent = !t ? "No opener counted yet"
+    : `Opening ${t.ledger} ${t.open ? "open" : "closed"}: opener ${moneyText(t.opener, digits)}, fills `
+      + `${moneyText(t.fill, digits)}, credits ${moneyText(t.credit, digits)}`
+      + (t.open ? "" : `, closer ${moneyText(t.closer, digits)}`)
+      + (t.drop_counted ? `, drop ${moneyText(t.drop, digits)}` : "")
+      + (t.win !== null ? `; win ${moneyText(t.win, digits)}, variance ${moneyText(t.variance, digits)}` : "");
+  const chips = view.table.limit_values.chips;
+  const drawn = $("tray-chips");
+  if (drawn.dataset.chips !== chips.join(" ")) {  // one count per chip in play
+    drawn.dataset.chips = chips.join(" ");
+    drawn.replaceChildren(...chips.map((chip) => el("div", {class: "field"},
+      el("label", {for: `tray-count-${chip}`, "aria-label": `Count of ${moneyText(chip, digits)} chips`},
+        `${moneyText(chip, digits)} ×`),
+      el("input", {id: `tray-count-${chip}`, inputmode: "numeric"}))));
+  }
+}
+
+async function submitTray(event) {
+  event.preventDefault();
+  const chips = [];
+  for (const chip of ui.view.table.limit_values.chips) {
+    const text = ($(`tray-count-${chip}`).value || "").trim();
+    if (!text) continue;
+    if (!/^\d{1,6}$/.test(text)) { say(`Count of ${moneyText(chip, ui.view.table.digits)} chips: a whole number`); return; }
+    chips.push([chip, parseInt(text, 10)]);
+  }
+  const args = {what: $("tray-what").value, chips, witness: $("tray-witness").value.trim(),
+                slip: $("tray-slip").value.trim()};
+  if (await send("tray", args)) {
+    for (const chip of ui.view.table.limit_values.chips) $(`tray-count-${chip}`).value = "";
+    $("tray-slip").value = "";
+    ui.trayOpen = false;
+    render();
+  }
+}
+
+async function submitDrop() {
+  const amount = limitUnits($("drop-amount").value, ui.view.table.digits);
+  if (amount === null) { say("Drop counted: an amount such as 12,500.00"); return; }
+  if (await send("drop", {amount, note: "entered at the console"})) {
+    $("drop-amount").value = "";
+    ui.trayOpen = false;
+    render();
+  }
+}
+
+// --- rated players and cash (docs/ratings.md) ------------------------------------------------
+
+function renderPlayers(view) {
+  const supervising = ui.session.acting_role === "supervisor";
+  $("players-panel").hidden = false;
+  $("card-read").textContent = view.card_read ? `Card ${view.card_read} read: rate its player` : "";
+  $("rated-list").replaceChildren(...view.ratings.map((r) => el("li", {class: "rated"},
+    el("span", {class: "rated-text"}, `${r.name} · ${r.player} · card ${r.card}`),
+    button("End", () => send("unrate", {box: r.box, player: r.player}), {
+      class: "small", "aria-label": `End the rating of ${r.player} on ${r.name}`}))));
+  const boxes = view.table.boxes;
+  const select = $("players-box");
+  if (select.options.length !== boxes.length) {
+    select.replaceChildren(...boxes.map((b) => el("option", {value: b.box}, b.name)));
+  }
+  $("players-form").hidden = !ui.playersOpen;
+  $("rate-card").parentElement.hidden = !supervising;
+}
+
+function rateArgs() {
+  const card = ($("rate-card").value || "").trim();
+  return {box: $("players-box").value, player: player(), ...(card ? {card} : {})};
+}
+
+async function ratePlayer() {
+  if (await send("rate", rateArgs())) { $("rate-card").value = ""; ui.playersOpen = false; render(); }
+}
+
+async function buyIn() {
+  const amount = limitUnits($("buy-in-amount").value, ui.view.table.digits);
+  if (amount === null || amount <= 0) { say("Cash buy-in: an amount such as 500.00"); return; }
+  if (await send("buy-in", {box: $("players-box").value, player: player(), amount})) {
+    $("buy-in-amount").value = "";
+    ui.playersOpen = false;
+    render();
+  }
+}
+
 function renderCorrection(view) {
   const c = view.correction;
   $("correction-panel").hidden = !c;
@@ -457,7 +555,8 @@ function render() {
   renderCards(view);
   renderPayouts(view);
   renderSupervisor(view);
-  if (ui.session.acting_role === "supervisor") renderLimits(view);
+  renderPlayers(view);
+  if (ui.session.acting_role === "supervisor") { renderLimits(view); renderTray(view); }
   renderCorrection(view);
 }
 
@@ -558,6 +657,10 @@ async function boot() {
   $("recall-close").addEventListener("click", () => { ui.recall = false; $("correct").hidden = true; render(); });
   $("correct-form").addEventListener("submit", submitCorrection);
   $("limits-form").addEventListener("submit", submitLimits);
+  $("tray-form").addEventListener("submit", submitTray);
+  $("drop-submit").addEventListener("click", submitDrop);
+  $("rate-button").addEventListener("click", ratePlayer);
+  $("buy-in-button").addEventListener("click", buyIn);
   $("limits-form").addEventListener("input", () => { $("limits-form").dataset.edited = "yes"; });
   $("correct-cancel").addEventListener("click", () => { $("correct").hidden = true; });
   const session = await api("/api/session");

@@ -17,7 +17,14 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from station.config.options import CONFIGURATION_RECORD, configuration_record, journal_changes
+from station.config.options import (
+    CONFIGURATION_RECORD,
+    LIMIT_CONFIG_KEYS,
+    changed_keys,
+    configuration_record,
+    journal_changes,
+    recorded_rules,
+)
 from station.journal.location import journal_location
 from station.journal.lock import lock_path
 from station.journal.store import JournalError, JournalMissingError, JournalReader
@@ -92,6 +99,12 @@ def _journal(loaded: LoadedConfig, journal: Path) -> list[Finding]:
     if recorded is not None:
         current = configuration_record(loaded.config)
         changed = journal_changes(recorded.payload, current)
+        limits = [key for key in changed_keys(recorded_rules(recorded.payload, current), current)
+                  if key in LIMIT_CONFIG_KEYS]
+        if limits and not changed:
+            findings.append(Finding(where, f"was started under other limits ({', '.join(limits)}): station run "
+                                           "journals this file's limits as a change from the next round, unless an "
+                                           "earlier start did (docs/limits.md)", False))
         if changed:
             from station.service.station_journal import new_journal_words
 

@@ -60,6 +60,14 @@ def test_a_journal_written_under_another_configuration_fails_the_check(tmp_path:
     result = check(config, journal)
     assert result.returncode == Status.CONFIG
     assert "was written under another configuration (changed: table.tie_pays)" in result.stderr
+    assert "only the limits and chips change by an event in a journal (docs/limits.md)" in result.stderr
+    assert "start a new one with station run --config FILE --journal NEW.sqlite3" in result.stderr
+    # Other limits are no other configuration: a warning that station run journals them as a change.
+    config.write_text("[dealer]\nsimulated = true\n[table]\nmin_bet = 2500\n")
+    result = check(config, journal)
+    assert result.returncode == 0, result.stderr
+    assert ("WARNING: journal " in result.stderr and "was started under other limits (table.min_bet): station run "
+            "journals this file's limits as a change from the next round" in result.stderr), result.stderr
 
 
 def test_chip_colours_are_checked_by_name_and_never_ask_for_a_new_journal(tmp_path: Path) -> None:

@@ -243,6 +243,9 @@ class MachineBase:
     def _rate_round(self, r: Round, bets: tuple[SettledBet, ...]) -> None:
         raise NotImplementedError
 
+    def _rerate_round(self, r: Round, before: tuple[SettledBet, ...], after: tuple[SettledBet, ...]) -> None:
+        raise NotImplementedError
+
     def _decide_integrity(self, ev: SupervisorDecision, problem: Irregularity) -> None:
         raise NotImplementedError
 

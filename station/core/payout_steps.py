@@ -149,6 +149,7 @@ class PayoutSteps(MachineBase):
         before, house_before = r.settlement, -sum(b.net for b in r.settlement)
         differences = _differences(before, settlement.bets)
         r.bets, r.settlement = bets, settlement.bets
+        self._rerate_round(r, before, settlement.bets)
         self.house_net += settlement.house_net - house_before
         self.corrections += 1
         if self.round is r and self.carried is not None and self.carried.get(old) == before_amount:

@@ -29,6 +29,7 @@ from station.games.layout import SettledBet
 RATING_ROLES = ("dealer", *SUPERVISOR_ROLES)
 
 
+
 def _moment(text: str) -> datetime | None:
     """A time as the journal writes it (``2026-12-06T20:15:00.000000Z``), or None."""
     if not isinstance(text, str) or not text.endswith("Z"):
@@ -89,7 +90,8 @@ class RatingSteps(MachineBase):
             return
         self.ratings_opened += 1
         self.ratings[key] = {"rating": self.ratings_opened, "box": ev.box, "player": ev.player.strip(), "card": card,
-                             "opened_at": ev.at, "hands": 0, "bets": 0, "stakes": 0, "theo": "0"}
+                             "opened_at": ev.at, "hands": 0, "bets": 0, "stakes": 0, "theo": "0",
+                             "since": self._last_round_settled()}
         if ev.door == "reader":
             self.card_read = ""
         self._emit(out.RatingStarted(self.ratings_opened, ev.box, ev.player.strip(), card, ev.at, ev.door,
@@ -136,18 +138,36 @@ class RatingSteps(MachineBase):
 
     def _rate_round(self, r: Round, bets: tuple[SettledBet, ...]) -> None:
         """A settled round's bets added to the ratings open at its boxes."""
-        if not self.ratings:
-            return
+        if self.ratings:
+            self._add_bets(r, bets, 1)
+
+    def _rerate_round(self, r: Round, before: tuple[SettledBet, ...], after: tuple[SettledBet, ...]) -> None:
+        """A correction of a settled round: the ratings open while it was played count it as
+        corrected (a rating opened after the round never counted it, and does not now)."""
+        if self.ratings:
+            self._add_bets(r, before, -1)
+            self._add_bets(r, after, 1)
+
+    def _last_round_settled(self) -> list[int]:
+        """(shoe, round) of the last round settled: a rating opened now counts the rounds after it."""
+        in_play = self.round is not None and not self.round.settled
+        return [self.shoe.number, self.shoe.rounds - (1 if in_play else 0)]
+
+    def _add_bets(self, r: Round, bets: tuple[SettledBet, ...], sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) a round's bets from the ratings open while it was
+        played (those opened after it never count it)."""
         hands: set[str] = set()
+        played = [r.round_id.shoe, r.round_id.number]
         for bet in bets:
-            rating = self.ratings.get(f"{bet.box}|{bet.player}")
-            if rating is None or not bet.stake:
+            key = f"{bet.box}|{bet.player}"
+            rating = self.ratings.get(key)
+            if rating is None or not bet.stake or played <= rating["since"]:
                 continue
             edge = self._wager_edge(bet.region, r.payout_option)
-            rating["bets"] += 1
-            rating["stakes"] += bet.stake
-            theo = Fraction(rating["theo"]) + bet.stake * edge
+            rating["bets"] += sign
+            rating["stakes"] += sign * bet.stake
+            theo = Fraction(rating["theo"]) + sign * bet.stake * edge
             rating["theo"] = f"{theo.numerator}/{theo.denominator}"
-            hands.add(f"{bet.box}|{bet.player}")
+            hands.add(key)
         for key in hands:
-            self.ratings[key]["hands"] += 1
+            self.ratings[key]["hands"] += sign

@@ -95,3 +95,18 @@ def test_ratings_replay_the_same_from_the_start_and_from_a_checkpoint(table: Any
     assert machine_state(table.machine) == state
     table.act("next_round").post(RatingClosed("1", "ann", SUE, T1))
     assert table.last(out.RatingEnded).stakes == 3000
+
+
+def test_a_correction_of_a_rated_round_rates_it_as_corrected(table: Any) -> None:
+    from station.events import BetCorrected
+
+    table.start_shoe()
+    table.post(RatingOpened("1", "ann", "C-1", SUE, T0))
+    table.bet("1", "ann", "player", 3000).act("no_more_bets").cards("KH 3H 2D 3D 2S").act("next_round")
+    table.post(RatingOpened("2", "bo", "C-2", SUE, T0))  # bo's rating begins after round 1-1
+    table.post(BetCorrected("1-1", "1", "ann", "player", "1", "ann", "player", 5000, "keyed 30, was 50", SUE))
+    table.post(BetCorrected("1-1", "1", "ann", "player", "2", "bo", "player", 5000, "it was bo's", SUE))
+    table.post(RatingClosed("1", "ann", SUE, T1), RatingClosed("2", "bo", SUE, T1))
+    ann, bo = table.of(out.RatingEnded)
+    assert (ann.hands, ann.bets, ann.stakes, ann.theo_exact) == (0, 0, 0, "0/1")  # the bet was never hers
+    assert (bo.hands, bo.bets, bo.stakes) == (0, 0, 0)  # a round before bo's rating counts for nobody

@@ -173,6 +173,7 @@ class ConsoleView:
 
             summary = tray_summary(machine.tray_ledgers[-1], machine.house_net)
             self.tray = {key: value for key, value in summary.items() if key not in ("entries", "house")}
+            self.tray["entries"] = [f"{e['entry']} {e['kind']}" for e in summary["entries"]]
         pending = machine.pending_limits
         if pending is not None:
             self.next_limits = self._next_words(pending["limits"], pending["role"], pending["who"])
@@ -333,11 +334,12 @@ class ConsoleView:
     def _on_TrayRecorded(self, o: out.TrayRecorded) -> None:
         if o.what == "opener" and not o.corrects:
             self.tray = {"ledger": o.ledger, "open": True, "opener": 0, "fill": 0, "credit": 0, "closer": 0,
-                         "drop": 0, "drop_counted": False, "win": None, "variance": None}
+                         "drop": 0, "drop_counted": False, "win": None, "variance": None, "entries": []}
         tray = self.tray
         if tray is None or tray["ledger"] != o.ledger:
             return  # a correction of an earlier opening: the form shows the last one
         tray[o.what] += o.change if o.corrects else o.value
+        tray["entries"].append(f"{o.entry} {o.what}" + (f" (corrects {o.corrects})" if o.corrects else ""))
         if o.what == "closer":
             tray["open"] = False
         if o.what == "drop":

@@ -60,7 +60,7 @@ def test_the_tray_a_buy_in_and_a_rating_from_the_console(browser: Any, console_t
     # A fill without its slip is refused, with the reason; then the drop.
     console.supervisor_signs_in("sue")
     console.tap("Chip tray")
-    console.wait_text("#tray-state", "Opening 1 open: opener 1,500.00")
+    console.wait_text("#tray-state", r"Opening 1 open \(entries 1 opener\): opener 1,500.00")
     page.get_by_label("Count", exact=True).select_option("fill")
     page.get_by_label("Count of 25.00 chips", exact=True).fill("20")
     page.get_by_label("Witness", exact=True).fill("rob")
@@ -71,6 +71,23 @@ def test_the_tray_a_buy_in_and_a_rating_from_the_console(browser: Any, console_t
     supervisor_done(console)
     drops = [r["payload"] for r in table.journal_records() if r["kind"] == "DropCounted"]
     assert [(d["amount"], d["actor"]["who"]) for d in drops] == [(50_000, "sue")]
+
+    # The opener recounted: a correction names the entry, says why, and gives the count.
+    console.supervisor_signs_in("sue")
+    console.tap("Chip tray")
+    console.wait_text("#tray-state", "entries 1 opener, 2 drop")
+    page.get_by_label("Entry to correct", exact=True).fill("1")
+    page.get_by_label("Count of 25.00 chips", exact=True).fill("41")
+    page.get_by_label("Count of 5.00 chips", exact=True).fill("100")
+    console.tap("Correct the entry")
+    assert refused(console) == "reason: string should have at least 1 character (why, for the journal)"
+    page.get_by_label("Why", exact=True).fill("a 25.00 chip under the float")
+    check_every_size(page, "supervisor tray correction", SHOTS)
+    console.tap("Correct the entry")
+    supervisor_done(console)
+    [corrected] = [r["payload"] for r in table.journal_records() if r["kind"] == "TrayCorrected"]
+    assert (corrected["entry"], corrected["chips"], corrected["reason"], corrected["actor"]["who"]) == (
+        1, [[500, 100], [2500, 41]], "a 25.00 chip under the float", "sue")
 
     # The dealer ends ann's rating when she leaves.
     console.tap("End the rating of ann on Box 1")

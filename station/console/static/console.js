@@ -427,7 +427,8 @@ function renderTray(view) {
   const t = view.tray;
   const digits = view.table.digits;
   $("tray-state").textContent = !t ? "No opener counted yet"
-    : `Opening ${t.ledger} ${t.open ? "open" : "closed"}: opener ${moneyText(t.opener, digits)}, fills `
+    : `Opening ${t.ledger} ${t.open ? "open" : "closed"} (entries ${(t.entries || []).join(", ") || "-"}): opener `
+      + `${moneyText(t.opener, digits)}, fills `
       + `${moneyText(t.fill, digits)}, credits ${moneyText(t.credit, digits)}`
       + (t.open ? "" : `, closer ${moneyText(t.closer, digits)}`)
       + (t.drop_counted ? `, drop ${moneyText(t.drop, digits)}` : "")
@@ -467,6 +468,25 @@ async function submitDrop() {
   if (amount === null) { say("Drop counted: an amount such as 12,500.00"); return; }
   if (await send("drop", {amount, note: "entered at the console"})) {
     $("drop-amount").value = "";
+    ui.trayOpen = false;
+    render();
+  }
+}
+
+async function correctTray() {
+  // The entry as it really was: the counts above for a count, the drop field for the drop.
+  const entry = parseInt(($("tray-entry").value || "").trim(), 10);
+  if (!(entry > 0)) { say("Entry to correct: its number, as the tray's line lists it"); return; }
+  const chips = [];
+  for (const chip of ui.view.table.limit_values.chips) {
+    const text = ($(`tray-count-${chip}`).value || "").trim();
+    if (text) chips.push([chip, parseInt(text, 10)]);
+  }
+  const drop = limitUnits($("drop-amount").value, ui.view.table.digits);
+  const args = {entry, reason: $("tray-reason").value.trim(), ...(chips.length ? {chips} : {amount: drop || 0})};
+  if (await send("tray-correct", args)) {
+    $("tray-entry").value = "";
+    $("tray-reason").value = "";
     ui.trayOpen = false;
     render();
   }
@@ -659,6 +679,7 @@ async function boot() {
   $("limits-form").addEventListener("submit", submitLimits);
   $("tray-form").addEventListener("submit", submitTray);
   $("drop-submit").addEventListener("click", submitDrop);
+  $("tray-correct").addEventListener("click", correctTray);
   $("rate-button").addEventListener("click", ratePlayer);
   $("buy-in-button").addEventListener("click", buyIn);
   $("limits-form").addEventListener("input", () => { $("limits-form").dataset.edited = "yes"; });

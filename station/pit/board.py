@@ -91,6 +91,7 @@ def money_of_tile(tile: PitTable) -> dict[str, Any]:
         "drop": drop, "win": win, "win_by": None if tray is None else ("inventory" if tray["win"] is not None
                                                                         else "rounds"),
         "hold_percent": round(win * 100 / drop, 1) if drop and win is not None else None,
+        "house": tray["house"] if tray else None, "variance": tray["variance"] if tray else None,
         "average_bet": tile.hour_stakes // tile.hour_bets if tile.hour_bets else None,
         "rated": len(tile.rated), "currency": tile.currency, "digits": tile.digits,
     }

@@ -81,21 +81,25 @@ def test_a_pit_with_money(broker: Broker, recorded_journal: Path, tmp_path: Path
         ctl("pause", {"reason": "table closes"})
         wait_until(lambda: ctl("status")["state"] == "paused", 60, "BAC-01 paused", poll=0.1)
         house = ctl("status")["tray"]["house"]
-        value = sum(d * n for d, n in opener) + house - 100_000  # the buy-in's chips left the tray
+        # the buy-in's chips left the tray, and a 1.00 chip went missing
+        value = sum(d * n for d, n in opener) + house - 100_000 - 100
         ctl("tray", {"what": "closer", "chips": [[100, value // 100]], "witness": "dana"})
         ctl("drop", {"amount": 100_000, "note": "count room"})
         wait_until(lambda: _tile(page, "BAC-01", ".status") == "CLOSED" and _tile(page, "BAC-01", ".drop") == "1,000",
                    30, "BAC-01 closed, its drop counted", poll=0.1)
         assert _tile(page, "BAC-01", ".state") == "CLOSED"
-        win = house  # closer - opener + drop: what the rounds won, to the chip
+        win = house - 100  # closer - opener + drop: what the rounds won, less the missing chip
         assert _tile(page, "BAC-01", ".win") == f"{'-' if win < 0 else ''}{abs(win) // 100:,}" + (
             f".{abs(win) % 100:02d}" if abs(win) % 100 else "")
         assert _tile(page, "BAC-01", ".hold") == f"{round(win * 100 / 100_000, 1):g}%"
+        chip = '.chip[data-code="integrity_tray_variance"]'
+        wait_until(lambda: _tile(page, "BAC-01", chip).startswith("TRAY VARIANCE"), 30,
+                   "the tray variance alarm on BAC-01's tile", poll=0.1)
         total = page.locator("#totals .pit-total").first.inner_text()
         assert total.startswith("A: 11 of 12 open · drop 1,000 · win"), total
         label = str(page.locator('.tile[data-table="BAC-01"]').get_attribute("aria-label"))
         assert "; closed;" in label and "paused" not in label.split("warning", maxsplit=1)[0], label
-        assert "drop 1,000" in label and "; 0 rated" in label, label
+        assert "drop 1,000" in label and "variance -1;" in label and "; 0 rated" in label, label
         assert _tile(page, "BAC-01", ".rated") == ""  # the player left: nobody rated
 
         for width, height in ((1920, 1080), (1280, 800)):

@@ -118,7 +118,8 @@
     if (t.limits) parts.push(`limits ${money(t.limits[0], t.digits)} to ${money(t.limits[1], t.digits)}`);
     if (t.open !== null) {
       parts.push(`drop ${money(t.drop, t.digits)}, ${t.win_by === "inventory" ? "win" : "rounds"} ${money(t.win, t.digits)}`
-        + (t.hold_percent !== null ? `, hold ${t.hold_percent}%` : ""));
+        + (t.hold_percent !== null ? `, hold ${t.hold_percent}%` : "")
+        + (t.variance !== null ? `, the rounds' result ${money(t.house, t.digits)}, variance ${money(t.variance, t.digits)}` : ""));
     }
     if (t.average_bet !== null) parts.push(`average bet ${money(t.average_bet, t.digits)}`);
     parts.push(`${t.rated} rated`);
@@ -195,6 +196,8 @@
     day.append(make("span", "label", "Drop"), make("span", "drop", money(t.drop, t.digits)),
       make("span", "label", winLabel), make("span", "win", money(t.win, t.digits)),
       make("span", "label", "Hold"), make("span", "hold", t.hold_percent === null ? "—" : `${t.hold_percent}%`));
+    // A variance shows as the integrity alarm's chip (TRAY VARIANCE, with its figures), and in words.
+    day.dataset.variance = t.variance === null ? "" : String(t.variance);
     return [limits, day];
   }
 

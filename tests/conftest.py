@@ -155,6 +155,7 @@ _guard_process_starts()
 ONLY_WHEN_NAMED = ("soak", "deb")
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: absent under -p no:xdist (tools/mutate.py)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than the CPUs. A good third of the suite's time its tests
     wait (on pseudo-terminals, stations starting, a browser): with one worker per CPU the CPUs

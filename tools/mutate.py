@@ -86,6 +86,19 @@ GUARDS = (
     Guard("rules", ("station/games/**/*.py", "station/roads/*.py"), ("tests/games", "tests/roads")),
     Guard("core", ("station/core/*_steps.py", "station/core/machine*.py", "station/integrity/*.py"),
           ("tests/core", "tests/integrity")),
+    # Money as people read it and as it is built: amounts written, a currency's digits, payouts
+    # in words and chips, the limits a supervisor sets (issue 40).
+    Guard("money", ("station/money.py", "station/console/words.py", "station/games/limits.py"),
+          ("tests/service/test_money_and_web_config.py", "tests/console/test_console_parts.py",
+           "tests/games/test_refusal_money.py", "tests/core/test_limit_changes.py", "tests/test_money_words.py")),
+    Guard("meters", ("station/meters/*.py",), ("tests/meters",)),
+    Guard("journal", ("station/journal/*.py",),
+          ("tests/journal", "tests/floor/test_anchors_verify.py", "tests/service/test_generated_journals.py")),
+    Guard("drivers", ("drivers/codec/*.py", "drivers/devices/*.py", "drivers/transport/*.py", "drivers/usb/*.py",
+                      "drivers/input/*.py"),
+          ("tests/drivers", "tests/devices", "tests/usb", "tests/input", "tests/diag")),
+    Guard("floor", ("station/floor/outbox.py", "station/floor/cursor.py", "station/floor/resume.py"),
+          ("tests/floor",)),
 )
 
 _COMPARE_SWAPS: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
@@ -670,7 +683,8 @@ class CoverageMap:
 
 
 def _in_folders(test: str, folders: Iterable[str]) -> bool:
-    return any(test.startswith(f.rstrip("/") + "/") for f in folders)
+    """Whether a test id is of one of a guard's folders, or is in one of its test files."""
+    return any(test.startswith(f.rstrip("/") + "/") or test.split("::")[0] == f for f in folders)
 
 
 def coverage_map(copy: Path, tests: list[str]) -> CoverageMap:

@@ -78,8 +78,8 @@ def _odds(winnings: int, stake: int) -> str:
         return "even money"
     if stake and winnings % stake == 0:
         return f"{winnings // stake} to 1"
-    if stake and (2 * winnings) % stake == 0 and winnings < stake:
-        return "1 to 2" if 2 * winnings == stake else f"{2 * winnings // stake} to 2"
+    if stake and 2 * winnings == stake:  # a no-commission Banker win on 6 (5.11)
+        return "1 to 2"
     return ""
 
 

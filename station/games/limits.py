@@ -72,10 +72,7 @@ class TableLimits:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableLimits:
         """TableLimits as :meth:`to_json` wrote them (raises :class:`LimitsError` or KeyError)."""
-        values: dict[str, Any] = {key: data[key] for key in LIMIT_KEYS if key in data}
-        if "chips" in values:
-            values["chips"] = tuple(values["chips"])
-        return cls(**values)
+        return cls(**{key: data[key] for key in LIMIT_KEYS if key in data})  # chips made a tuple when built
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -457,7 +457,8 @@ _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest
 
 
 def make_copy(into: Path, sources: dict[Path, str], tests: list[Path]) -> Path:
-    for name in ("station", "drivers", "config", "docs"):  # docs: tests compare them with the code
+    # docs: tests compare them with the code; bench: tests import its checks (tests/meters)
+    for name in ("station", "drivers", "config", "docs", "bench"):
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, into / name, ignore=_IGNORE)
     for path, text in sources.items():  # the mutated files as the run saw them at its start
@@ -684,7 +685,7 @@ class CoverageMap:
 
 def _in_folders(test: str, folders: Iterable[str]) -> bool:
     """Whether a test id is of one of a guard's folders, or is in one of its test files."""
-    return any(test.startswith(f.rstrip("/") + "/") or test.split("::")[0] == f for f in folders)
+    return any(test.startswith(f.rstrip("/") + "/") or test.split("::", maxsplit=1)[0] == f for f in folders)
 
 
 def coverage_map(copy: Path, tests: list[str]) -> CoverageMap:

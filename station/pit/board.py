@@ -33,6 +33,7 @@ from zoneinfo import ZoneInfo
 from station.floor.watch import FloorView, WatchedTable
 from station.localtime import parse_journal_time
 from station.pit.hour import HourCount, hour_start
+from station.pit.overview import counts
 
 #: The payload version the board reads (docs/floor.md: a consumer refuses one it does not know).
 PAYLOAD_VERSION = 1
@@ -383,9 +384,7 @@ class PitBoard:
             "v": 1, "version": self.version, "hour": hour.strftime("%H:%M"),
             "time": datetime.fromtimestamp(now, self.tz).isoformat(timespec="seconds"),
             "tables": tiles,
-            "counts": {"tables": len(tiles), "online": sum(t["status"] == "online" for t in tiles),
-                       "offline": sum(t["status"] == "offline" for t in tiles),
-                       "alarms": sum(any(a["level"] == "alarm" for a in t["alarms"]) for t in tiles)},
+            "counts": counts(tiles),
             "pits": sorted({t["pit"] for t in tiles if t["pit"]}, key=lambda p: (p.casefold(), p)),
             "pit_totals": pit_totals(tiles),
         }

@@ -8,9 +8,10 @@ where the board (:mod:`station.pit.board`) takes them one by one. Nothing here c
 table: no station's address is configured or known, only the broker's.
 
 Pictures: every change is on the page within :data:`PICTURE_INTERVAL_S` (a change after a
-quiet spell goes out at once; in a burst the newest picture follows at that pace), each
-picture is the whole board, encoded once and written to every viewer alike, so a screen that
-connects late or reconnects is whole with its first event. The clock rolls the hour (rounds
+quiet spell goes out at once; in a burst the next picture follows at that pace). Each viewer
+watches a view (the floor, a pit, every table: :mod:`station.pit.views`) and is sent it whole
+when it connects, then only the tiles that changed, encoded once per view
+(:mod:`station.pit.stream`). The clock rolls the hour (rounds
 this hour start again at the top of the hour in the pit's time zone) and pings systemd's
 watchdog from the loop itself, so a wedged loop is restarted.
 """
@@ -20,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import json
 import signal
 import time
 from datetime import datetime
@@ -32,7 +32,10 @@ from station.host.systemd_notify import Notifier
 from station.localtime import zone
 from station.pit.board import PitBoard
 from station.pit.listener import FloorListener
+from station.pit.overview import counts as overview_counts
 from station.pit.settings import LoadedPitConfig
+from station.pit.stream import PitApp
+from station.pit.views import Views
 
 log = structlog.get_logger("station.pit")
 
@@ -68,6 +71,9 @@ class PitService:
         self.connection_note = "connecting"
         self.connection_since = time.time()
         self.pictures = 0
+        self.views = Views(self.board, self.head)
+        self._changed_tables: set[str] | None = set()
+        """Tables whose tiles changed since the last picture (None: any may have)."""
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
@@ -90,7 +96,10 @@ class PitService:
 
     def _take(self, topic: str, payload: bytes, received: float | None) -> None:
         refused = sum(self.board.refused.values())
-        if self.board.take(topic, payload, received) is not None:
+        table = self.board.take(topic, payload, received)
+        if table is not None:
+            if self._changed_tables is not None:
+                self._changed_tables.add(table)
             self._mark()
         elif sum(self.board.refused.values()) != refused:
             log.warning("pit_message_refused", topic=topic, refused=dict(self.board.refused))
@@ -105,17 +114,26 @@ class PitService:
         if self._changed is not None:
             self._changed.set()
 
+    def _broker(self) -> dict[str, Any]:
+        return {"connected": self.connected, "note": self.connection_note,
+                "since": datetime.fromtimestamp(self.connection_since, self.tz).strftime("%H:%M:%S")}
+
+    def head(self) -> dict[str, Any]:
+        """What every view's head shares (docs/pit.md): the page's title, zone and pace, the
+        hour the counts are for, the broker's link, the floor's pits."""
+        pits = {t.pit for t in self.board.shown() if t.pit}
+        return {"title": self.page.title, "timezone": self.page.timezone, "page_seconds": self.page.page_seconds,
+                "hour": datetime.fromtimestamp(self.board.hour, self.tz).strftime("%H:%M"),
+                "broker": self._broker(), "pits": sorted(pits, key=lambda p: (p.casefold(), p))}
+
     def picture(self, now: float) -> dict[str, Any]:
-        """The whole page at ``now``: the board, the page's title and zone, the broker's link."""
+        """The whole board at ``now`` (``/snapshot``): every tile, the page's title and zone,
+        the broker's link."""
         snapshot = self.board.snapshot(now)
-        snapshot.update({
-            "title": self.page.title, "timezone": self.page.timezone,
-            "broker": {"connected": self.connected, "note": self.connection_note,
-                       "since": datetime.fromtimestamp(self.connection_since, self.tz).strftime("%H:%M:%S")},
-        })
+        snapshot.update({"title": self.page.title, "timezone": self.page.timezone, "broker": self._broker()})
         return snapshot
 
-    async def _pictures(self, app: Any) -> None:
+    async def _pictures(self, app: PitApp) -> None:
         assert self._changed is not None
         sent_at = 0.0
         while True:
@@ -124,7 +142,8 @@ class PitService:
             if wait > 0:
                 await asyncio.sleep(wait)
             self._changed.clear()
-            app.publish(json.dumps(self.picture(time.time()), separators=(",", ":")).encode())
+            changed, self._changed_tables = self._changed_tables, set()
+            app.changed(self.views.refresh(changed))
             self.pictures += 1
             sent_at = time.monotonic()
 
@@ -132,12 +151,13 @@ class PitService:
         while True:
             await asyncio.sleep(TICK_S)
             if self.board.tick(time.time()):
+                self._changed_tables = None  # every tile's rounds this hour start again
                 self._mark()
             self.notifier.watchdog()
             self.notifier.status(self.status_line())
 
     def status_line(self) -> str:
-        counts = self.board.snapshot(time.time())["counts"]
+        counts = overview_counts([t.shown or {} for t in self.board.shown()])
         link = "broker connected" if self.connected else "NO BROKER"
         return (f"{self.url} {link}; {counts['tables']} tables, {counts['online']} online, "
                 f"{counts['offline']} offline, {counts['alarms']} with an alarm")
@@ -145,12 +165,11 @@ class PitService:
     async def run(self) -> int:
         """Serve until SIGTERM or SIGINT (or :meth:`request_stop`); 0 when stopped."""
         from station.web.guard import Limits
-        from station.web.server import ScoreboardApp
 
         self._loop = asyncio.get_running_loop()
         self._changed, self._stop = asyncio.Event(), asyncio.Event()
-        app = ScoreboardApp(self.page.bind, self.page.port, Limits(max_connections=self.page.max_connections),
-                            files=PIT_FILES, package="station.pit")
+        app = PitApp(self.page.bind, self.page.port, Limits(max_connections=self.page.max_connections),
+                     views=self.views, snapshot=lambda: self.picture(time.time()), files=PIT_FILES)
         try:
             await app.start()
         except OSError as exc:

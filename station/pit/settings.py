@@ -42,6 +42,9 @@ class PageSection(StrictSection):
     """The casino's IANA time zone: the page's clock and the hour that "rounds this hour" counts."""
     pits: list[str] = Field(default_factory=list)
     """Only the tables of these pits (empty: every table the broker carries)."""
+    page_seconds: int = Field(default=20, ge=0, le=3600)
+    """A pit with more tables than one screen holds shows them in pages: a screen turns to its
+    next page after this many seconds (0: only when a person taps)."""
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..floor.helpers import free_port
 from ..waiting import tail, wait_until
+from .picture_model import ViewModel
 
 ROOT = Path(__file__).resolve().parents[2]
 FEEDS = Path(__file__).resolve().with_name("feeds.py")
@@ -108,48 +109,85 @@ def start_replayer(journal: Path, broker_url: str, *, first: int, tables: int, r
 
 
 class Pictures:
-    """The page's event stream read as a screen reads it, on a thread: when each table's last
-    result first reached a viewer (``seen[(table, round_id)]``, time.time()) and the round's
-    journal time as the picture says it (``journal[(table, round_id)]``, "" when only the
-    retained state named it)."""
+    """One view of the page's event stream read as a screen reads it, on a thread (docs/pit.md,
+    the picture protocol): ``view`` is ``"all"`` (every table), ``"floor"`` or ``"pit:A"``.
+    Kept: when each table's last result first reached the viewer (``seen[(table, round_id)]``,
+    time.time()) and the round's journal time as the tile says it (``journal[(table,
+    round_id)]``, "" when only the retained state named it; a floor viewer learns no time);
+    the events taken (``pictures``), the bytes received (``bytes``), the gaps met (a delta for
+    another version: the stream is read again from a whole picture), and the view itself
+    (``model``). ``lock`` guards them against the reading thread."""
 
-    def __init__(self, url: str) -> None:
-        import http.client
+    def __init__(self, url: str, view: str = "all") -> None:
         import threading
-        from urllib.parse import urlsplit
+        from urllib.parse import quote, urlsplit
 
         parts = urlsplit(url)
-        self.connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
-        self.connection.request("GET", "/events")
-        self.response = self.connection.getresponse()
+        self.address = (parts.hostname or "127.0.0.1", parts.port)
+        self.path = ("/events?all=1" if view == "all" else "/events" if view == "floor"
+                     else f"/events?pit={quote(view.removeprefix('pit:'))}")
+        self.model = ViewModel()
         self.seen: dict[tuple[str, str], float] = {}
         self.journal: dict[tuple[str, str], str] = {}
         self.pictures = 0
+        self.bytes = 0
+        self.gaps = 0
+        self.lock = threading.Lock()
+        self._open()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
-    def _read(self) -> None:
-        import json
+    def _open(self) -> None:
+        import http.client
 
-        data: list[bytes] = []
+        self.connection = http.client.HTTPConnection(*self.address, timeout=30)
+        self.connection.request("GET", self.path)
+        self.response = self.connection.getresponse()
+
+    def _read(self) -> None:
+        event, data = "", b""
         try:
-            for raw in self.response:
-                if raw.startswith(b"data: "):
-                    data.append(raw[6:].rstrip(b"\n"))
-                elif raw == b"\n" and data:
-                    at = time.time()
-                    picture = json.loads(b"\n".join(data))
-                    data = []
-                    self.pictures += 1
-                    for tile in picture["tables"]:
-                        last = tile.get("last")
-                        if last and last.get("round_id"):
-                            key = (tile["table"], last["round_id"])
-                            if key not in self.seen:
-                                self.seen[key] = at
-                                self.journal[key] = str(last.get("time") or "")
+            while True:
+                raw = self.response.readline()
+                if not raw:
+                    return
+                self.bytes += len(raw)
+                if raw.startswith(b"event: "):
+                    event = raw[7:].strip().decode()
+                elif raw.startswith(b"data: "):
+                    data = raw[6:].rstrip(b"\n")
+                elif raw == b"\n" and event:
+                    self._take(event, data)
+                    event, data = "", b""
         except (OSError, ValueError):
             return
+
+    def _take(self, event: str, data: bytes) -> None:
+        at = time.time()
+        with self.lock:
+            self.pictures += 1
+            if not self.model.apply(event, data):
+                self.gaps += 1  # as the page does: the stream again, from a whole picture
+                self.connection.close()
+                self._open()
+                return
+            for tile in self.model.tables.values():
+                last = tile.get("last")
+                if last and last.get("round_id"):
+                    key = (tile["table"], last["round_id"])
+                    if key not in self.seen:
+                        self.seen[key] = at
+                        self.journal[key] = str(last.get("time") or "")
+            for entry in self.model.directory.values():
+                key = (entry["table"], entry["round"])
+                if entry["round"] and key not in self.seen:
+                    self.seen[key] = at
+                    self.journal.setdefault(key, "")
+
+    def figures(self) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], str]]:
+        """Copies of ``seen`` and ``journal``, taken while the reading thread waits."""
+        with self.lock:
+            return dict(self.seen), dict(self.journal)
 
     def close(self) -> None:
         self.connection.close()

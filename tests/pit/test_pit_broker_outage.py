@@ -37,7 +37,7 @@ def test_the_page_says_when_it_has_no_broker_and_fills_in_again(broker: Broker, 
     try:
         with launched_chromium() as chromium:
             page = chromium.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
-            page.goto(page_process.url)
+            page.goto(page_process.url)  # a floor of one pit: its tables
             wait_until(lambda: page.locator(".tile").count() == 3, 30, "three tiles", poll=0.05)
             assert page.is_hidden("#banner")
             # The page's clock is the pit's (its [pit] timezone), whatever the screen's own zone.

@@ -5,8 +5,9 @@ simulated hardware whose supervisor counts an opener, rates a player and takes a
 from a replayer of a real station's feed (tests/pit/feeds.py).
 
 Shown: the table's limits and average bet, OPEN then CLOSED (not its last state), its drop, win
-by inventory and hold, the players rated, the pit's total row; every tile on one screen without
-scrolling, the layout sound at 1280x800 and 1920x1080 (screenshots in tests/artifacts/)."""
+by inventory and hold, the players rated, the pit's total row; the floor of one pit showing its
+tables (no overview of one pit); every tile on one screen without scrolling or pages, nothing
+under 14 px, the layout sound at 1280x800 and 1920x1080 (screenshots in tests/artifacts/)."""
 
 from __future__ import annotations
 
@@ -69,8 +70,9 @@ def test_a_pit_with_money(broker: Broker, recorded_journal: Path, tmp_path: Path
 
     with launched_chromium() as chromium:
         page = chromium.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
-        page.goto(page_process.url)
+        page.goto(page_process.url)  # the floor: one pit, so every table
         wait_until(lambda: page.locator(".tile").count() == 12, 90, "twelve tiles", poll=0.25)
+        assert page.evaluate("document.body.dataset.view") == "floor-tables"
         wait_until(lambda: _tile(page, "BAC-01", ".status") == "ONLINE" and _tile(page, "BAC-01", ".rated")
                    == "1 rated", 60, "BAC-01 open, with its rated player", poll=0.1)
         assert _tile(page, "BAC-01", ".limits") == "10–5,000"
@@ -107,5 +109,12 @@ def test_a_pit_with_money(broker: Broker, recorded_journal: Path, tmp_path: Path
             page.wait_for_timeout(100)
             assert page.evaluate("document.documentElement.scrollHeight <= window.innerHeight + 1")
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+            assert page.locator(".tile").count() == 12 and page.is_hidden("#pages")
+            small = page.evaluate("""() => [...document.querySelectorAll('.tile *')]
+                .filter(e => e.getClientRects().length
+                             && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+                .map(e => [parseFloat(getComputedStyle(e).fontSize), e.className, e.textContent])
+                .filter(([size]) => size < 14)""")
+            assert small == [], small
             assert_layout_sound(page, f"the pit page with money, {width}x{height}")
             screenshot(page, f"pit-money-12-tables-{width}x{height}.png")

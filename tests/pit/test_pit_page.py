@@ -8,11 +8,12 @@ and stops the table while the station stays online. Sixteen more (BAC-05 to BAC-
 two replayer processes publishing a real station's recorded feed (tests/pit/feeds.py): on two
 shared CPUs twenty whole stations would be the test's bottleneck, not the page.
 
-Shown: 20 tiles in pit and number order; a real station's result on its tile within 1 s of the
-round's journal time; a station killed (SIGKILL) turning its tile offline, in red, within the
-broker's keepalive; the alarm in red; the layout sound at 1920x1080 and 3840x2160 (screenshots
-in tests/artifacts/); an accessible name for every tile and every link; the pit process talking
-to nobody but the broker.
+Shown, on the page of every table (``?all=1``: the floor has two pits, A and B): 20 tiles in
+pit and number order; a real station's result on its tile within 1 s of the round's journal
+time; a station killed (SIGKILL) turning its tile offline, in red, within the broker's
+keepalive; the alarm in red; nothing under 14 px, the layout sound at 1920x1080 and 3840x2160
+(screenshots in tests/artifacts/); an accessible name for every tile and every control; the
+floor's page showing the two pits; the pit process talking to nobody but the broker.
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ def _tile(page: Any, table: str, what: str) -> Any:
     return page.eval_on_selector(f'.tile[data-table="{table}"]', what)
 
 
+#: Every control (link, button, field) shown, without an accessible name.
+UNNAMED = """() => [...document.querySelectorAll('a, button, input, select, textarea, [role=button], [role=link],'
+    + ' [tabindex]')].filter(e => e.getClientRects().length).filter(e => !(e.getAttribute('aria-label')
+    || e.textContent.trim() || e.title || (e.labels && e.labels.length))).map(e => e.outerHTML)"""
+
+
 def _rgb(css: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", css)[:3])
 
@@ -131,7 +138,7 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
 
         with launched_chromium() as chromium:
             page = chromium.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)
-            page.goto(page_process.url)
+            page.goto(page_process.url + "?all=1")
             wanted = [f"BAC-{i:02d}" for i in range(1, 21)]
             wait_until(lambda: _tiles(page) == wanted, 90, "20 tiles in pit and number order", poll=0.25,
                        detail=lambda: f"have {_tiles(page)}")
@@ -176,14 +183,16 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
             print(f"\njournal time to tile: {[round(d, 3) for d in delays]} s; killed to offline {offline_after:.2f} s")
 
             # Readable from 3 m at 1080p, sound at both sizes a pit's screens have.
+            assert page.is_hidden("#pages")  # 20 tables: one screen
             sizes = page.evaluate("""() => [...document.querySelectorAll('.tile *')]
-                .filter(e => [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+                .filter(e => e.getClientRects().length
+                             && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
                 .map(e => [parseFloat(getComputedStyle(e).fontSize), e.className, e.textContent,
                            e.closest('.tile').dataset.table])""")
             smallest = min(sizes)
-            assert smallest[0] >= 18, f"the smallest text on a tile: {smallest}"
+            assert smallest[0] >= 14, f"the smallest text on a tile: {smallest}"
             main = [s for s in sizes if s[1].split()[0] in ("name", "state", "outcome", "hour", "chip-label")]
-            assert min(main)[0] >= 23, f"the smallest of the main text: {min(main)}"
+            assert min(main)[0] >= 20, f"the smallest of the main text: {min(main)}"
             assert_layout_sound(page, "the pit page, 20 tables")
             screenshot(page, "pit-20-tables-1920x1080.png")
             page.set_viewport_size({"width": 3840, "height": 2160})
@@ -194,13 +203,22 @@ def test_a_pit_of_twenty_tables(broker: Broker, recorded_journal: Path, tmp_path
             screenshot(page, "pit-20-tables-3840x2160.png")
 
             # Every control has an accessible name; every tile is a named group.
-            unnamed = page.evaluate("""() => [...document.querySelectorAll('a, button, input, select, textarea,'
-                + ' [role=button], [role=link], [tabindex]')].filter(e => !(e.getAttribute('aria-label')
-                || e.textContent.trim() || e.title)).map(e => e.outerHTML)""")
-            assert unnamed == []
-            assert page.get_by_role("link", name="Show pit B only").count() == 1
+            assert page.evaluate(UNNAMED) == []
             named = re.compile(r"^Table BAC-04; pit A · 4; online;.*; alarm: SHOE UNSHUFFLED \(shoe 1 is in an ordered")
             assert page.get_by_role("group", name=named).count() == 1
+
+            # The floor's page: its two pits, each a link to its tables; pit A's page links pit B's.
+            page.set_viewport_size({"width": 1920, "height": 1080})
+            page.goto(page_process.url)
+            wait_until(lambda: page.locator(".pit-tile").count() == 2, 30, "pits A and B", poll=0.1)
+            alarmed = page.locator('.pit-tile[data-pit="A"] .need[data-table="BAC-04"]')
+            wait_until(lambda: alarmed.count() == 1, 10, "BAC-04 on pit A's tile", poll=0.1)
+            assert alarmed.locator(".need-label").inner_text() == "SHOE UNSHUFFLED"
+            assert page.evaluate(UNNAMED) == []
+            page.get_by_role("link", name="Open pit A").click()
+            wait_until(lambda: _tiles(page) == wanted[:10], 30, "pit A's ten tiles", poll=0.1)
+            assert page.get_by_role("link", name="Show pit B only").count() == 1
+            assert page.evaluate(UNNAMED) == []
             page.close()
 
         # The status messages carry the pit and the number, and every message is the feed's.

@@ -24,6 +24,7 @@ says what time it is, so the board is the same for the same messages.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,6 +55,14 @@ def _epoch(journal_time: object) -> float | None:
 
 def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def pit_order(pit: str) -> tuple[Any, ...]:
+    """How pits are ordered on every view: as people count ("Pit 2" before "Pit 10", "A"
+    before "b" before "C"), the tables without a pit last."""
+    parts = tuple((0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
+                  for part in re.split(r"(\d+)", pit) if part)
+    return (pit == "", parts, pit)
 
 
 def _words(code: str) -> str:
@@ -375,7 +384,7 @@ class PitBoard:
     def shown(self) -> list[PitTable]:
         """The tables the page shows, by pit (tables without one last), number, then id."""
         tiles = [t for t in self.tables.values() if not self.pits or t.pit in self.pits]
-        return sorted(tiles, key=lambda t: (t.pit == "", t.pit.casefold(), t.pit, t.number == 0, t.number, t.table))
+        return sorted(tiles, key=lambda t: (pit_order(t.pit), t.number == 0, t.number, t.table))
 
     def snapshot(self, now: float) -> dict[str, Any]:
         tiles = [self.tile(t) for t in self.shown()]
@@ -385,7 +394,7 @@ class PitBoard:
             "time": datetime.fromtimestamp(now, self.tz).isoformat(timespec="seconds"),
             "tables": tiles,
             "counts": counts(tiles),
-            "pits": sorted({t["pit"] for t in tiles if t["pit"]}, key=lambda p: (p.casefold(), p)),
+            "pits": sorted({t["pit"] for t in tiles if t["pit"]}, key=pit_order),
             "pit_totals": pit_totals(tiles),
         }
 
@@ -403,7 +412,7 @@ def pit_totals(tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
         pit["win"] += t["win"] or 0
         pit["currencies"].add(t["currency"])
     rows = []
-    for pit in sorted(totals.values(), key=lambda p: (p["pit"] == "", p["pit"].casefold())):
+    for pit in sorted(totals.values(), key=lambda p: pit_order(p["pit"])):
         one = len(pit.pop("currencies")) == 1
         rows.append({**pit, "drop": pit["drop"] if one else None, "win": pit["win"] if one else None,
                      "hold_percent": round(pit["win"] * 100 / pit["drop"], 1) if one and pit["drop"] else None})

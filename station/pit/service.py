@@ -30,7 +30,7 @@ import structlog
 
 from station.host.systemd_notify import Notifier
 from station.localtime import zone
-from station.pit.board import PitBoard
+from station.pit.board import PitBoard, pit_order
 from station.pit.listener import FloorListener
 from station.pit.overview import counts as overview_counts
 from station.pit.settings import LoadedPitConfig
@@ -124,7 +124,7 @@ class PitService:
         pits = {t.pit for t in self.board.shown() if t.pit}
         return {"title": self.page.title, "timezone": self.page.timezone, "page_seconds": self.page.page_seconds,
                 "hour": datetime.fromtimestamp(self.board.hour, self.tz).strftime("%H:%M"),
-                "broker": self._broker(), "pits": sorted(pits, key=lambda p: (p.casefold(), p))}
+                "broker": self._broker(), "pits": sorted(pits, key=pit_order)}
 
     def picture(self, now: float) -> dict[str, Any]:
         """The whole board at ``now`` (``/snapshot``): every tile, the page's title and zone,

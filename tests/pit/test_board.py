@@ -217,6 +217,12 @@ def test_tables_are_sorted_by_pit_then_number_and_a_page_can_keep_to_its_pits() 
     order = [t["table"] for t in board.snapshot(HOUR)["tables"]]
     assert order == ["BAC-01", "BAC-03", "BAC-02", "BAC-07", "BAC-09", "WAR-01"]
     assert board.snapshot(HOUR)["pits"] == ["A", "B", "b"]
+    # Pits are counted as people count them: Pit 2 before Pit 10.
+    numbered = PitBoard(PREFIX, VIENNA, now=HOUR)
+    for table, pit in (("BAC-10", "Pit 10"), ("BAC-02", "Pit 2"), ("BAC-01", "Pit 1")):
+        send(numbered, table, "status", status(table, pit=pit))
+    assert numbered.snapshot(HOUR)["pits"] == ["Pit 1", "Pit 2", "Pit 10"]
+    assert [t["table"] for t in numbered.snapshot(HOUR)["tables"]] == ["BAC-01", "BAC-02", "BAC-10"]
     only = PitBoard(PREFIX, VIENNA, pits=["A"], now=HOUR)
     for table, pit in (("BAC-01", "A"), ("BAC-07", "B")):
         send(only, table, "status", status(table, pit=pit))

@@ -21,7 +21,7 @@ from fractions import Fraction
 from operator import mul
 
 from station.analysis.edges import BetEdge, house_edge
-from station.analysis.round_table import MAX_MULTIPLICITY, MAX_ROUND_CARDS, Tally, round_table
+from station.analysis.round_table import MAX_MULTIPLICITY, MAX_ROUND_CARDS, RoundTable, Tally, round_table
 from station.cards import Rank, ShoeComposition
 
 BANKER_COMMISSION = Fraction(5, 100)
@@ -96,25 +96,31 @@ def _falling_factors(value_counts: Sequence[int]) -> list[int]:
     return factors
 
 
-def count_rounds(value_counts: Sequence[int]) -> RoundCounts:
-    """Exact outcome counts for a shoe holding ``value_counts[v]`` cards of point value ``v``."""
+def count_classes(value_counts: Sequence[int], table: RoundTable) -> dict[int, int]:
+    """Ordered six-card sequences by the class ``table`` counts rounds in, for a shoe holding
+    ``value_counts[v]`` cards of point value ``v`` (classes no round has are left out)."""
     cards = _check_value_counts(value_counts)
     ff = _falling_factors(value_counts)
-    table = round_table()
     half_weight = [ff[a] * ff[b] * ff[c] * ff[d] * ff[e] for a, b, c, d, e in table.halves]
     weight_of = half_weight.__getitem__
-    totals = dict.fromkeys(Tally, 0)
+    totals: dict[int, int] = {}
     for length, group in table.by_length.items():
         # Ordered card sequences dealing each multiset, then each column summed in C.
         weights = list(map(mul, map(weight_of, group.low), map(weight_of, group.high)))
         unused = falling(cards - length, MAX_ROUND_CARDS - length)
         for tally, column in group.columns.items():
-            totals[tally] += unused * sum(map(mul, weights, column))
+            totals[tally] = totals.get(tally, 0) + unused * sum(map(mul, weights, column))
+    return totals
+
+
+def count_rounds(value_counts: Sequence[int]) -> RoundCounts:
+    """Exact outcome counts for a shoe holding ``value_counts[v]`` cards of point value ``v``."""
+    totals = count_classes(value_counts, round_table())
     return RoundCounts(
-        banker=totals[Tally.BANKER_NOT_SIX] + totals[Tally.BANKER_ON_SIX],
-        banker_on_six=totals[Tally.BANKER_ON_SIX],
-        player=totals[Tally.PLAYER],
-        tie=totals[Tally.TIE],
+        banker=totals.get(Tally.BANKER_NOT_SIX, 0) + totals.get(Tally.BANKER_ON_SIX, 0),
+        banker_on_six=totals.get(Tally.BANKER_ON_SIX, 0),
+        player=totals.get(Tally.PLAYER, 0),
+        tie=totals.get(Tally.TIE, 0),
     )
 
 

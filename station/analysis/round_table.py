@@ -19,6 +19,7 @@ The rules come from the shared engine (:func:`~station.games.baccarat.rules.play
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
@@ -80,7 +81,8 @@ class LengthGroup:
 
     low: tuple[int, ...]
     high: tuple[int, ...]
-    columns: dict[Tally, tuple[int, ...]]
+    columns: dict[int, tuple[int, ...]]
+    """By class (a :class:`Tally`, or another table's class); a class no round has is left out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,38 +126,42 @@ def _opening_deals() -> dict[tuple[int, int, int], int]:
     return groups
 
 
-def _tally_rounds() -> dict[int, list[int]]:
-    """Per packed value multiset (``m_v`` in 3 bits per value), the rounds by :class:`Tally`."""
+#: A round's class from (player total, banker total, Player's cards, Banker's cards).
+Classify = Callable[[int, int, int, int], int]
+
+
+def _tally_rounds(classes: int, classify: Classify) -> dict[int, list[int]]:
+    """Per packed value multiset (``m_v`` in 3 bits per value), the rounds by their class
+    (``classify`` of each complete round, one of ``classes``)."""
     unit = [_key_unit(v) for v in VALUES]
     tallies: dict[int, list[int]] = {}
 
-    def add(key: int, player_total: int, banker_total: int, ways: int) -> None:
+    def add(key: int, player_total: int, banker_total: int, cards: tuple[int, int], ways: int) -> None:
         if key not in tallies:
-            tallies[key] = [0] * len(Tally)
-        tallies[key][tally_of(player_total, banker_total)] += ways
+            tallies[key] = [0] * classes
+        tallies[key][classify(player_total, banker_total, *cards)] += ways
 
     for (key, player, banker), ways in _opening_deals().items():
         if player >= 8 or banker >= 8:  # a natural: both hands stand
-            add(key, player, banker, ways)
+            add(key, player, banker, (2, 2), ways)
         elif player_draws(player):
             for third in VALUES:
                 key5, player3 = key + unit[third], (player + third) % 10
                 if banker_draws(banker, third):
                     for banker_third in VALUES:
-                        add(key5 + unit[banker_third], player3, (banker + banker_third) % 10, ways)
+                        add(key5 + unit[banker_third], player3, (banker + banker_third) % 10, (3, 3), ways)
                 else:
-                    add(key5, player3, banker, ways)
+                    add(key5, player3, banker, (3, 2), ways)
         elif banker_draws(banker, None):
             for banker_third in VALUES:
-                add(key + unit[banker_third], player, (banker + banker_third) % 10, ways)
+                add(key + unit[banker_third], player, (banker + banker_third) % 10, (2, 3), ways)
         else:
-            add(key, player, banker, ways)
+            add(key, player, banker, (2, 2), ways)
     return tallies
 
 
-@cache
-def round_table() -> RoundTable:
-    """The table, built once per process (about 0.2 s; see ``bench/analyze.py``)."""
+def build_table(classes: int, classify: Classify) -> RoundTable:
+    """Every round tallied by value multiset and by ``classify``'s class (see the module)."""
     halves: dict[tuple[int, ...], int] = {}
 
     def half(values: range, key: int) -> int:
@@ -163,15 +169,22 @@ def round_table() -> RoundTable:
         return halves.setdefault(factors, len(halves))
 
     rows: dict[int, list[tuple[int, int, list[int]]]] = {}
-    for key, counts in _tally_rounds().items():
+    for key, counts in _tally_rounds(classes, classify).items():
         length = sum(_multiplicity(key, v) for v in VALUES)
         rows.setdefault(length, []).append((half(LOW_VALUES, key), half(HIGH_VALUES, key), counts))
+    used = [c for c in range(classes) if any(row[2][c] for group in rows.values() for row in group)]
     by_length = {
         length: LengthGroup(
             low=tuple(row[0] for row in group),
             high=tuple(row[1] for row in group),
-            columns={tally: tuple(row[2][tally] for row in group) for tally in Tally},
+            columns={c: tuple(row[2][c] for row in group) for c in used},
         )
         for length, group in sorted(rows.items())
     }
     return RoundTable(halves=tuple(halves), by_length=by_length)
+
+
+@cache
+def round_table() -> RoundTable:
+    """Rounds by :class:`Tally`, built once per process (about 0.2 s; see ``bench/analyze.py``)."""
+    return build_table(len(Tally), lambda player, banker, _p, _b: tally_of(player, banker))

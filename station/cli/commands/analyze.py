@@ -23,6 +23,7 @@ from station.analysis.baccarat_odds import (
     analyse_baccarat,
 )
 from station.analysis.edges import BetEdge, fraction_text, percent
+from station.analysis.side_bet_odds import SideBetAnalysis, analyse_side_bets
 from station.analysis.war_odds import DEFAULT_TIE_PAYS, WarAnalysis, WarShoeTooSmall, analyse_war
 from station.cards import MAX_DECKS, MIN_DECKS, Card, CardError, ImpossibleComposition, ShoeComposition, parse_cards
 from station.cli.main import CliError
@@ -107,7 +108,11 @@ def run(args: argparse.Namespace) -> int:
 def _baccarat(shoe: ShoeComposition, args: argparse.Namespace, header: dict[str, Any]) -> tuple[dict[str, Any], str]:
     payouts = tuple(DEFAULT_TIE_PAYOUTS) + (() if args.tie_pays is None else (args.tie_pays,))
     analysis = analyse_baccarat(shoe, tie_payouts=payouts, pair_pays=args.pair_pays)
-    return baccarat_json(analysis, header), baccarat_text(analysis, header)
+    sides = analyse_side_bets(shoe)
+    document = baccarat_json(analysis, header)
+    document["house_edges"][sides.ez_banker.key] = sides.ez_banker.as_json()
+    document["side_bets"] = side_bets_json(sides)
+    return document, baccarat_text(analysis, header) + "\n\n" + side_bets_text(sides)
 
 
 def _war(shoe: ShoeComposition, args: argparse.Namespace, header: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -145,6 +150,26 @@ def baccarat_json(analysis: BaccaratAnalysis, header: dict[str, Any]) -> dict[st
         },
         "house_edges": {edge.key: edge.as_json() for edge in analysis.edges},
     }
+
+
+def side_bets_json(sides: SideBetAnalysis) -> dict[str, Any]:
+    """Each pay table of each side bet: its edge and the probability of every hand it names."""
+    return {
+        odds.table.name: {
+            **odds.edge.as_json(), "side_bet": odds.table.bet.value,
+            "hands": {hand: _probability(count, odds.total) for hand, count in sorted(odds.hands.items())},
+        }
+        for odds in sides.odds
+    }
+
+
+def side_bets_text(sides: SideBetAnalysis) -> str:
+    rows = [("Side bet", "Pay table", "Payout", "House edge")]
+    rows += [(o.edge.bet, o.table.name, o.edge.payout, percent(o.edge.house_edge) + "%") for o in sides.odds]
+    ez = sides.ez_banker
+    lines = _table(rows, (False, False, False, True))
+    lines.append(f"{ez.bet} ({ez.payout}): {percent(ez.house_edge)}%")
+    return "\n".join(lines)
 
 
 def war_json(analysis: WarAnalysis, header: dict[str, Any]) -> dict[str, Any]:

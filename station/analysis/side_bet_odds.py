@@ -1,0 +1,131 @@
+"""Exact odds and house edges of baccarat's side bets for any shoe composition.
+
+Counted as the main bets are (:mod:`station.analysis.baccarat_odds`): ordered six-card
+sequences without replacement, every complete round weighted by the ways to draw its unused
+positions. Two kinds of side bet, two ways of counting:
+
+- **Decided by points** (Dragon 7, Panda 8, Dragon Bonus; EZ Baccarat's Banker): the rounds
+  are tallied once per process by value multiset and by (player total, banker total, cards
+  in each hand) (:func:`hand_table`), and each class is named by the rules' own
+  :func:`~station.games.baccarat.side_bets.value_hand`, so what is priced here is what the
+  settlement pays.
+- **Decided by the first two cards of each hand** (the pairs): by rank (or rank and suit)
+  counts alone. A Player pair is positions 1 and 3, a Banker pair 2 and 4; with ``a_x`` the
+  ordered ways to draw two cards of kind ``x`` (``n (n - 1)``), both hands pair in
+  ``(Σ a_x)² − Σ a_x² + Σ n (n−1)(n−2)(n−3)`` ordered ways (two pairs of one kind need four of it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from station.analysis.baccarat_odds import count_classes, falling
+from station.analysis.edges import BetEdge, house_edge
+from station.analysis.round_table import MAX_ROUND_CARDS, RoundTable, build_table
+from station.cards import ShoeComposition
+from station.games.baccarat.side_bets import PAY_TABLES, VALUE_BETS, SideBet, SidePayTable, value_hand
+
+#: A class per (player total, banker total, Player's cards 2 or 3, Banker's cards 2 or 3).
+HAND_CLASSES = 10 * 10 * 2 * 2
+
+
+def _hand_class(player_total: int, banker_total: int, player_cards: int, banker_cards: int) -> int:
+    return ((player_total * 10 + banker_total) * 2 + player_cards - 2) * 2 + banker_cards - 2
+
+
+def _class_hands(index: int) -> tuple[int, int, int, int]:
+    rest, banker_cards = divmod(index, 2)
+    rest, player_cards = divmod(rest, 2)
+    player_total, banker_total = divmod(rest, 10)
+    return player_total, banker_total, player_cards + 2, banker_cards + 2
+
+
+@cache
+def hand_table() -> RoundTable:
+    """Every round by value multiset and by its hands' points and cards (built once)."""
+    return build_table(HAND_CLASSES, _hand_class)
+
+
+def _two_pairs(kinds: Iterable[int]) -> tuple[int, int]:
+    """(ordered ways one hand's first two cards are of one kind, ways both hands' are)."""
+    counts = list(kinds)
+    ways = [n * (n - 1) for n in counts]
+    one = sum(ways)
+    both = one * one - sum(w * w for w in ways) + sum(n * (n - 1) * (n - 2) * (n - 3) for n in counts)
+    return one, both
+
+
+@dataclass(frozen=True)
+class SideBetOdds:
+    """One pay table priced: ordered sequences per hand it names, and its house edge."""
+
+    table: SidePayTable
+    hands: Mapping[str, int]
+    total: int
+    edge: BetEdge
+
+
+def _priced(table: SidePayTable, hands: Mapping[str, int], total: int) -> SideBetOdds:
+    paid = sum(odds * hands.get(hand, 0) for hand, odds in table.awards.items())
+    kept = sum(hands.get(hand, 0) for hand in (*table.awards, *table.pushes))
+    edge = BetEdge(table.name, table.bet.words, table.describe(), house_edge(paid - (total - kept), total))
+    return SideBetOdds(table, dict(hands), total, edge)
+
+
+def side_bet_hands(shoe: ShoeComposition) -> tuple[dict[SideBet, Counter[str]], int, dict[str, int]]:
+    """Ordered six-card sequences per hand of every side bet, the total, and the points
+    classes' Banker and Player figures for EZ Baccarat (``banker``, ``player``, ``dragon``)."""
+    cards = len(shoe)
+    total = falling(cards, MAX_ROUND_CARDS)
+    by_class = count_classes(shoe.by_baccarat_value(), hand_table())
+    hands: dict[SideBet, Counter[str]] = {bet: Counter() for bet in SideBet}
+    ez = {"banker": 0, "player": 0, "dragon": 0}
+    for index, count in by_class.items():
+        player_total, banker_total, player_cards, banker_cards = _class_hands(index)
+        for bet in VALUE_BETS:
+            hands[bet][value_hand(bet, player_total, banker_total, player_cards, banker_cards)] += count
+        if banker_total > player_total:
+            ez["banker"] += count
+            ez["dragon"] += count if banker_cards == 3 and banker_total == 7 else 0
+        elif player_total > banker_total:
+            ez["player"] += count
+    unused = falling(cards - 2, MAX_ROUND_CARDS - 2)
+    unused_both = falling(cards - 4, MAX_ROUND_CARDS - 4)
+    pair, pairs = _two_pairs(shoe.by_rank().values())
+    suited, suiteds = _two_pairs(count for _card, count in shoe)
+    either = 2 * pair * unused - pairs * unused_both
+    any_suited = 2 * suited * unused - suiteds * unused_both
+    for bet in (SideBet.PLAYER_PAIR, SideBet.BANKER_PAIR):
+        hands[bet]["pair"] = pair * unused
+    hands[SideBet.EITHER_PAIR]["pair"] = either
+    hands[SideBet.PERFECT_PAIR].update({"both_suited": suiteds * unused_both,
+                                        "one_suited": any_suited - suiteds * unused_both,
+                                        "unsuited": either - any_suited})
+    for bet in (SideBet.PLAYER_PAIR, SideBet.BANKER_PAIR, SideBet.EITHER_PAIR, SideBet.PERFECT_PAIR):
+        hands[bet]["none"] = total - sum(hands[bet].values())
+    return hands, total, ez
+
+
+@dataclass(frozen=True)
+class SideBetAnalysis:
+    """Every pay table of every side bet priced for one composition, and EZ Baccarat's Banker."""
+
+    total: int
+    odds: tuple[SideBetOdds, ...]
+    ez_banker: BetEdge
+
+    def edge(self, name: str) -> BetEdge:
+        return next(o.edge for o in self.odds if o.table.name == name)
+
+
+def analyse_side_bets(shoe: ShoeComposition, tables: Iterable[str] = tuple(PAY_TABLES)) -> SideBetAnalysis:
+    """Exact odds of each side bet's pay tables (``tables``: names of :data:`PAY_TABLES`)
+    for the next round dealt from ``shoe``."""
+    hands, total, ez = side_bet_hands(shoe)
+    odds = tuple(_priced(PAY_TABLES[name], hands[PAY_TABLES[name].bet], total) for name in tables)
+    ez_edge = BetEdge("banker_ez", "Banker, EZ Baccarat", "1:1, a win with a three-card 7 pushes",
+                      house_edge(ez["banker"] - ez["dragon"] - ez["player"], total))
+    return SideBetAnalysis(total, odds, ez_edge)

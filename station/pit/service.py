@@ -49,6 +49,15 @@ PIT_FILES = {
     "/index.html": ("index.html", "text/html; charset=utf-8"),
     "/pit.css": ("pit.css", "text/css; charset=utf-8"),
     "/pit.js": ("pit.js", "text/javascript; charset=utf-8"),
+    "/pit-dom.js": ("pit-dom.js", "text/javascript; charset=utf-8"),
+    "/pit-fit.js": ("pit-fit.js", "text/javascript; charset=utf-8"),
+    "/pit-grid.js": ("pit-grid.js", "text/javascript; charset=utf-8"),
+    "/pit-header.js": ("pit-header.js", "text/javascript; charset=utf-8"),
+    "/pit-model.js": ("pit-model.js", "text/javascript; charset=utf-8"),
+    "/pit-search.js": ("pit-search.js", "text/javascript; charset=utf-8"),
+    "/pit-state.js": ("pit-state.js", "text/javascript; charset=utf-8"),
+    "/pit-tiles.js": ("pit-tiles.js", "text/javascript; charset=utf-8"),
+    "/pit-words.js": ("pit-words.js", "text/javascript; charset=utf-8"),
 }
 
 

@@ -174,3 +174,17 @@ def test_a_pit_viewer_is_sent_only_its_pits_tables_and_nothing_when_they_do_not_
     delta = json.loads(data)
     assert event == "delta" and [t["table"] for t in delta["tables"]] == ["BAC-2"]
     assert delta["order"] == ["BAC-1", "BAC-2"] and delta["head"]["counts"]["tables"] == 2
+
+
+def test_every_file_of_the_page_is_served_and_every_module_it_imports_is_one_of_them() -> None:
+    import re
+    from pathlib import Path
+
+    from station.pit.service import PIT_FILES
+
+    static = Path(__file__).resolve().parents[2] / "station" / "pit" / "static"
+    served = {name for name, _type in PIT_FILES.values()}
+    assert served == {path.name for path in static.iterdir() if path.suffix in (".html", ".css", ".js")}
+    for script in static.glob("*.js"):
+        for imported in re.findall(r'from "\./([\w.-]+)"', script.read_text()):
+            assert f"/{imported}" in PIT_FILES, f"{script.name} imports {imported}, which is not served"

@@ -87,9 +87,19 @@ def table_name(index: int) -> str:
     return f"BAC-{index:02d}"
 
 
+def pit_name(index: int) -> str:
+    """The pit at ``index`` (from 0): ``A`` .. ``Z``, then ``AA``, ``AB``, ... as a floor names them."""
+    name = ""
+    while True:
+        name = chr(ord("A") + index % 26) + name
+        index = index // 26 - 1
+        if index < 0:
+            return name
+
+
 def place(index: int, pit_size: int) -> tuple[str, int]:
     """Table ``index`` (from 1)'s pit and number: pits A, B, ... of ``pit_size`` tables each."""
-    return chr(ord("A") + (index - 1) // pit_size), (index - 1) % pit_size + 1
+    return pit_name((index - 1) // pit_size), (index - 1) % pit_size + 1
 
 
 class ReplayedTable:

@@ -39,7 +39,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from .feeds import Step
+from .feeds import Step, pit_name
 
 #: Why a table needs a person, by the kind the floor gives it (see :func:`trouble_of`).
 TROUBLES = ("irregularity", "integrity_alarm", "alert", "fault", "paused", "link_lost", "shut_down")
@@ -47,17 +47,7 @@ TROUBLES = ("irregularity", "integrity_alarm", "alert", "fault", "paused", "link
 
 def pit_names(count: int) -> list[str]:
     """``A`` .. ``Z``, then ``AA``, ``AB``, ...: a floor's pits in their order."""
-    names = []
-    for index in range(count):
-        name = ""
-        n = index
-        while True:
-            name = chr(ord("A") + n % 26) + name
-            n = n // 26 - 1
-            if n < 0:
-                break
-        names.append(name)
-    return names
+    return [pit_name(index) for index in range(count)]
 
 
 @dataclass(frozen=True)

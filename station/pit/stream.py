@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from station.pit.views import View, ViewKey, Views
+from station.pit.views import PitView, ViewKey, Views
 from station.web.guard import Limits
 from station.web.server import SAFE_HEADERS, ScoreboardApp
 
@@ -34,7 +34,7 @@ class PitApp(ScoreboardApp):
         self.snapshot = snapshot
         self._wakes: dict[ViewKey, asyncio.Event] = {}
 
-    def changed(self, views: list[View]) -> None:
+    def changed(self, views: list[PitView]) -> None:
         """Wake the streams of ``views`` (each has a new delta)."""
         for view in views:
             wake = self._wakes.pop(view.key, None)

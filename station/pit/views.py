@@ -70,7 +70,7 @@ def sse(event: str, data: bytes) -> bytes:
 
 
 @dataclass
-class View:
+class PitView:
     """One view's current picture, as encoded parts, and its recent deltas."""
 
     key: ViewKey
@@ -125,31 +125,31 @@ class Views:
     def __init__(self, board: PitBoard, head: Callable[[], dict[str, Any]]) -> None:
         self.board = board
         self.shared_head = head
-        self.views: dict[ViewKey, View] = {}
+        self.views: dict[ViewKey, PitView] = {}
         self.number = 0
         """The picture number: every view's versions are drawn from it, so they only grow."""
         self._tiles: dict[str, tuple[int, bytes]] = {}
 
     # --- viewers -------------------------------------------------------------------------
 
-    def subscribe(self, key: ViewKey) -> View:
+    def subscribe(self, key: ViewKey) -> PitView:
         view = self.views.get(key)
         if view is None:
-            view = self.views[key] = View(key, self.number)
+            view = self.views[key] = PitView(key, self.number)
             self._update(view, None, self.shared_head(), _Floor(self.board.shown()))
             view.deltas.clear()  # a new view's first picture is its whole, not a delta
             view.version = self.number
         view.viewers += 1
         return view
 
-    def unsubscribe(self, view: View) -> None:
+    def unsubscribe(self, view: PitView) -> None:
         view.viewers -= 1
         if view.viewers <= 0 and self.views.get(view.key) is view:
             del self.views[view.key]
 
     # --- pictures ------------------------------------------------------------------------
 
-    def refresh(self, changed: set[str] | None) -> list[View]:
+    def refresh(self, changed: set[str] | None) -> list[PitView]:
         """A new picture: ``changed`` the tables whose tiles changed since the last (None:
         any may have, as at the top of the hour). The views that changed, each with a delta."""
         self.number += 1
@@ -162,7 +162,7 @@ class Views:
             cached = self._tiles[table.table] = (table.version, _json(self.board.tile(table)))
         return cached[1]
 
-    def _update(self, view: View, changed: set[str] | None, shared: dict[str, Any], floor: _Floor) -> bool:
+    def _update(self, view: PitView, changed: set[str] | None, shared: dict[str, Any], floor: _Floor) -> bool:
         """Bring ``view`` to the board; whether it changed (with a delta numbered ``number``)."""
         if view.key.kind == "floor":
             members = floor.tables
@@ -182,13 +182,13 @@ class Views:
         view.add_delta(self.number, body)
         return True
 
-    def _order(self, view: View, order: list[str]) -> bytes:
+    def _order(self, view: PitView, order: list[str]) -> bytes:
         if order == view.order:
             return b""
         view.order = order
         return b',"order":%s' % _json(order)
 
-    def _tables_of(self, view: View, changed: set[str] | None, members: list[PitTable]) -> bytes:
+    def _tables_of(self, view: PitView, changed: set[str] | None, members: list[PitTable]) -> bytes:
         """A pit's or every table's delta: changed tiles, tables gone, the order."""
         ids = {t.table for t in members}
         removed = [table for table in view.parts if table not in ids]
@@ -208,7 +208,7 @@ class Views:
             body += b',"removed":%s' % _json(removed)
         return body + self._order(view, [t.table for t in members])
 
-    def _floor(self, view: View, changed: set[str] | None, floor: _Floor) -> bytes:
+    def _floor(self, view: PitView, changed: set[str] | None, floor: _Floor) -> bytes:
         """The floor's delta: the pits whose summaries changed, the directory's changed
         entries, pits and tables gone. Every pit's summary is made again when any table
         changed (a table may have moved from one pit to another): 40 small sums, and only

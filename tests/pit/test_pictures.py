@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from station.pit.board import PitBoard
-from station.pit.views import RING, View, ViewKey, Views
+from station.pit.views import RING, PitView, ViewKey, Views
 
 from .picture_model import ViewModel, events
 from .test_board import HOUR, PREFIX, iso, status
@@ -62,7 +62,7 @@ class _Floor:
         self.board = PitBoard(PREFIX, VIENNA, now=HOUR)
         self.views = Views(self.board, lambda: dict(HEAD))
         self.changed: set[str] | None = set()
-        self.viewers: list[tuple[View, ViewModel]] = []
+        self.viewers: list[tuple[PitView, ViewModel]] = []
 
     def join(self, key: ViewKey) -> None:
         view = self.views.subscribe(key)
@@ -71,7 +71,7 @@ class _Floor:
         assert model.apply(event, data)
         self.viewers.append((view, model))
 
-    def picture(self) -> list[View]:
+    def picture(self) -> list[PitView]:
         changed, self.changed = self.changed, set()
         return self.views.refresh(changed)
 

@@ -193,7 +193,7 @@ class SupervisorDecision(Event):
 
 @dataclass(frozen=True)
 class PayoutOptionChanged(Event):
-    """Banker payout option (5.11): ``commission`` or ``no_commission``, from the next round."""
+    """Banker payout option (5.11): ``commission``, ``no_commission`` or ``ez``, from the next round."""
 
     option: str
     actor: Actor

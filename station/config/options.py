@@ -160,7 +160,8 @@ LIMIT_CONFIG_KEYS = frozenset({"table.min_bet", "table.max_bet", "table.chips", 
 #: What still needs a new journal when it changes, in the words of the refusal.
 NEW_JOURNAL_KEYS = ("the game, its variant, the boxes and players per box, the standing regions, the decks, "
                     "the equipment and dealing style, the rounds after the cut and the cutting cards, the set "
-                    "colours, the payouts (tie_pays, banker_payout, war.tie_pays ...), the region cap and "
+                    "colours, the payouts (tie_pays, banker_payout, war.tie_pays ...), the side bets and their "
+                    "limits, the region cap and "
                     "differential reduction, the currency and its minor digits, the time zone and gaming day "
                     "start, the burn on a dealer change, the buttons and the devices that read cards")
 

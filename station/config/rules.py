@@ -91,7 +91,7 @@ def _location(error: Any) -> tuple[int | str, ...]:
 #: The keys that hold amounts of money (in minor units): a decimal point there is a person
 #: writing money as they read it.
 MONEY_KEYS = frozenset({"min_bet", "max_bet", "chips", "differential", "box_max", "player_max", "tie_min",
-                        "tie_max", "pair_min", "pair_max", "bets"})
+                        "tie_max", "pair_min", "pair_max", "bets", "min", "max"})
 
 
 def _is_money(loc: tuple[Any, ...]) -> bool:

@@ -41,6 +41,16 @@ class WarOptions(StrictSection):
     """Boxes one player may bet on (5.7, 5.8): one unless the operator allows more."""
 
 
+class SideBetSection(StrictSection):
+    """One side bet a baccarat table offers (``[table.side_bets.dragon_7]``): docs/side-bets.md."""
+
+    pays: str = ""
+    """The name of its pay table (station/games/baccarat/side_bets.py); empty: the side bet's default."""
+    min: int = Field(gt=0)
+    max: int = Field(gt=0)
+    """Its own limits per player per box, in minor units."""
+
+
 class TableSection(StrictSection):
     game: Game = "baccarat"
     variant: Variant = "mini"
@@ -60,7 +70,9 @@ class TableSection(StrictSection):
     """The console's colour of a chip, by its amount in minor units (``"1000" = "blue"``); a chip
     left out takes its face value's usual colour (station/config/chip_colours.py)."""
     tie_pays: Literal[8, 9] = 8
-    banker_payout: Literal["commission", "no_commission"] = "commission"
+    banker_payout: Literal["commission", "no_commission", "ez"] = "commission"
+    """How a winning Banker bet is paid: 1:1 less 5% commission, no commission (a win on 6 pays
+    half), or EZ Baccarat (no commission; a win with a three-card 7 pushes)."""
     region_cap: Literal["none", "table_total", "player_total"] = "none"
     differential: int = Field(default=0, ge=0)
     """Largest allowed difference between total Banker and total Player bets; 0 = none."""
@@ -70,6 +82,9 @@ class TableSection(StrictSection):
     cut_cards: int = Field(default=1, ge=1, le=2)
     """Cutting cards in the shoe (seed 000 3.3): 2 puts a second one behind the last card."""
     war: WarOptions = WarOptions()
+    side_bets: dict[str, SideBetSection] = Field(default_factory=dict)
+    """Baccarat's side bets the table offers, by region (``dragon_7``, ``panda_8``, ...), each with its
+    pay table and limits (docs/side-bets.md)."""
     currency: str = Field(default="", pattern=r"^([A-Z]{3})?$")
     """ISO 4217 code shown with every amount players read ("EUR"); empty: none shown."""
     minor_digits: int = Field(default=2, ge=0, le=4)
@@ -145,6 +160,10 @@ class TableSection(StrictSection):
                                          f"got {low}..{high}")
         if self.region_cap != "none" and self.variant == "full" and found.judged("region_cap", "variant"):
             found.add("region_cap", "region caps apply to mini and midi baccarat only (rule 5.8)")
+        if chips_usable and found.judged("game", "chips"):
+            for key, problem in game_named(self.game).side_bet_problems(self):
+                if found.judged(key):
+                    found.add(key, problem)
         if chips_usable and found.judged("chip_colours"):
             from station.config.chip_colours import colour_key_problems
 

@@ -147,7 +147,7 @@ def table_layout(station: ConsoleWiring) -> TableLayout:
     boxes += [f"S{n}" for n in range(1, int(getattr(table, "standing_regions", 0)) + 1)]
     chips = tuple(sorted(t.chips))
     return TableLayout(
-        station.table_name, rules.name, rules.title, rules.variant_of(table), tuple(boxes), rules.regions,
+        station.table_name, rules.name, rules.title, rules.variant_of(table), tuple(boxes), rules.regions_of(table),
         rules.carry_regions, t.players_per_box, chips, t.min_bet, t.max_bet,
         Money(t.minor_digits, t.currency), t.timezone, rules.choices, rules.betting_choices, rules.payout_options,
         rules.late_bets, tuple(chip_colour(chip, t.minor_digits, t.chip_colours) for chip in chips),

@@ -14,12 +14,14 @@ from typing import Any
 
 from station.cards import Card
 from station.core.payout_steps import box_order
+from station.games.baccarat.side_bets import SideBet
 from station.games.layout import SettledBet
 from station.money import Money
 
 _SUIT = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 _RANK = {"T": "10"}
-_REGION = {"banker": "Banker", "player": "Player", "tie": "Tie", "war": "War", "go_to_war": "Go to war"}
+_REGION = {"banker": "Banker", "player": "Player", "tie": "Tie", "war": "War", "go_to_war": "Go to war",
+           **{bet.value: bet.words for bet in SideBet}}
 
 #: What each decision does, in a supervisor's words (station/core/irregularities.py).
 DECISION_WORDS: dict[str, str] = {

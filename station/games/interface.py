@@ -230,7 +230,8 @@ class Game(Protocol[TableT, PlayT]):
     Attributes:
         name: the name the configuration gives the game (``"baccarat"``, ``"war"``).
         title: the game in words for people (``"baccarat"``, ``"casino war"``).
-        regions: the regions of a box a bet may go on, as the layout names them.
+        regions: the regions of a box every table of the game has, as the layout names them;
+            a table may offer more (baccarat's side bets: :meth:`Game.regions_of`).
         carry_regions: regions whose bets may stay on for the next round (see
             :attr:`PlayResult.bets_stay`), and be changed until it starts.
         payout_options: the payout options a supervisor may switch between (rule 5.11);
@@ -276,6 +277,17 @@ class Game(Protocol[TableT, PlayT]):
     def table_from_settings(self, settings: Any) -> TableT:
         """The game's table options from the configuration's ``[table]`` section. Raises
         :class:`~station.games.table.TableOptionError` naming the option it refuses."""
+        ...
+
+    def side_bet_problems(self, settings: Any) -> list[tuple[str, str]]:
+        """Every problem of the side bets the ``[table]`` section offers (``side_bets``, a
+        mapping of region to an offer with ``pays``, ``min`` and ``max``), as (key under
+        ``table``, message): a side bet, pay table or limits the game cannot have."""
+        ...
+
+    def regions_of(self, table: TableT) -> tuple[str, ...]:
+        """The regions of a box ``table`` takes bets on: :attr:`regions` and the side bets it
+        offers, as the layout names them."""
         ...
 
     def limits_of(self, table: TableT) -> TableLimits:

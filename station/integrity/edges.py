@@ -121,7 +121,9 @@ def offered_wagers(game: str, regions: Sequence[str], table: Any, payout_option:
             pays = int(getattr(table, "tie_pays", 10))
             wagers.append(Wager(f"tie_wager_{pays}_to_1", f"Tie Wager {pays}:1"))
         return tuple(wagers)
-    if "banker" in regions:
+    # EZ Baccarat's Banker is left out: its edge needs the Banker's three-card 7s, which the
+    # fast count below does not keep (station analyze prices it: docs/side-bets.md).
+    if "banker" in regions and payout_option != "ez":
         if payout_option == "no_commission":
             wagers.append(Wager("banker_no_commission", "Banker, no commission"))
         else:

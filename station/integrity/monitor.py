@@ -127,7 +127,7 @@ class IntegrityMonitor:
         self.settings = settings or IntegritySettings()
         self.game = options.game
         self.table = options.table
-        self.regions = options.rules.regions
+        self.regions = options.rules.regions_of(options.table)
         self.payout_option = options.rules.payout_option(options.table)
         self.wagers = offered_wagers(self.game, self.regions, self.table, self.payout_option)
         self.continuous = options.equipment == "continuous"

@@ -57,9 +57,9 @@ class StationConfig(StrictSection):
                 and found.judged("table.equipment", "devices.shuffler")):
             found.add("devices.shuffler", f"equipment '{self.table.equipment}' needs a [devices.shuffler] section")
         device_problems(devices, found)
-        if found.judged("table.game", "dealer.bets"):
+        if found.judged("table.game", "table.side_bets", "dealer.bets"):
             for region, amount in self.dealer.bets.items():
-                problem = simulated_bet_problem(self.table.game, region, amount)
+                problem = simulated_bet_problem(self.table, region, amount)
                 if problem is not None:
                     found.add(f"dealer.bets.{region}", problem)
         button_problems(self.dealer.buttons, "buttons" in self.dealer.model_fields_set, devices, found)
@@ -69,12 +69,13 @@ class StationConfig(StrictSection):
         return self
 
 
-def simulated_bet_problem(game: str, region: str, amount: int) -> str | None:
-    """Why the simulated dealer cannot place ``amount`` on ``region`` every round of ``game``
-    (``[dealer] bets``, ``station demo --bet``), or None."""
-    allowed = game_named(game).regions
+def simulated_bet_problem(table: TableSection, region: str, amount: int) -> str | None:
+    """Why the simulated dealer cannot place ``amount`` on ``region`` every round at ``table``
+    (``[dealer] bets``, ``station demo --bet``), or None. The table's side bets are regions too."""
+    game = game_named(table.game)
+    allowed = (*game.regions, *(name for name in table.side_bets if name not in game.regions))
     if region not in allowed:
-        return f"unknown betting region {region!r} in {game_named(game).title}; use one of {', '.join(allowed)}"
+        return f"unknown betting region {region!r} in {game.title}; use one of {', '.join(allowed)}"
     if amount <= 0:
         return "a bet must be a positive amount in minor units"
     return None

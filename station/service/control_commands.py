@@ -72,14 +72,16 @@ class DecideArguments(_Arguments):
 class BetArguments(_Arguments):
     box: Name = Field(description="the betting box, e.g. 1")
     player: Name = Field(description="who bets in that box, e.g. P1")
-    region: Name = Field(description="banker, player or tie; in Casino War war or tie")
+    region: Name = Field(description="banker, player or tie, or a side bet the table offers (dragon_7 ...); "
+                                     "in Casino War war or tie")
     amount: int = Field(gt=0, le=MAX_AMOUNT, description="whole minor units, e.g. 2500 for 25.00")
 
 
 class WithdrawArguments(_Arguments):
     box: Name = Field(description="the betting box, e.g. 1")
     player: Name = Field(description="whose bet, e.g. P1")
-    region: Name = Field(description="banker, player or tie; in Casino War war or tie")
+    region: Name = Field(description="banker, player or tie, or a side bet the table offers (dragon_7 ...); "
+                                     "in Casino War war or tie")
 
 
 class ConfirmPayoutsArguments(_Arguments):
@@ -108,8 +110,8 @@ class ActionArguments(_Arguments):
 
 
 class PayoutOptionArguments(_Arguments):
-    option: Annotated[str, StringConstraints(pattern="^(commission|no_commission)$")] = Field(
-        description="commission or no_commission")
+    option: Annotated[str, StringConstraints(pattern="^(commission|no_commission|ez)$")] = Field(
+        description="commission, no_commission or ez (EZ Baccarat)")
 
 
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]

@@ -84,7 +84,7 @@ def test_what_each_game_allows() -> None:
         True, True, (), ())
     assert (war.late_bets, war.hides_cards, war.choices, war.betting_choices) == (
         False, False, ("war", "surrender"), ("decline_tie",))
-    assert baccarat.payout_options == ("commission", "no_commission") and war.payout_options == ()
+    assert baccarat.payout_options == ("commission", "no_commission", "ez") and war.payout_options == ()
     assert baccarat.carry_regions == ("banker", "player") and war.carry_regions == ()
     assert (baccarat.title, war.title) == ("baccarat", "casino war")
 

@@ -282,7 +282,7 @@ def _playable(loaded: LoadedConfig, bets: list[tuple[str, int]]) -> None:
                            f"deals only on simulated devices (url = \"sim:\"); use the default configuration or "
                            "one of `station config examples`")
     for region, amount in bets:
-        problem = simulated_bet_problem(loaded.config.table.game, region, amount)
+        problem = simulated_bet_problem(loaded.config.table, region, amount)
         if problem is not None:
             raise CliError(f"--bet {region}={amount}: {problem}")
 

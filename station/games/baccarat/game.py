@@ -20,6 +20,8 @@ from station.games.baccarat.differential import differential_excess, reduce_for_
 from station.games.baccarat.pucks import Holder, designate
 from station.games.baccarat.rules import Hand, Outcome, RoundStateError, deal_position, next_hand, result_of
 from station.games.baccarat.settlement import settle_round
+from station.games.baccarat.side_bets import DEFAULT_PAY_TABLES, OfferedSideBet, SideBet, offer_problems
+from station.games.baccarat.side_wagers import accept_side_bet, is_main, main_bets, settle_side_bet
 from station.games.baccarat.table import (
     MAX_BOXES_BY_VARIANT,
     BaccaratTable,
@@ -43,7 +45,7 @@ from station.games.interface import (
 )
 from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet
 from station.games.limits import TableLimits
-from station.games.table import Chips
+from station.games.table import Chips, TableOptionError
 from station.money import Money
 
 _DEAL = Step(Stage.DEAL)
@@ -169,6 +171,24 @@ def not_chip_exact(bets: Mapping[BetKey, int], table: BaccaratTable) -> str:
     return ""
 
 
+#: Each way of paying the Banker bet, as station.analysis names its wager.
+_BANKER_WAGERS = {BankerPayout.COMMISSION: "banker_commission", BankerPayout.NO_COMMISSION: "banker_no_commission",
+                  BankerPayout.EZ: "banker_ez"}
+#: The side bets in the order a layout lists them.
+_ORDER = {bet.value: number for number, bet in enumerate(SideBet)}
+
+
+def _offers(settings: Any) -> tuple[OfferedSideBet, ...]:
+    """The side bets of ``[table.side_bets]``, in :class:`SideBet`'s order."""
+    offers = []
+    for name, offer in settings.side_bets.items():
+        if name not in _ORDER:
+            raise TableOptionError(f"side_bets.{name}", offer_problems(name, "", 1, 1, 1)[0][1])
+        bet = SideBet(name)
+        offers.append(OfferedSideBet(bet, offer.pays or DEFAULT_PAY_TABLES[bet], offer.min, offer.max))
+    return tuple(sorted(offers, key=lambda offer: _ORDER[offer.region]))
+
+
 #: The supervisor's decisions on a table differential the station does not meet by itself.
 REDUCE = "reduce"
 ACCEPT = "accept"
@@ -240,8 +260,21 @@ class BaccaratGame:
         return TableLimits(table.min_bet, table.max_bet, table.chips.denominations, table.table_differential or 0)
 
     def wager_keys(self, table: BaccaratTable, payout_option: str) -> Mapping[str, str]:
-        banker = "banker_no_commission" if payout_option == BankerPayout.NO_COMMISSION else "banker_commission"
-        return {"banker": banker, "player": "player", "tie": f"tie_{table.tie_pays}_to_1"}
+        banker = _BANKER_WAGERS[BankerPayout(payout_option or table.banker_payout)]
+        # A side bet is priced by its pay table (station.analysis.side_bet_odds names each edge so).
+        return {"banker": banker, "player": "player", "tie": f"tie_{table.tie_pays}_to_1",
+                **{offer.region: offer.pays for offer in table.side_bets}}
+
+    def regions_of(self, table: BaccaratTable) -> tuple[str, ...]:
+        return (*REGIONS, *(offer.region for offer in table.side_bets))
+
+    def side_bet_problems(self, settings: Any) -> list[tuple[str, str]]:
+        problems: list[tuple[str, str]] = []
+        smallest = min(settings.chips, default=1) or 1
+        for name, offer in settings.side_bets.items():
+            for key, message in offer_problems(name, offer.pays, offer.min, offer.max, smallest):
+                problems.append((".".join(part for part in ("side_bets", name, key) if part), message))
+        return problems
 
     def table_with_limits(self, table: BaccaratTable, limits: TableLimits) -> BaccaratTable:
         return dataclasses.replace(table, min_bet=limits.min_bet, max_bet=limits.max_bet, chips=Chips(limits.chips),
@@ -274,6 +307,7 @@ class BaccaratGame:
             table_differential=t.differential or None,
             differential_reduction=DifferentialMode(t.differential_reduction),
             money=Money(t.minor_digits, t.currency),
+            side_bets=_offers(t),
         )
 
     def payout_option(self, table: BaccaratTable) -> str:
@@ -306,9 +340,13 @@ class BaccaratGame:
         self, key: BetKey, amount: int, others: Mapping[BetKey, int], table: BaccaratTable, payout_option: str,
         play: BaccaratPlay,
     ) -> Acceptance:
+        t = paying(table, payout_option)
         try:
-            layout = [bet_from_layout(k, a) for k, a in others.items()]
-            return accept_bet(bet_from_layout(key, amount), layout, paying(table, payout_option))
+            if not is_main(key):
+                return accept_side_bet(key, amount, others, t)
+            layout = [bet_from_layout(k, a) for k, a in others.items() if is_main(k)]
+            seats = [(place_of(box), player) for box, player, _ in others]
+            return accept_bet(bet_from_layout(key, amount), layout, t, seats=seats)
         except BetFormError as exc:
             return Acceptance.refuse(str(exc), "")
 
@@ -339,12 +377,15 @@ class BaccaratGame:
         inexact = not_chip_exact(bets, t)
         if inexact:
             raise NotAllowed(inexact)
-        if t.table_differential is None or not bets:
+        main = main_bets(bets)
+        if t.table_differential is None or not main:
             if decision:
                 raise NotAllowed("this table has no table differential: there is nothing to decide")
             return Closing(play, bets)
-        after, cuts = reduce_layout(bets, t, decision)
-        return Closing(play, after, cuts)
+        # Side bets take no part in the differential (5.17 weighs Banker against Player).
+        after, cuts = reduce_layout(main, t, decision)
+        kept = {key: after.get(key, 0) if is_main(key) else amount for key, amount in bets.items()}
+        return Closing(play, {key: amount for key, amount in kept.items() if amount}, cuts)
 
     def with_card_holders(
         self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable
@@ -354,14 +395,19 @@ class BaccaratGame:
     def settle(
         self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str
     ) -> Settlement:
-        keys = list(bets)
+        t, result = paying(table, payout_option), result_of(play.player, play.banker)
+        keys = list(main_bets(bets))
         typed = [bet_from_layout(k, bets[k]) for k in keys]
-        settled = settle_round(typed, result_of(play.player, play.banker), paying(table, payout_option))
-        records = tuple(
-            SettledBet(k[0], k[1], k[2], s.stake, s.valid, s.void, s.result.value, s.net, s.commission)
+        settled = settle_round(typed, result, t)
+        by_key = {
+            k: SettledBet(k[0], k[1], k[2], s.stake, s.valid, s.void, s.result.value, s.net, s.commission)
             for k, s in zip(keys, settled.bets, strict=True)
-        )
-        return Settlement(records, settled.house_result)
+        }
+        try:
+            records = tuple(by_key[k] if k in by_key else settle_side_bet(k, a, result, t) for k, a in bets.items())
+        except BetFormError as exc:
+            raise NotAllowed(str(exc)) from None
+        return Settlement(records, -sum(record.net for record in records))
 
     def resettle(
         self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str

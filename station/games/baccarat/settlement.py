@@ -18,6 +18,11 @@ Banker bet that rule 5.12 would accept is valid (:func:`~station.games.baccarat.
 rule 5.13), and for that part 95% of the winnings is a whole multiple of the smallest chip by
 construction. Without commission (5.11) the half paid on a Banker win with 6 is rounded down
 to a whole smallest chip [choice]; 5.12 does not apply there, so such a bet stays valid.
+EZ Baccarat (RULES "Baccarat side bets") takes no commission either: a Banker win with a
+three-card 7 is a stand-off, any other Banker win pays 1:1 (on 6 too).
+
+Side bets are settled beside the main bets, by their pay tables
+(:func:`~station.games.baccarat.side_bets.settle_side`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from station.games.baccarat.rules import BaccaratResult, Outcome
-from station.games.baccarat.table import BANKER_KEEPS_PERCENT, BaccaratTable
+from station.games.baccarat.table import BANKER_KEEPS_PERCENT, BaccaratTable, BankerPayout
 from station.games.baccarat.wagers import Bet, valid_part
 
 
@@ -91,9 +96,15 @@ def banker_win_payout(valid: int, result: BaccaratResult, table: BaccaratTable) 
             # valid_part() guarantees this cannot happen; refusing beats paying a fraction.
             raise ValueError(f"Banker stake {valid} is not payable exactly under commission")
         return valid, valid - paid
-    if result.banker_total == 6:
+    if result.banker_total == 6 and table.banker_payout is BankerPayout.NO_COMMISSION:
         return table.chips.round_down(valid // 2), 0
     return valid, 0
+
+
+def ez_push(result: BaccaratResult, table: BaccaratTable) -> bool:
+    """EZ Baccarat: a Banker win with a three-card 7 is a stand-off for the Banker bet."""
+    return (table.banker_payout is BankerPayout.EZ and result.outcome is Outcome.BANKER
+            and len(result.banker) == 3 and result.banker_total == 7)
 
 
 def settle_bet(bet: Bet, result: BaccaratResult, table: BaccaratTable) -> BetSettlement:
@@ -108,7 +119,7 @@ def settle_bet(bet: Bet, result: BaccaratResult, table: BaccaratTable) -> BetSet
             kind, winnings = BetResult.WIN, valid * table.tie_pays
         else:
             kind = BetResult.LOSE
-    elif result.outcome is Outcome.TIE:
+    elif result.outcome is Outcome.TIE or (bet.on is Outcome.BANKER and ez_push(result, table)):
         kind = BetResult.PUSH
     elif result.outcome is bet.on:
         kind = BetResult.WIN

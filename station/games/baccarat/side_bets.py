@@ -186,3 +186,53 @@ def settle_side(table: SidePayTable, stake: int, result: BaccaratResult) -> tupl
     if odds is None:
         return hand, SideResult.LOSE, 0
     return hand, SideResult.WIN, stake * odds
+
+
+@dataclass(frozen=True)
+class OfferedSideBet:
+    """A side bet a table offers: its region, the pay table it pays by and its own limits
+    (minor units, per player per box: RULES "Baccarat side bets")."""
+
+    bet: SideBet
+    pays: str
+    min_bet: int
+    max_bet: int
+
+    @property
+    def pay_table(self) -> SidePayTable:
+        return PAY_TABLES[self.pays]
+
+    @property
+    def region(self) -> str:
+        return self.bet.value
+
+
+def pay_tables_of(bet: SideBet) -> tuple[str, ...]:
+    """The names of ``bet``'s pay tables, its default first."""
+    default = DEFAULT_PAY_TABLES[bet]
+    return (default, *(name for name, table in PAY_TABLES.items() if table.bet is bet and name != default))
+
+
+def offer_problems(name: str, pays: str, low: int, high: int, smallest_chip: int) -> list[tuple[str, str]]:
+    """What cannot be right in a table's offer of the side bet ``name`` paying by ``pays`` (""
+    for its default) between ``low`` and ``high``: (key under ``side_bets.<name>``, message),
+    the key empty for the side bet itself."""
+    try:
+        bet = SideBet(name)
+    except ValueError:
+        return [("", f"{name!r} is not a side bet; use one of {', '.join(b.value for b in SideBet)}")]
+    problems: list[tuple[str, str]] = []
+    table = PAY_TABLES.get(pays) if pays else PAY_TABLES[DEFAULT_PAY_TABLES[bet]]
+    choices = ", ".join(pay_tables_of(bet))
+    if table is None:
+        problems.append(("pays", f"{pays!r} is not a pay table; {bet.words} pays by {choices}"))
+    elif table.bet is not bet:
+        problems.append(("pays", f"{pays!r} is a pay table of {table.bet.words}, not of {bet.words}; use {choices}"))
+    for key, value in (("min", low), ("max", high)):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            problems.append((key, f"must be a whole number of minor units above 0, got {value!r}"))
+        elif value % smallest_chip:
+            problems.append((key, f"{value} cannot be made with a smallest chip of {smallest_chip}"))
+    if not problems and high < low:
+        problems.append(("max", f"maximum {high} is below the minimum {low}"))
+    return problems

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from math import gcd
 
+from station.games.baccarat.side_bets import OfferedSideBet, SideBet, offer_problems
 from station.games.table import (
     MAX_PLAYERS_PER_BOX,
     Chips,
@@ -54,10 +55,13 @@ class Variant(StrEnum):
 
 
 class BankerPayout(StrEnum):
-    """How a winning Banker bet is paid: 1:1 less 5% (5.10), or no commission (5.11)."""
+    """How a winning Banker bet is paid: 1:1 less 5% (5.10), no commission (5.11: a win on 6
+    pays half), or EZ Baccarat (RULES "Baccarat side bets": no commission, a win with a
+    three-card 7 is a push, any other win 1:1, a win on 6 included)."""
 
     COMMISSION = "commission"
     NO_COMMISSION = "no_commission"
+    EZ = "ez"
 
 
 class RegionCap(StrEnum):
@@ -114,6 +118,8 @@ class BaccaratTable:
     region_cap: RegionCap = RegionCap.NONE
     table_differential: int | None = None
     differential_reduction: DifferentialMode = DifferentialMode.AUTOMATIC
+    #: The side bets the table offers, each with its pay table and limits (``[table.side_bets]``).
+    side_bets: tuple[OfferedSideBet, ...] = ()
     #: How the reasons of refusals write amounts (``[table] currency``, ``minor_digits``):
     #: presentation, never a rule, so it takes no part in comparing two tables.
     money: Money = field(default=Money(), compare=False)
@@ -164,7 +170,7 @@ class BaccaratTable:
             object.__setattr__(self, "banker_payout", BankerPayout(self.banker_payout))
         except ValueError:
             raise TableOptionError(
-                "banker_payout", f"must be commission or no_commission, got {self.banker_payout!r}"
+                "banker_payout", f"must be commission, no_commission or ez, got {self.banker_payout!r}"
             ) from None
         try:
             object.__setattr__(self, "region_cap", RegionCap(self.region_cap))
@@ -185,6 +191,7 @@ class BaccaratTable:
                 "differential_reduction",
                 f"must be automatic or supervisor, got {self.differential_reduction!r}",
             ) from None
+        self._check_side_bets()
         if self.commission:
             step = commission_step(self.chips.smallest)
             if -(-self.min_bet // step) * step > self.max_bet:
@@ -193,6 +200,23 @@ class BaccaratTable:
                     f"under commission a Banker bet must be a multiple of {step} to be paid exactly in chips "
                     f"of {self.chips.smallest} (5.12): none lies between {self.min_bet} and {self.max_bet}",
                 )
+
+    def _check_side_bets(self) -> None:
+        object.__setattr__(self, "side_bets", tuple(self.side_bets))
+        seen: set[SideBet] = set()
+        for offer in self.side_bets:
+            if not isinstance(offer, OfferedSideBet):
+                raise TableOptionError("side_bets", f"{offer!r} is not a side bet offer")
+            if offer.bet in seen:
+                raise TableOptionError(f"side_bets.{offer.region}", "offered twice")
+            seen.add(offer.bet)
+            for key, message in offer_problems(str(offer.bet), offer.pays, offer.min_bet, offer.max_bet,
+                                               self.chips.smallest):
+                raise TableOptionError(".".join(part for part in ("side_bets", offer.region, key) if part), message)
+
+    def side_bet(self, region: str) -> OfferedSideBet | None:
+        """The side bet the table offers on ``region`` (``"dragon_7"``), or None."""
+        return next((offer for offer in self.side_bets if offer.region == region), None)
 
     @property
     def smallest_chip(self) -> int:

@@ -108,7 +108,11 @@ def valid_part(bet: Bet, table: BaccaratTable) -> int:
     return bet.amount
 
 
-def _place_problem(place: Place, table: BaccaratTable) -> str | None:
+#: A place and the player betting there: who sits where (5.6-5.8).
+Seat = tuple[Place, str]
+
+
+def place_problem(place: Place, table: BaccaratTable) -> str | None:
     if not isinstance(place, Place) or not isinstance(place.number, int):
         return f"{place!r} is not a betting place"
     if place.standing:
@@ -127,14 +131,17 @@ def accept_bet(
     table: BaccaratTable,
     *,
     personal_max: Mapping[str, int] | None = None,
+    seats: Sequence[Seat] | None = None,
 ) -> Acceptance:
     """May ``bet`` join ``on_table`` (the bets already accepted this round)?
 
     A bet on a spot where the same player already has chips adds to them; the limits are
     checked on the totals. ``personal_max`` gives players whose maximum differs from the
-    table's (5.9: "the applicable (table or individual) maximum").
+    table's (5.9: "the applicable (table or individual) maximum"). ``seats`` are the places
+    and players of every bet on the table, side bets included (those of ``on_table`` when
+    not given): who sits where is decided by them all.
     """
-    where = _place_problem(bet.place, table)
+    where = place_problem(bet.place, table)
     if where:
         return Acceptance.refuse(where, "3.1")
     if not isinstance(bet.on, Outcome):
@@ -155,7 +162,8 @@ def accept_bet(
         return Acceptance.refuse(
             f"{what} on {bet.place} is below the table minimum of {money(table.min_bet)}", "5.9"
         )
-    seating = _seating_problem(bet, on_table, table)
+    seating = seating_problem(bet.place, bet.player, [(b.place, b.player) for b in on_table] if seats is None
+                              else seats, table)
     if seating is not None:
         return seating
     if bet.on is Outcome.BANKER and table.commission:
@@ -182,32 +190,33 @@ def accept_bet(
     return capped if capped is not None else Acceptance.ok()
 
 
-def _seating_problem(bet: Bet, on_table: Sequence[Bet], table: BaccaratTable) -> Acceptance | None:
-    others_here = {b.player for b in on_table if b.place == bet.place} - {bet.player}
+def seating_problem(place: Place, player: str, seats: Sequence[Seat], table: BaccaratTable) -> Acceptance | None:
+    """Why ``player`` may not bet on ``place`` where ``seats`` already bet (5.6-5.8), or None."""
+    others_here = {who for where, who in seats if where == place} - {player}
     if table.variant is Variant.FULL:
-        if bet.place.standing:
-            seat = next((b.place for b in on_table if b.player == bet.player and not b.place.standing), None)
+        if place.standing:
+            seat = next((where for where, who in seats if who == player and not where.standing), None)
             if seat is not None:
                 return Acceptance.refuse(
-                    f"player {bet.player} is seated at {seat}: standing regions are for standing players",
+                    f"player {player} is seated at {seat}: standing regions are for standing players",
                     "5.6",
                 )
             return None
         if others_here:
             owner = sorted(others_here)[0]
             return Acceptance.refuse(
-                f"{bet.place} belongs to seated player {owner}: one player per box in full baccarat",
+                f"{place} belongs to seated player {owner}: one player per box in full baccarat",
                 "5.7",
             )
-        if any(b.player == bet.player and b.place.standing for b in on_table):
+        if any(who == player and where.standing for where, who in seats):
             return Acceptance.refuse(
-                f"player {bet.player} bets as a standing player: numbered boxes are for seated players",
+                f"player {player} bets as a standing player: numbered boxes are for seated players",
                 "5.6",
             )
         return None
     if len(others_here) + 1 > table.players_per_box:
         return Acceptance.refuse(
-            f"{bet.place} already has {len(others_here)} players: at most "
+            f"{place} already has {len(others_here)} players: at most "
             f"{table.players_per_box} may bet on one box",
             "5.8",
         )

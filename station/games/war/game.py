@@ -204,6 +204,13 @@ class WarGame:
             return "standing_regions", "standing-player regions exist only in full baccarat (rule 5.6)"
         return None
 
+    def side_bet_problems(self, settings: Any) -> list[tuple[str, str]]:
+        return [(f"side_bets.{name}", "Casino War has no side bets: they are baccarat's (RULES \"Baccarat side bets\")")
+                for name in settings.side_bets]
+
+    def regions_of(self, table: WarTable) -> tuple[str, ...]:
+        return REGIONS
+
     def table_from_settings(self, settings: Any) -> WarTable:
         t, war = settings, settings.war
         return WarTable(

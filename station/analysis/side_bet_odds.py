@@ -5,10 +5,10 @@ sequences without replacement, every complete round weighted by the ways to draw
 positions. Two kinds of side bet, two ways of counting:
 
 - **Decided by points** (Dragon 7, Panda 8, Dragon Bonus; EZ Baccarat's Banker): the rounds
-  are tallied once per process by value multiset and by (player total, banker total, cards
-  in each hand) (:func:`hand_table`), and each class is named by the rules' own
+  are tallied once per process by value multiset and by what the round is to each of these
+  bets (:data:`SIGNATURES`: the hands named by the rules' own
   :func:`~station.games.baccarat.side_bets.value_hand`, so what is priced here is what the
-  settlement pays.
+  settlement pays; a few dozen classes, :func:`hand_table`).
 - **Decided by the first two cards of each hand** (the pairs): by rank (or rank and suit)
   counts alone. A Player pair is positions 1 and 3, a Banker pair 2 and 4; with ``a_x`` the
   ordered ways to draw two cards of kind ``x`` (``n (n - 1)``), both hands pair in
@@ -18,7 +18,7 @@ positions. Two kinds of side bet, two ways of counting:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -28,25 +28,42 @@ from station.analysis.round_table import MAX_ROUND_CARDS, RoundTable, build_tabl
 from station.cards import ShoeComposition
 from station.games.baccarat.side_bets import PAY_TABLES, VALUE_BETS, SideBet, SidePayTable, value_hand
 
-#: A class per (player total, banker total, Player's cards 2 or 3, Banker's cards 2 or 3).
-HAND_CLASSES = 10 * 10 * 2 * 2
+#: The bets decided by points, in a fixed order (a round's class names a hand of each).
+_BY_POINTS = tuple(sorted(VALUE_BETS))
+
+
+def _ez(player_total: int, banker_total: int, banker_cards: int) -> str:
+    """EZ Baccarat's Banker: "win", "push" (a Banker win with a three-card 7, or a tie), "lose"."""
+    if banker_total > player_total:
+        return "push" if banker_cards == 3 and banker_total == 7 else "win"
+    return "lose" if player_total > banker_total else "push"
+
+
+def _signature(player_total: int, banker_total: int, player_cards: int, banker_cards: int) -> tuple[str, ...]:
+    """What a round is to every bet decided by points: each one's hand, then EZ's Banker."""
+    hands = (value_hand(bet, player_total, banker_total, player_cards, banker_cards) for bet in _BY_POINTS)
+    return (*hands, _ez(player_total, banker_total, banker_cards))
+
+
+#: Every distinct signature a round can have (a few dozen, of 10 x 10 x 2 x 2 hands), numbered.
+SIGNATURES: tuple[tuple[str, ...], ...] = tuple(dict.fromkeys(
+    _signature(p, b, pc, bc) for p in range(10) for b in range(10) for pc in (2, 3) for bc in (2, 3)))
+_NUMBER = {signature: number for number, signature in enumerate(SIGNATURES)}
 
 
 def _hand_class(player_total: int, banker_total: int, player_cards: int, banker_cards: int) -> int:
-    return ((player_total * 10 + banker_total) * 2 + player_cards - 2) * 2 + banker_cards - 2
-
-
-def _class_hands(index: int) -> tuple[int, int, int, int]:
-    rest, banker_cards = divmod(index, 2)
-    rest, player_cards = divmod(rest, 2)
-    player_total, banker_total = divmod(rest, 10)
-    return player_total, banker_total, player_cards + 2, banker_cards + 2
+    return _NUMBER[_signature(player_total, banker_total, player_cards, banker_cards)]
 
 
 @cache
 def hand_table() -> RoundTable:
-    """Every round by value multiset and by its hands' points and cards (built once)."""
-    return build_table(HAND_CLASSES, _hand_class)
+    """Every round by value multiset and by its :data:`SIGNATURES` (built once, about 0.4 s)."""
+    return build_table(len(SIGNATURES), _hand_class)
+
+
+#: Counts ordered six-card sequences by a round table's classes (``count_classes``, or the
+#: integrity monitor's faster count of the same).
+ClassCounter = Callable[[Sequence[int], RoundTable], Mapping[int, int]]
 
 
 def _two_pairs(kinds: Iterable[int]) -> tuple[int, int]:
@@ -75,23 +92,20 @@ def _priced(table: SidePayTable, hands: Mapping[str, int], total: int) -> SideBe
     return SideBetOdds(table, dict(hands), total, edge)
 
 
-def side_bet_hands(shoe: ShoeComposition) -> tuple[dict[SideBet, Counter[str]], int, dict[str, int]]:
-    """Ordered six-card sequences per hand of every side bet, the total, and the points
-    classes' Banker and Player figures for EZ Baccarat (``banker``, ``player``, ``dragon``)."""
+def side_bet_hands(shoe: ShoeComposition, count: ClassCounter = count_classes
+                   ) -> tuple[dict[SideBet, Counter[str]], int, Counter[str]]:
+    """Ordered six-card sequences per hand of every side bet, the total, and EZ Baccarat's
+    Banker results (``win``, ``push``, ``lose``)."""
     cards = len(shoe)
     total = falling(cards, MAX_ROUND_CARDS)
-    by_class = count_classes(shoe.by_baccarat_value(), hand_table())
+    by_class = count(shoe.by_baccarat_value(), hand_table())
     hands: dict[SideBet, Counter[str]] = {bet: Counter() for bet in SideBet}
-    ez = {"banker": 0, "player": 0, "dragon": 0}
-    for index, count in by_class.items():
-        player_total, banker_total, player_cards, banker_cards = _class_hands(index)
-        for bet in VALUE_BETS:
-            hands[bet][value_hand(bet, player_total, banker_total, player_cards, banker_cards)] += count
-        if banker_total > player_total:
-            ez["banker"] += count
-            ez["dragon"] += count if banker_cards == 3 and banker_total == 7 else 0
-        elif player_total > banker_total:
-            ez["player"] += count
+    ez: Counter[str] = Counter()
+    for index, ways in by_class.items():
+        *named, banker = SIGNATURES[index]
+        for bet, hand in zip(_BY_POINTS, named, strict=True):
+            hands[bet][hand] += ways
+        ez[banker] += ways
     unused = falling(cards - 2, MAX_ROUND_CARDS - 2)
     unused_both = falling(cards - 4, MAX_ROUND_CARDS - 4)
     pair, pairs = _two_pairs(shoe.by_rank().values())
@@ -121,11 +135,12 @@ class SideBetAnalysis:
         return next(o.edge for o in self.odds if o.table.name == name)
 
 
-def analyse_side_bets(shoe: ShoeComposition, tables: Iterable[str] = tuple(PAY_TABLES)) -> SideBetAnalysis:
+def analyse_side_bets(shoe: ShoeComposition, tables: Iterable[str] = tuple(PAY_TABLES), *,
+                      count: ClassCounter = count_classes) -> SideBetAnalysis:
     """Exact odds of each side bet's pay tables (``tables``: names of :data:`PAY_TABLES`)
-    for the next round dealt from ``shoe``."""
-    hands, total, ez = side_bet_hands(shoe)
+    for the next round dealt from ``shoe``; ``count`` counts the rounds by class."""
+    hands, total, ez = side_bet_hands(shoe, count)
     odds = tuple(_priced(PAY_TABLES[name], hands[PAY_TABLES[name].bet], total) for name in tables)
     ez_edge = BetEdge("banker_ez", "Banker, EZ Baccarat", "1:1, a win with a three-card 7 pushes",
-                      house_edge(ez["banker"] - ez["dragon"] - ez["player"], total))
+                      house_edge(ez["win"] - ez["lose"], total))
     return SideBetAnalysis(total, odds, ez_edge)

@@ -22,61 +22,66 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 from station.analysis.baccarat_odds import CompositionTooSmall, RoundCounts, bet_edges, count_pairs, falling
-from station.analysis.round_table import MAX_MULTIPLICITY, MAX_ROUND_CARDS, Tally, round_table
+from station.analysis.round_table import MAX_MULTIPLICITY, MAX_ROUND_CARDS, RoundTable, Tally, round_table
+from station.analysis.side_bet_odds import analyse_side_bets
 from station.analysis.war_odds import WarShoeTooSmall, analyse_war
 from station.cards import FULL_DECK, Rank, ShoeComposition
-
-DEFAULT_PAIR_PAYS = 11
-"""Pair wagers pay 11:1 unless the table's options say otherwise (``pair_pays``)."""
+from station.games.baccarat.side_bets import PAY_TABLES
 
 
 class _Tables:
-    """The round table as int64 arrays, built once per process."""
+    """A round table (:mod:`station.analysis.round_table`) as int64 arrays, built once per
+    process and table: one row per round length and class."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: RoundTable) -> None:
         import numpy as np  # imported on first use: only the integrity monitor needs it
 
-        table = round_table()
         self.np = np
         self.halves = np.array(table.halves, dtype=np.int64)
         self.lengths = sorted(table.by_length)
         groups = [table.by_length[length] for length in self.lengths]
+        self.classes = sorted({c for group in groups for c in group.columns})
         self.low = np.concatenate([np.array(g.low, dtype=np.intp) for g in groups])
         self.high = np.concatenate([np.array(g.high, dtype=np.intp) for g in groups])
         rows = []
         start = 0
         for group in groups:
             size = len(group.low)
-            for tally in Tally:
+            for c in self.classes:
                 column = np.zeros(len(self.low), dtype=np.int64)
-                column[start:start + size] = group.columns[tally]
+                column[start:start + size] = group.columns.get(c, ())
                 rows.append(column)
             start += size
         self.matrix = np.array(rows, dtype=np.int64)
 
 
-@cache
-def _tables() -> _Tables:
-    return _Tables()
+_BUILT: dict[int, tuple[RoundTable, _Tables]] = {}
+
+
+def _tables(table: RoundTable) -> _Tables:
+    """The arrays of ``table`` (one of the analysis' tables, each built once per process)."""
+    built = _BUILT.get(id(table))
+    if built is None or built[0] is not table:
+        built = _BUILT[id(table)] = (table, _Tables(table))
+    return built[1]
 
 
 def warm_up() -> None:
     """Import numpy and build the tables (about 0.2 s), before the first composition needs them."""
-    _tables()
+    _tables(round_table())
 
 
-def fast_count_rounds(value_counts: Sequence[int]) -> RoundCounts:
-    """The same counts as :func:`station.analysis.baccarat_odds.count_rounds`, exactly."""
+def fast_count_classes(value_counts: Sequence[int], table: RoundTable) -> dict[int, int]:
+    """The same counts as :func:`station.analysis.baccarat_odds.count_classes`, exactly."""
     cards = sum(value_counts)
     if len(value_counts) != 10 or any(c < 0 for c in value_counts):
         raise ValueError(f"need 10 non-negative value counts, got {list(value_counts)}")
     if cards < MAX_ROUND_CARDS:
         raise CompositionTooSmall(f"{cards} cards left: a complete round may need {MAX_ROUND_CARDS}")
-    t = _tables()
+    t = _tables(table)
     np = t.np
     factors = []
     for have in value_counts:
@@ -88,11 +93,17 @@ def fast_count_rounds(value_counts: Sequence[int]) -> RoundCounts:
     ff = np.array(factors, dtype=np.int64)
     half = ff[t.halves].prod(axis=1)
     sums = t.matrix @ (half[t.low] * half[t.high])
-    totals = [0, 0, 0, 0]
+    totals = dict.fromkeys(t.classes, 0)
     for i, length in enumerate(t.lengths):
         unused = falling(cards - length, MAX_ROUND_CARDS - length)
-        for tally in Tally:
-            totals[tally] += unused * int(sums[4 * i + tally])
+        for j, c in enumerate(t.classes):
+            totals[c] += unused * int(sums[len(t.classes) * i + j])
+    return totals
+
+
+def fast_count_rounds(value_counts: Sequence[int]) -> RoundCounts:
+    """The same counts as :func:`station.analysis.baccarat_odds.count_rounds`, exactly."""
+    totals = fast_count_classes(value_counts, round_table())
     return RoundCounts(
         banker=totals[Tally.BANKER_NOT_SIX] + totals[Tally.BANKER_ON_SIX],
         banker_on_six=totals[Tally.BANKER_ON_SIX],
@@ -121,10 +132,10 @@ def offered_wagers(game: str, regions: Sequence[str], table: Any, payout_option:
             pays = int(getattr(table, "tie_pays", 10))
             wagers.append(Wager(f"tie_wager_{pays}_to_1", f"Tie Wager {pays}:1"))
         return tuple(wagers)
-    # EZ Baccarat's Banker is left out: its edge needs the Banker's three-card 7s, which the
-    # fast count below does not keep (station analyze prices it: docs/side-bets.md).
-    if "banker" in regions and payout_option != "ez":
-        if payout_option == "no_commission":
+    if "banker" in regions:
+        if payout_option == "ez":
+            wagers.append(Wager("banker_ez", "Banker, EZ Baccarat"))
+        elif payout_option == "no_commission":
             wagers.append(Wager("banker_no_commission", "Banker, no commission"))
         else:
             wagers.append(Wager("banker_commission", "Banker"))
@@ -133,10 +144,10 @@ def offered_wagers(game: str, regions: Sequence[str], table: Any, payout_option:
     if "tie" in regions:
         pays = int(getattr(table, "tie_pays", 8))
         wagers.append(Wager(f"tie_{pays}_to_1", f"Tie {pays}:1"))
-    pair_pays = int(getattr(table, "pair_pays", DEFAULT_PAIR_PAYS))
-    for side in ("player", "banker"):
-        if f"{side}_pair" in regions:
-            wagers.append(Wager(f"{side}_pair_{pair_pays}_to_1", f"{side.capitalize()} pair {pair_pays}:1"))
+    # Side bets by the pay table the table pays them by (docs/side-bets.md).
+    for offer in getattr(table, "side_bets", ()):
+        if offer.region in regions:
+            wagers.append(Wager(offer.pays, f"{offer.bet.words} ({offer.pay_table.describe()})"))
     return tuple(wagers)
 
 
@@ -164,8 +175,14 @@ def house_edges(game: str, comp: ShoeComposition, wagers: Sequence[Wager], table
         return {}
     pair = count_pairs(comp.by_rank())
     tie_pays = int(getattr(table, "tie_pays", 8))
-    pair_pays = int(getattr(table, "pair_pays", DEFAULT_PAIR_PAYS))
-    return {e.key: e.house_edge for e in bet_edges(counts, pair, (tie_pays,), pair_pays) if e.key in wanted}
+    edges = {e.key: e.house_edge for e in bet_edges(counts, pair, (tie_pays,)) if e.key in wanted}
+    sides = [key for key in wanted if key in PAY_TABLES]
+    if sides or "banker_ez" in wanted:
+        priced = analyse_side_bets(comp, sides, count=fast_count_classes)
+        edges.update({o.table.name: o.edge.house_edge for o in priced.odds})
+        if "banker_ez" in wanted:
+            edges["banker_ez"] = priced.ez_banker.house_edge
+    return edges
 
 
 def outcome_probabilities(game: str, comp: ShoeComposition) -> dict[str, float] | None:

@@ -458,8 +458,8 @@ _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest
 
 def make_copy(into: Path, sources: dict[Path, str], tests: list[Path]) -> Path:
     # docs: tests compare them with the code; bench: tests import its checks (tests/meters);
-    # systemd: the floor's tests verify its drop-in with the unit
-    for name in ("station", "drivers", "config", "docs", "bench", "systemd"):
+    # systemd, debian: the floor's tests verify its drop-in with the unit and the package
+    for name in ("station", "drivers", "config", "docs", "bench", "systemd", "debian"):
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, into / name, ignore=_IGNORE)
     for path, text in sources.items():  # the mutated files as the run saw them at its start

@@ -28,6 +28,7 @@ from station.console.words import (
     card_text,
     decision_words,
     difference_words,
+    region_label,
     region_name,
     settled_lines,
 )
@@ -95,7 +96,7 @@ class TableLayout:
         return {
             "name": self.name, "game": self.game, "title": self.title, "variant": self.variant,
             "boxes": [{"box": b, "name": box_name(b),
-                       "regions": [{"region": r, "name": region_name(r)} for r in self.regions]} for b in self.boxes],
+                       "regions": [region_label(r) for r in self.regions]} for b in self.boxes],
             "players_per_box": self.players_per_box,
             "chips": self.offered_chips(),
             "limits": f"{m(self.min_bet)} \u2013 {m(self.max_bet)} {m.currency}".strip(),

@@ -54,6 +54,22 @@ def region_name(region: str) -> str:
     return _REGION.get(region, region.replace("_", " ").capitalize())
 
 
+#: A side bet's name on its button, where eleven regions share a box's column (the button's
+#: accessible name and every other place say the whole name).
+_SHORT = {"player_pair": "P Pair", "banker_pair": "B Pair", "either_pair": "Either", "perfect_pair": "Perfect",
+          "dragon_bonus_player": "DB Player", "dragon_bonus_banker": "DB Banker"}
+
+
+def region_label(region: str) -> dict[str, Any]:
+    """A region as the console's layout draws it: its name, the words on its button, and
+    whether it is a side bet (drawn two to a row under the main bets)."""
+    return {"region": region, "name": region_name(region), "short": _SHORT.get(region, region_name(region)),
+            "side": region in _SIDE}
+
+
+_SIDE = frozenset(bet.value for bet in SideBet)
+
+
 def box_name(box: str) -> str:
     """``"3"`` is "Box 3"; a standing region ``"S2"`` is "Standing 2"."""
     text = box.strip()

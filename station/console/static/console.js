@@ -169,8 +169,11 @@ function renderLayout(view) {
   const betting = view.state === "betting";
   const boxes = table.boxes.map((box) => {
     const mine = view.bets.filter((bet) => bet.box === box.box);
-    const regions = box.regions.map((region) => button(el("span", {class: "region-name"}, region.name),
-      () => bet(box.box, region.region), {class: `region region-${region.region}`, "aria-label": `${box.name} ${region.name}`}));
+    const regions = box.regions.map((region) => button(el("span", {class: "region-name"}, region.short || region.name),
+      () => bet(box.box, region.region), {
+        class: `region region-${region.region}${region.side ? " region-side" : ""}`,
+        "aria-label": `${box.name} ${region.name}`, title: region.name,
+      }));
     for (const [index, region] of box.regions.entries()) {
       const total = mine.filter((bet) => bet.region === region.region).reduce((sum, bet) => sum + bet.amount, 0);
       if (total) regions[index].append(el("span", {class: "region-total"}, moneyText(total, table.digits)));
@@ -200,7 +203,12 @@ function renderLayout(view) {
       }));
     }
     return el("div", {class: "box", "data-box": box.box},
-      el("h3", {}, box.name), el("div", {class: "regions"}, ...regions),
+      el("h3", {}, box.name),
+      // Side bets two to a row under the main bets: eleven regions in one column would not fit a box.
+      el("div", {class: "regions"}, ...regions.filter((_, i) => !box.regions[i].side),
+        ...(box.regions.some((r) => r.side)
+          ? [el("div", {class: box.regions.filter((r) => r.side).length > 3 ? "side-regions many" : "side-regions"},
+            ...regions.filter((_, i) => box.regions[i].side))] : [])),
       el("ul", {class: "bets"}, ...players), ...extra);
   });
   // The felt: every box in one row, as the seats run round the table; a table of more than

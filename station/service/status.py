@@ -25,6 +25,7 @@ def station_status(loop: CoreLoop, table_name: str, journal_path: Path, disk: Di
     irregularity = table.irregularity
     return {
         "table": table_name,
+        "applied": table.seq,
         "state": table.state,
         "expecting": table.expecting,
         "round": table.round_id,

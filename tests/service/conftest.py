@@ -206,9 +206,13 @@ port = {self.web_port or 8080}
     def press(self, button: str) -> None:
         self.buttons.simulator.press(BUTTONS[button])
 
-    def draw(self) -> None:
+    def draw(self) -> int:
+        """Slide the next card out of the simulated shoe (the cutting card and the card behind
+        it, when the cutting card comes): how many frames the shoe sent."""
         if self.shoe.simulator.draw() is CUT_CARD:
             self.shoe.simulator.draw()
+            return 2
+        return 1
 
     def act(self, status: dict[str, Any]) -> None:
         """One dealer action for the state the station reports."""

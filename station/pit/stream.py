@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -56,15 +55,8 @@ class PitApp(ScoreboardApp):
         except ValueError as exc:
             return web.Response(status=400, text=f"{exc}\n", headers=SAFE_HEADERS)
         limits = self.limits
-        response = web.StreamResponse(headers={**SAFE_HEADERS, "Content-Type": "text/event-stream"})
-        response.force_close()
+        response = self._stream_response(request)
         transport = request.transport
-        if transport is not None:
-            sock = transport.get_extra_info("socket")
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, limits.stream_sndbuf)
         view = self.views.subscribe(key)
         self.hub.streams += 1
         try:

@@ -190,17 +190,23 @@ class ScoreboardApp:
     async def _health(self, request: web.Request) -> web.Response:
         return web.Response(text="ok\n", headers=SAFE_HEADERS)
 
-    async def _events(self, request: web.Request) -> web.StreamResponse:
-        hub, limits = self.hub, self.limits
+    def _stream_response(self, request: web.Request) -> web.StreamResponse:
+        """An event stream's response: its own connection, no Nagle delay, and a send buffer of
+        ``stream_sndbuf`` (a stalled viewer is noticed by what waits in it)."""
         response = web.StreamResponse(headers={**SAFE_HEADERS, "Content-Type": "text/event-stream"})
         response.force_close()
         transport = request.transport
-        if transport is not None:
-            sock = transport.get_extra_info("socket")
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, limits.stream_sndbuf)
+        sock = transport.get_extra_info("socket") if transport is not None else None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.stream_sndbuf)
+        return response
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        hub, limits = self.hub, self.limits
+        response = self._stream_response(request)
+        transport = request.transport
         hub.streams += 1
         try:
             await response.prepare(request)

@@ -104,7 +104,7 @@ class IntegrityService(OutputWorker):
 
     def _before(self) -> None:
         try:
-            warm_up()  # build the edge tables now, not when the first shoe starts
+            warm_up(self.monitor.wagers)  # build the edge tables now, not when the first shoe starts
             self._catch_up()
         except Exception:  # the live part goes on without the history rather than not at all
             log.exception("integrity_catch_up_failed")

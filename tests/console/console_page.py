@@ -80,22 +80,17 @@ class ConsolePage:
         return self.wait_state(*then) if then else self.state
 
     def deal_until(self, *states: str) -> str:
-        """Slide cards out of the simulated shoe until the station is in one of ``states``, then
-        until the page shows it. Each card waits for the station to have applied it (``applied``,
-        the journal record its status is of, moves on): a page that draws a moment late must not
-        make the next card slide out after the round is complete."""
+        """Slide cards out of the simulated shoe until the station is in one of ``states``."""
         for _ in range(40):
-            status = self.table.status()
-            state = status["state"]
+            state = self.state
             if state in states:
-                return self.wait_state(state)
+                return state
             if state in ("burning", "dealing", "war_burning", "war_dealing"):
-                due = int(status["applied"]) + self.table.draw()
-
-                def applied(now: dict[str, Any], due: int = due) -> bool:
-                    return int(now["applied"]) >= due
-
-                self.table.wait_for(applied, WAIT_MS / 1000)
+                before = self.line()
+                self.table.draw()
+                self.page.wait_for_function(
+                    "([line, state]) => document.querySelector('[role=status]').innerText !== line || "
+                    "document.body.dataset.state !== state", arg=[before, state], timeout=WAIT_MS)
             else:
                 raise AssertionError(f"cannot deal in {state}: {self.line()}")
         raise AssertionError(f"still {self.state} after 40 cards")

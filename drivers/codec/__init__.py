@@ -19,12 +19,13 @@ from drivers.codec.protocol import (
 )
 from drivers.codec.shoe import SHOE
 from drivers.codec.shuffler import SHUFFLER
+from drivers.codec.sign import SIGN
 
-PROTOCOLS: dict[str, Protocol] = {protocol.name: protocol for protocol in (SHOE, SHUFFLER, DISPLAY, BUTTONBOX)}
+PROTOCOLS: dict[str, Protocol] = {protocol.name: protocol for protocol in (SHOE, SHUFFLER, DISPLAY, BUTTONBOX, SIGN)}
 
 
 def get_protocol(name: str) -> Protocol:
-    """The protocol ``name`` (``shoe``, ``shuffler``, ``display``, ``buttonbox``)."""
+    """The protocol ``name`` (``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``sign``)."""
     try:
         return PROTOCOLS[name]
     except KeyError:

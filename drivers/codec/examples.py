@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from drivers.codec import buttonbox, display, get_protocol, shoe, shuffler
+from drivers.codec import buttonbox, display, get_protocol, shoe, shuffler, sign
 from drivers.codec.protocol import (
     Ack,
     Boot,
@@ -174,6 +174,31 @@ EXAMPLES: dict[str, list[Example]] = {
         ("host asks for the status", 4, buttonbox.ButtonBoxGetStatus()),
         ("4 buttons, button 2 held, long press 1000 ms", 4, buttonbox.BoxStatus(4, (2,), 1000)),
     ],
+    "sign": [
+        ("the sign answers Identify: model, serial number, firmware, protocol version 2", 1,
+         IdentityReport("SIGN-J", "J0042", "1.1.0", 2)),
+        ("the meter: Mega Jackpot at 1,234,567.89 EUR (minor units, 2 digits)", 5,
+         sign.ShowMeter("Mega Jackpot", 123_456_789, 2, "EUR")),
+        ("the sign acknowledges", 5, Ack()),
+        ("a meter past the reach of a u32: 5,000,000,000 VND (no minor unit)", 6,
+         sign.ShowMeter("Jackpot", 5_000_000_000, 0, "VND")),
+        ("box 5 hit the jackpot: 1,234,567.89 EUR, flashing until paid", 7,
+         sign.ShowHit("Mega Jackpot", 123_456_789, 2, "EUR", "5")),
+        ("the hit is paid", 8, sign.EndHit()),
+        ("a line for players over the meter", 9, sign.SignShowMessage("Meter offline")),
+        ("the line is taken down (empty text)", 10, sign.SignShowMessage("")),
+        ("clear the sign", 11, sign.SignClear()),
+        ("brightness 60 %", 12, sign.SignSetBrightness(60)),
+        ("an amount with 5 minor digits (or brightness 150 %) is refused", 13, Nak(NakCode.OUT_OF_RANGE, "")),
+        ("host asks for the status", 14, sign.SignGetStatus()),
+        ("brightness 80, 42 commands shown since power-up, LED row 3 failed", 14,
+         sign.SignStatus(80, 42, sign.SignErrorCode.LED_ROW, (3,))),
+        ("self-test: LED row 3 does not light", 15,
+         SelfTestResult(False, sign.SignErrorCode.LED_ROW, "LED row 3 does not light")),
+        ("LED row 3 went dark", 1, sign.SignError(sign.SignErrorCode.LED_ROW, 3, "row 3 dark")),
+        ("the sign restarted with the cable in: it is blank, numbers from 1 again, and is repainted", 1,
+         Boot("watchdog reset")),
+    ],
 }
 
 
@@ -203,6 +228,13 @@ EXAMPLES_V1: dict[str, list[Example]] = {
                     display.WarBox(3, parse_card("4C"), display.WarBoxOutcome.LOSE),
                 ),
             ))),
+        ),
+    ],
+    "sign": [
+        (
+            "a version-1 sign answers Identify with model, serial number and firmware, and no version",
+            1,
+            IdentityReport("SIGN-J", "J0042", "1.0.3"),
         ),
     ],
 }

@@ -1,8 +1,9 @@
 """Device drivers: one class per device, each meeting the device contract and emitting station events.
 
-``DRIVERS`` is the driver table: the five devices of a table by the name the configuration
-gives them (the pedals may instead be a commodity foot switch, ``FootSwitchDriver``, chosen by
-their evdev endpoint: ``drivers.factory``). Every entry builds a :class:`~drivers.devices.contract.Device` the same way
+``DRIVERS`` is the driver table: the devices of a table by the name the configuration gives them
+(``sign`` is the progressive sign over a table that offers a progressive side bet; the pedals may
+instead be a commodity foot switch, ``FootSwitchDriver``, chosen by their evdev endpoint:
+``drivers.factory``). Every entry builds a :class:`~drivers.devices.contract.Device` the same way
 (``from_config``), so the service never asks which device or transport it is building.
 """
 
@@ -23,6 +24,7 @@ from drivers.devices.pedals import PedalDriver, PedalStatus, UsbIdentity
 from drivers.devices.reconnect import Backoff
 from drivers.devices.shoe import ShoeDriver, ShoeState
 from drivers.devices.shuffler import ShufflerDriver, ShufflerInfo
+from drivers.devices.sign import SignDriver, SignInfo
 from drivers.devices.stats import DeviceStats
 
 DRIVERS: dict[str, DeviceClass] = {
@@ -31,6 +33,7 @@ DRIVERS: dict[str, DeviceClass] = {
     "display": DisplayDriver,
     "buttonbox": ButtonBoxDriver,
     "pedals": PedalDriver,
+    "sign": SignDriver,
 }
 
 __all__ = [
@@ -61,6 +64,8 @@ __all__ = [
     "ShoeState",
     "ShufflerDriver",
     "ShufflerInfo",
+    "SignDriver",
+    "SignInfo",
     "Tap",
     "UsbIdentity",
 ]

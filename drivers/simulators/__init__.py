@@ -1,8 +1,8 @@
 """Simulated devices speaking the real protocols from the device side, with fault injection.
 
-The serial devices (``shoe``, ``shuffler``, ``display``, ``buttonbox``) run over ptys or TCP
-sockets; the USB ``pedals`` (``pedals/``) sit on a simulated pyusb bus, in-process or served
-on a Unix socket. ``start_simulator(kind, options)`` (``launch.py``) starts any of them and
+The serial devices (``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``sign``) run over
+ptys or TCP sockets; the USB ``pedals`` (``pedals/``) sit on a simulated pyusb bus, in-process
+or served on a Unix socket. ``start_simulator(kind, options)`` (``launch.py``) starts any of them and
 says where a driver opens it; ``options.py`` merges a ``sim:`` device's options from the
 configuration; ``station simulate`` starts one by hand.
 """
@@ -17,6 +17,7 @@ from drivers.simulators.options import parse_sim_url, simulator_options
 from drivers.simulators.pool import CUT_CARD, CardPool, CutCardMarker, shuffled_shoe
 from drivers.simulators.shoe import EmptyShoeError, ShoeSimulator
 from drivers.simulators.shuffler import ShufflerSimulator
+from drivers.simulators.sign import SignSimulator
 
 SIMULATORS = SERIAL_SIMULATORS  # the serial simulators by kind (the pedals are in pedals/)
 
@@ -32,6 +33,7 @@ __all__ = [
     "RunningSimulator",
     "ShoeSimulator",
     "ShufflerSimulator",
+    "SignSimulator",
     "SimStats",
     "SimulatedDevice",
     "parse_sim_url",

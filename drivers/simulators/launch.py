@@ -1,11 +1,11 @@
-"""Starting a simulated device: one function for all five, whatever their transport.
+"""Starting a simulated device: one function for all of them, whatever their transport.
 
 ``start_simulator(kind, options)`` starts the simulator of a ``shoe``, ``shuffler``,
-``display`` or ``buttonbox`` on a pseudo-terminal (or a TCP socket), or simulated USB
-``pedals`` behind a simulated pyusb backend (in this process, or served on a Unix socket),
-and returns a :class:`RunningSimulator`: its ``endpoint`` is what a driver opens
-(``station.service.devices.build_devices(..., endpoints={kind: running.endpoint})``), its
-``simulator`` is the device to script and break, and ``stop()`` ends it. Whoever starts a
+``display``, ``buttonbox`` or ``sign`` (the progressive sign) on a pseudo-terminal (or a TCP
+socket), or simulated USB ``pedals`` behind a simulated pyusb backend (in this process, or
+served on a Unix socket), and returns a :class:`RunningSimulator`: its ``endpoint`` is what a
+driver opens (``station.service.devices.build_devices(..., endpoints={kind: running.endpoint})``),
+its ``simulator`` is the device to script and break, and ``stop()`` ends it. Whoever starts a
 simulator stops it: drivers never own one.
 """
 
@@ -23,12 +23,14 @@ from drivers.simulators.buttonbox import ButtonBoxSimulator
 from drivers.simulators.display import DisplaySimulator
 from drivers.simulators.shoe import ShoeSimulator
 from drivers.simulators.shuffler import ShufflerSimulator
+from drivers.simulators.sign import SignSimulator
 
 SERIAL_SIMULATORS: dict[str, type[SimulatedDevice]] = {
     "shoe": ShoeSimulator,
     "shuffler": ShufflerSimulator,
     "display": DisplaySimulator,
     "buttonbox": ButtonBoxSimulator,
+    "sign": SignSimulator,
 }
 
 

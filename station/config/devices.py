@@ -37,9 +37,12 @@ class DevicesSection(StrictSection):
     cardreader: DeviceSection | None = None
     """The player-card reader (docs/ratings.md): a magnetic-stripe or barcode reader that types
     as a keyboard, ``evdev://VID:PID``; ``sim:`` for the simulated one."""
+    sign: DeviceSection | None = None
+    """The progressive sign over the table (docs/protocols/sign.md): the jackpot meter of a
+    progressive side bet, a serial device like the display board."""
 
     def configured(self) -> Iterator[tuple[str, DeviceSection]]:
-        for name in ("shoe", "shuffler", "display", "pedals", "buttonbox", "cardreader"):
+        for name in ("shoe", "shuffler", "display", "pedals", "buttonbox", "cardreader", "sign"):
             section = getattr(self, name)
             if section is not None:
                 yield name, section

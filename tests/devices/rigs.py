@@ -92,6 +92,10 @@ PROFILES: dict[str, Profile] = {
         "display", lambda sim: sim.panel_fault(), "Disconnect one panel of the display board.",
         lambda e: isinstance(e, ev.DeviceFault) and e.code == "panel_fault",
     ),
+    "sign": _serial(
+        "sign", lambda sim: sim.fail_row(3), "Disconnect one LED row of the progressive sign.",
+        lambda e: isinstance(e, ev.DeviceFault) and e.code == "led_row",
+    ),
     "buttonbox": _serial(
         "buttonbox", lambda sim: sim.press(1), "Tap button 1 of the button box once, briefly.",
         lambda e: isinstance(e, ev.ButtonPressed) and not e.long_press,

@@ -22,6 +22,7 @@ PAGES = {
     "shuffler.md": "shuffler",
     "display.md": "display",
     "buttonbox.md": "buttonbox",
+    "sign.md": "sign",
 }
 
 

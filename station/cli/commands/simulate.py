@@ -1,4 +1,4 @@
-"""``station simulate shoe|shuffler|display|buttonbox|pedals``: run a simulated device by hand.
+"""``station simulate shoe|shuffler|display|buttonbox|sign|pedals``: run a simulated device by hand.
 
 The simulator speaks the real wire protocol on a pseudo-terminal (or a TCP socket with
 ``--socket``) and prints where to connect. It runs until Ctrl-C; while it runs, lines
@@ -22,13 +22,13 @@ from typing import Any
 
 from station.cli.main import CliError
 
-KINDS = ("shoe", "shuffler", "display", "buttonbox")
+KINDS = ("shoe", "shuffler", "display", "buttonbox", "sign")
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "simulate",
-        help="run a simulated device (shoe, shuffler, display, buttonbox, pedals) until Ctrl-C, "
+        help="run a simulated device (shoe, shuffler, display, buttonbox, sign, pedals) until Ctrl-C, "
              "or break a device of a running simulated table (fault)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
         sub = kinds.add_parser(kind, help=f"simulated {kind}")
         _common_options(sub)
         {"shoe": _shoe_options, "shuffler": _shuffler_options, "display": _display_options,
-         "buttonbox": _buttonbox_options}[kind](sub)
+         "buttonbox": _buttonbox_options, "sign": _sign_options}[kind](sub)
         sub.set_defaults(handler=run_serial_simulator)
     _fault_parser(kinds)
     pedals = kinds.add_parser("pedals", help="simulated USB dealer pedals")
@@ -165,6 +165,12 @@ def _buttonbox_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--long-press-ms", type=int, default=800)
 
 
+def _sign_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rows", type=int, default=8, help="LED rows of the sign (default 8)")
+    p.add_argument("--positions", type=int, default=20,
+                   help="digits an amount may have (default 20: any u64); a wider one is refused")
+
+
 def _build(args: argparse.Namespace) -> Any:
     from drivers.codec import get_protocol
     from drivers.simulators import start_simulator
@@ -207,6 +213,11 @@ def _build(args: argparse.Namespace) -> Any:
                                seed=args.seed, step_delay=args.step_delay)
     if args.kind == "buttonbox":
         return start_simulator("buttonbox", common, buttons=args.buttons, long_press_ms=args.long_press_ms)
+    if args.kind == "sign":
+        try:
+            return start_simulator("sign", common, rows=args.rows, positions=args.positions)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     return start_simulator(args.kind, common)
 
 
@@ -284,6 +295,17 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
             "reboot": (device.reboot, "reboot: the board restarts (blank, sends Boot)"),
             "mute": (lambda: device.mute(True), "mute: the board stops acknowledging"),
             "unmute": (lambda: device.mute(False), "unmute: the board answers again"),
+        })
+    elif kind == "sign":
+        from drivers.simulators.sign import face_lines
+
+        actions.update({
+            "fault": (lambda row="3": device.fail_row(int(row)), "fault [ROW]: an LED row goes dark"),
+            "repair": (device.repair_rows, "repair: every LED row lights again"),
+            "screen": (lambda: print("\n".join(face_lines(device.face)) or "(blank)"),
+                       "screen: what the sign shows, as players read it"),
+            "reboot": (device.reboot, "reboot: the sign restarts (blank, sends Boot)"),
+            "lose": (lambda n="1": device.lose_commands(int(n)), "lose [N]: the next N frames from the host are lost"),
         })
     return actions
 

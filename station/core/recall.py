@@ -29,6 +29,7 @@ from station.core.projection import ProjectedRecord
 from station.core.rounds import RoundId
 from station.events import BetCorrected
 from station.games.limits import chip_words, limits_words
+from station.games.registry import region_words
 from station.money import Money
 
 
@@ -193,7 +194,8 @@ def correction_record(output: out.RoundCorrected) -> dict[str, Any]:
 
 def describe(round_: dict[str, Any], money: Money | None = None) -> str:
     """A round in words for a terminal: cards by position, totals, bets and decisions, the
-    amounts in the table's ``money`` (the journal's table options' when not given)."""
+    amounts in the table's ``money`` (the journal's table options' when not given), each
+    region in its words ("Banker", "Dragon 7": :func:`~station.games.registry.region_words`)."""
     amount = money or Money()
     signed = amount.signed
     lines = [f"Round {round_['round_id']} ({round_['game']})"
@@ -233,7 +235,7 @@ def describe(round_: dict[str, Any], money: Money | None = None) -> str:
         lines.append(f"  {chip_words(round_['limits'], amount)}")
     settled = {(s["box"], s["player"], s["region"]): s for s in round_["settlement"] or []}
     for bet in round_["bets"]:
-        line = f"  bet          box {bet['box']} {bet['player']} {bet['region']} {amount(bet['amount'])}"
+        line = f"  bet          box {bet['box']} {bet['player']} {region_words(bet['region'])} {amount(bet['amount'])}"
         s = settled.get((bet["box"], bet["player"], bet["region"]))
         if s is not None:
             line += f" -> {s['outcome']} {signed(s['net'])}" + (f" (void {amount(s['void'])})" if s["void"] else "")
@@ -241,16 +243,17 @@ def describe(round_: dict[str, Any], money: Money | None = None) -> str:
     for s in round_["settlement"] or []:  # wagers added during the round (Go to War)
         placed = (s["box"], s["player"], s["region"])
         if not any((b["box"], b["player"], b["region"]) == placed for b in round_["bets"]):
-            wager = f"box {s['box']} {s['player']} {s['region']} {amount(s['stake'])}"
+            wager = f"box {s['box']} {s['player']} {region_words(s['region'])} {amount(s['stake'])}"
             lines.append(f"  bet          {wager} -> {s['outcome']} {signed(s['net'])}")
     for decision in round_["decisions"]:
         lines.append("  decision     " + ", ".join(f"{k}={v}" for k, v in decision.items() if v not in ("", [], None)))
     for c in round_.get("corrections", []):
         before, after = c["bet_before"], c["bet_after"]
-        changes = ", ".join(f"box {b} {p} {g} {signed(d)}" for b, p, g, d in c["differences"]) or "none"
+        changes = ", ".join(f"box {b} {p} {region_words(g)} {signed(d)}" for b, p, g, d in c["differences"]) or "none"
         lines.append(f"  correction   #{c['seq']} {c.get('local_time') or c['time']} by {c['role']} {c['who']} "
-                     f"({c['reason']}): box {before[0]} {before[1]} {before[2]} {amount(before[3])} -> box "
-                     f"{after[0]} {after[1]} {after[2]} {amount(after[3])}; differences {changes}; house "
+                     f"({c['reason']}): box {before[0]} {before[1]} {region_words(before[2])} {amount(before[3])} "
+                     f"-> box {after[0]} {after[1]} {region_words(after[2])} {amount(after[3])}; differences "
+                     f"{changes}; house "
                      f"{signed(c['house_before'])} -> {signed(c['house_after'])}")
     if round_["in_progress"]:
         lines.append("  (round still on the table)")

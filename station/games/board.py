@@ -36,7 +36,9 @@ class BoardRound:
 @dataclass(frozen=True)
 class HandsShown:
     """A result shown as two hands (baccarat): the round's number in the shoe, the outcome's
-    letter (``B``, ``P``, ``T``), the totals and cards, the natural and the pairs."""
+    letter (``B``, ``P``, ``T``), the totals and cards, the natural and the pairs, and whether
+    it was a Dragon 7 (the Banker wins with a three-card 7) or a Panda 8 (the Player wins with
+    a three-card 8), as EZ Baccarat scoreboards mark them."""
 
     round_no: int
     outcome: str
@@ -47,6 +49,8 @@ class HandsShown:
     natural: bool = False
     player_pair: bool = False
     banker_pair: bool = False
+    dragon_7: bool = False
+    panda_8: bool = False
 
 
 @dataclass(frozen=True)

@@ -232,6 +232,10 @@ class Game(Protocol[TableT, PlayT]):
         title: the game in words for people (``"baccarat"``, ``"casino war"``).
         regions: the regions of a box every table of the game has, as the layout names them;
             a table may offer more (baccarat's side bets: :meth:`Game.regions_of`).
+        region_words: every region any table of the game may take bets on (side bets too),
+            in people's words (``"banker"``: "Banker", ``"dragon_7"``: "Dragon 7"); the
+            words a screen or a report shows, where the journal and JSON keep the region
+            (:func:`station.games.registry.region_words`).
         carry_regions: regions whose bets may stay on for the next round (see
             :attr:`PlayResult.bets_stay`), and be changed until it starts.
         payout_options: the payout options a supervisor may switch between (rule 5.11);
@@ -253,6 +257,7 @@ class Game(Protocol[TableT, PlayT]):
     name: str
     title: str
     regions: tuple[str, ...]
+    region_words: Mapping[str, str]
     carry_regions: tuple[str, ...]
     payout_options: tuple[str, ...]
     choices: tuple[str, ...]

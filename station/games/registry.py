@@ -30,3 +30,16 @@ def game_named(name: str) -> Game[Any, Any]:
         return GAMES[name]
     except (KeyError, TypeError):
         raise UnknownGame(f"game must be one of {', '.join(GAMES)}, got {name!r}") from None
+
+
+def region_words(region: str) -> str:
+    """A betting region in people's words, whichever game has it: ``"banker"`` is "Banker",
+    ``"dragon_7"`` "Dragon 7", ``"dragon_bonus_player"`` "Dragon Bonus Player", ``"war"``
+    "War" (each game's :attr:`~station.games.interface.Game.region_words`). Screens and
+    reports for people say these; the journal, the feed and every ``--json`` keep the region.
+    A region no game names (a journal of a later version) is written from its name."""
+    for game in GAMES.values():
+        words = game.region_words.get(region)
+        if words is not None:
+            return words
+    return region.replace("_", " ").capitalize()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from station.games.registry import region_words
 from station.localtime import local_time, zone
 from station.money import format_amount
 
@@ -144,9 +145,9 @@ def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, mone
     lines += _table(rows, digits, width)
     lines.append("")
     lines.append("by region (rounds settled):")
-    for name, region in sorted(totals["regions"].items()):
-        lines.append(f"  {name}: {region['bets']} bets, stakes {format_amount(region['stakes'], digits)}, "
-                     f"house {format_amount(region['house'], digits)}")
+    for name, region in sorted(totals["regions"].items()):  # in words ("Dragon 7"); --json keeps the region
+        lines.append(f"  {region_words(name)}: {region['bets']} bets, stakes "
+                     f"{format_amount(region['stakes'], digits)}, house {format_amount(region['house'], digits)}")
     lines.append(f"limits played: {_limits_played(totals['rounds_by_limits'], digits)}")
     if totals["tray_entries"]:
         lines += _inventory(totals, digits)

@@ -29,7 +29,9 @@ DERIVED_ROADS: tuple[tuple[str, int], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class BeadPlateCell:
-    """One result on the Bead Plate (``index`` counts rounds of the shoe from 0)."""
+    """One result on the Bead Plate (``index`` counts rounds of the shoe from 0); ``dragon_7``
+    and ``panda_8`` mark a Banker win with a three-card 7 and a Player win with a three-card 8
+    (docs/roads.md, "Dragon 7 and Panda 8")."""
 
     index: int
     col: int
@@ -39,6 +41,8 @@ class BeadPlateCell:
     banker_pair: bool
     natural: bool
     total: int | None
+    dragon_7: bool = False
+    panda_8: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +53,8 @@ class BeadPlateCell:
             "banker_pair": self.banker_pair,
             "natural": self.natural,
             "total": self.total,
+            "dragon_7": self.dragon_7,
+            "panda_8": self.panda_8,
         }
 
 
@@ -129,6 +135,8 @@ class Stats:
     longest_player_streak: int
     current_streak_side: str | None
     current_streak_length: int
+    dragon_7s: int = 0
+    panda_8s: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,6 +150,8 @@ class Stats:
             "longest_banker_streak": self.longest_banker_streak,
             "longest_player_streak": self.longest_player_streak,
             "current_streak": {"side": self.current_streak_side, "length": self.current_streak_length},
+            "dragon_7s": self.dragon_7s,
+            "panda_8s": self.panda_8s,
         }
 
 

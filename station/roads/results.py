@@ -1,4 +1,6 @@
-"""A round result as the scoreboard reads it: the outcome letter, pairs, natural, totals.
+"""A round result as the scoreboard reads it: the outcome letter, pairs, natural, totals, and
+whether it was a Dragon 7 (the Banker wins with a three-card 7) or a Panda 8 (the Player wins
+with a three-card 8), as EZ Baccarat scoreboards mark them.
 
 The scoreboard takes a baccarat round's result (anything shaped like
 :class:`~station.games.baccarat.rules.BaccaratResult`), an outcome, or a single letter B, P
@@ -42,6 +44,10 @@ class RoundResultLike(Protocol):
     def player_total(self) -> int: ...
     @property
     def banker_total(self) -> int: ...
+    @property
+    def dragon_7(self) -> bool: ...
+    @property
+    def panda_8(self) -> bool: ...
 
 
 class RoadsInputError(ValueError):
@@ -54,7 +60,8 @@ class ResultRecord:
 
     Built from a round's result (:class:`RoundResultLike`) by :func:`as_record`, or from a
     letter (``"B"``, ``"P"``, ``"T"``) when only the outcome is known (a hand-typed history).
-    Totals are ``None`` when unknown.
+    Totals are ``None`` when unknown; ``dragon_7`` and ``panda_8`` are False unless the round's
+    cards said so (a typed history never marks them).
     """
 
     outcome: str
@@ -63,6 +70,8 @@ class ResultRecord:
     natural: bool = False
     player_total: int | None = None
     banker_total: int | None = None
+    dragon_7: bool = False
+    panda_8: bool = False
 
     def __post_init__(self) -> None:
         if self.outcome not in (BANKER, PLAYER, TIE):
@@ -88,6 +97,8 @@ class ResultRecord:
             natural=result.natural,
             player_total=result.player_total,
             banker_total=result.banker_total,
+            dragon_7=result.dragon_7,
+            panda_8=result.panda_8,
         )
 
 

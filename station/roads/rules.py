@@ -3,7 +3,8 @@ predictions and shoe statistics, from the shoe's results.
 
 Rules in short (docs/roads.md has them in full, with worked examples):
 
-* Bead Plate: every result in order, 6 rows, filled down then across.
+* Bead Plate: every result in order, 6 rows, filled down then across; a Dragon 7 or Panda 8
+  round is marked on its bead.
 * Big Road: consecutive wins of one side in one column ("streak"); the other side's win starts a
   new column. A tie is marked on the previous winner's cell with a count. Ties before the first
   Banker/Player win are counted as *leading ties* and drawn on the first cell (``leading_ties``).
@@ -141,6 +142,8 @@ def bead_cell(index: int, record: ResultRecord) -> BeadPlateCell:
         banker_pair=record.banker_pair,
         natural=record.natural,
         total=record.winning_total,
+        dragon_7=record.dragon_7,
+        panda_8=record.panda_8,
     )
 
 
@@ -180,6 +183,8 @@ def stats_of(records: Sequence[ResultRecord], lengths: Sequence[int], sides: Seq
         longest_player_streak=longest[PLAYER],
         current_streak_side=sides[-1] if sides else None,
         current_streak_length=lengths[-1] if lengths else 0,
+        dragon_7s=sum(r.dragon_7 for r in records),
+        panda_8s=sum(r.panda_8 for r in records),
     )
 
 

@@ -106,7 +106,8 @@ def _hand(cards: Iterable[Card], total: int) -> dict[str, Any]:
 
 
 def round_result_dict(result: BaccaratResult) -> dict[str, Any]:
-    """A revealed baccarat round for the page: both hands' cards and totals, the outcome."""
+    """A revealed baccarat round for the page: both hands' cards and totals, the outcome, the
+    natural and pairs, and whether it was a Dragon 7 or a Panda 8 round (docs/roads.md)."""
     return {
         "outcome": result.outcome.letter,
         "player": _hand(result.player, result.player_total),
@@ -114,6 +115,8 @@ def round_result_dict(result: BaccaratResult) -> dict[str, Any]:
         "natural": result.natural,
         "player_pair": result.player_pair,
         "banker_pair": result.banker_pair,
+        "dragon_7": result.dragon_7,
+        "panda_8": result.panda_8,
     }
 
 

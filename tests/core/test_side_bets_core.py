@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 from station.core import outputs as out
+from station.core.recall import describe, recall_round
 from station.events import Actor, BetCorrected, ShoeEmpty
 from station.games.baccarat.side_bets import OfferedSideBet, SideBet
 from station.games.baccarat.table import BaccaratTable, Variant
 from station.games.table import Chips
+from station.money import Money
 
 SUP = Actor("supervisor", "sam")
 SIDE_BETS = (OfferedSideBet(SideBet.DRAGON_7, "dragon_7_40", 500, 10_000),
@@ -70,3 +72,26 @@ def test_a_side_bet_is_voided_and_corrected_with_its_round(table: Any) -> None:
     before = (table.machine.house_net, table.machine.rounds_settled, table.machine.rounds_voided)
     table.restart()
     assert (table.machine.house_net, table.machine.rounds_settled, table.machine.rounds_voided) == before
+
+
+def test_recall_names_each_side_bet_in_words_and_keeps_its_region_in_the_record(table: Any) -> None:
+    """``station recall``'s words (:func:`describe`) say "Dragon 7" where the journal, the
+    record and ``--json`` keep ``dragon_7``: the bets, their settlement and a correction."""
+    table.start_shoe().bet("1", "ann", "player", 1000).bet("1", "ann", "dragon_7", 500)
+    table.bet("2", "bob", "player_pair", 500)
+    table.act("no_more_bets").cards("KH 2D 6S 2C 3H")  # a Dragon 7
+    round_id = table.last(out.RoundSettled).round_id
+    table.post(BetCorrected(round_id, "2", "bob", "player_pair", "2", "bob", "dragon_7", 500, "misread", SUP))
+    table.act("next_round")
+    table.loop.close()
+    recalled = recall_round(table.path, table.options, round_id)
+    assert recalled is not None
+    # As the round left the table: corrected.
+    assert [b["region"] for b in recalled["bets"]] == ["player", "dragon_7", "dragon_7"]
+    text = describe(recalled, Money(2))
+    assert "bet          box 1 ann Player 10.00 -> lose -10.00" in text
+    assert "bet          box 1 ann Dragon 7 5.00 -> win +200.00" in text
+    assert "bet          box 2 bob Dragon 7 5.00 -> win +200.00" in text
+    assert ("(misread): box 2 bob Player Pair 5.00 -> box 2 bob Dragon 7 5.00; differences box 2 bob "
+            "Player Pair +5.00, box 2 bob Dragon 7 +200.00; house -185.00 -> -390.00") in text, text
+    assert "dragon_7" not in text and "player_pair" not in text

@@ -49,6 +49,35 @@ def test_bead_plate_carries_pairs_naturals_and_totals_from_real_rounds() -> None
     assert roads.stats.naturals == 1 and roads.stats.player_pairs == 1 and roads.stats.banker_pairs == 1
 
 
+def test_bead_plate_marks_a_dragon_7_and_a_panda_8_from_the_cards() -> None:
+    """EZ Baccarat's marks: the Banker wins with a three-card 7 (Dragon 7), the Player with a
+    three-card 8 (Panda 8); a two-card 7 or 8, a three-card 8 that loses or a tie are not."""
+    c = lambda code: Card(Rank(code[0]), Suit(code[1]))  # noqa: E731
+    # Player 2-3 draws a K: 5; Banker Q-Q (0) draws a 7 on a Player third card of 0: 7.
+    dragon = result_of([c("2S"), c("3H"), c("KD")], [c("QD"), c("QC"), c("7S")])
+    # Player 2-3 draws a 3: 8; Banker K-6 stands on a Player third card of 3: 6.
+    panda = result_of([c("2S"), c("3H"), c("3D")], [c("KS"), c("6C")])
+    two_card_seven = result_of([c("2S"), c("4H")], [c("4D"), c("3C")])  # Banker 7 to 6 of two cards
+    # Player 2-3 draws a 3: 8; Banker 2-2 (4) draws a 5 on a Player third card of 3: 9.
+    losing_eight = result_of([c("2S"), c("3H"), c("3D")], [c("2C"), c("2H"), c("5S")])
+    assert (dragon.dragon_7, dragon.panda_8, panda.dragon_7, panda.panda_8) == (True, False, False, True)
+    assert not any(r.dragon_7 or r.panda_8 for r in (two_card_seven, losing_eight))
+    history = [dragon, panda, two_card_seven, losing_eight, dragon]
+    roads = build_roads(history)
+    assert [(b.result, b.dragon_7, b.panda_8) for b in roads.bead_plate] == [
+        ("B", True, False), ("P", False, True), ("B", False, False), ("B", False, False), ("B", True, False)]
+    assert roads.bead_plate[0].banker_pair and roads.bead_plate[0].total == 7
+    assert (roads.stats.dragon_7s, roads.stats.panda_8s) == (2, 1)
+    data = roads.to_dict()
+    assert (data["bead_plate"][0]["dragon_7"], data["bead_plate"][1]["panda_8"]) == (True, True)
+    assert (data["stats"]["dragon_7s"], data["stats"]["panda_8s"]) == (2, 1)
+    assert Scoreboard(history).roads() == roads  # one result at a time: the same marks
+    # A history typed as letters knows no cards: nothing is marked.
+    typed = build_roads("BPB")
+    assert not any(b.dragon_7 or b.panda_8 for b in typed.bead_plate)
+    assert (typed.stats.dragon_7s, typed.stats.panda_8s) == (0, 0)
+
+
 # ---- Big Road -----------------------------------------------------------------------------------
 
 

@@ -12,14 +12,17 @@ an EZ Baccarat table pushes the Banker on a three-card 7 while its Dragon 7 pays
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import urllib.request
 from typing import Any
 
 import pytest
 
 from station.service.control import ControlError
 
+from ..waiting import wait_until
 from .test_rule_corners_e2e import action, bet, draw, open_stacked_shoe, recalled
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
@@ -93,8 +96,21 @@ def play_round(table: Any, cards: str, bets: tuple[tuple[str, str, str, int, str
     table.wait_for(lambda s: s["state"] == "betting")
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _snapshot(port: int) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/snapshot", timeout=10) as response:
+        data: dict[str, Any] = json.loads(response.read())
+    return data
+
+
 def test_each_winning_hand_of_the_side_bets_is_settled_to_the_minor_unit(external_table: Any) -> None:
-    table = external_table(table_extra=SIDE_BETS)
+    port = _free_port()
+    table = external_table(table_extra=SIDE_BETS, web_port=port)
     table.start_station()
     open_stacked_shoe(table, "  ".join(ROUNDS))
     # Refused at the table, in words naming the side bet and its own limits.
@@ -108,6 +124,14 @@ def test_each_winning_hand_of_the_side_bets_is_settled_to_the_minor_unit(externa
         bet(table, "either_pair", 500, box="1", player="ann")
     for cards, bets in zip(ROUNDS, EXPECTED, strict=True):
         play_round(table, cards, bets)
+    # The web scoreboard marks the Dragon 7 round and the Panda 8 round on the bead plate.
+    shown = wait_until(lambda: (s := _snapshot(port))["roads"] and len(s["roads"]["bead_plate"]) == 4 and s, 30,
+                       "the four rounds on the scoreboard", ignoring=(OSError,))
+    beads = shown["roads"]["bead_plate"]
+    assert [(b["result"], b["dragon_7"], b["panda_8"]) for b in beads] == [
+        ("B", True, False), ("P", False, True), ("P", False, False), ("T", False, False)]
+    assert (shown["roads"]["stats"]["dragon_7s"], shown["roads"]["stats"]["panda_8s"]) == (1, 1)
+    assert shown["last_result"]["dragon_7"] is False and shown["last_result"]["outcome"] == "T"
     assert table.stop_station() == 0
     rounds = recalled(table)
     assert len(rounds) == len(ROUNDS) + 1  # and the fifth, open for bets
@@ -125,6 +149,16 @@ def test_each_winning_hand_of_the_side_bets_is_settled_to_the_minor_unit(externa
     regions = json.loads(done.stdout)["days"][0]["totals"]["regions"]
     assert regions["dragon_7"] == {"bets": 3, "stakes": 2500, "house": -40_000 + 1500}
     assert regions["perfect_pair"] == {"bets": 1, "stakes": 500, "house": -100_000}
+    # On paper, each region in its words.
+    words = subprocess.run([sys.executable, "-m", "station", "meters", "--day", "all", "--config", str(table.config)],
+                           capture_output=True, text=True, timeout=120, check=True).stdout
+    assert "  Dragon 7: 3 bets, stakes 25.00, house -385.00" in words, words
+    assert "  Perfect Pair: 1 bets, stakes 5.00, house -1,000.00" in words, words
+    assert "  Dragon Bonus Player: " in words and "dragon_" not in words, words
+    told = subprocess.run([sys.executable, "-m", "station", "recall", "--round", "1-1", "--config", str(table.config)],
+                          capture_output=True, text=True, timeout=120, check=True).stdout
+    assert "bet          box 1 ann Dragon 7 10.00 -> win +400.00" in told, told
+    assert "bet          box 2 bob Dragon Bonus Banker 10.00 -> lose -10.00" in told, told
 
 
 def test_ez_baccarat_pushes_the_banker_on_a_three_card_7_while_the_dragon_7_pays(external_table: Any) -> None:

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from station.cards import parse_card
+from station.cards import parse_card, parse_cards
+from station.games.baccarat.rules import result_of
 from station.games.war.board import war_round_view
 from station.roads.cells import Roads
 from station.roads.rules import build_roads
@@ -216,4 +217,42 @@ def test_leading_ties_new_shoe_and_casino_war(browser: Any, server: ScoreboardSe
     assert said == [["1", "WIN"], ["2", "WAR WIN · SURRENDER"]]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "scoreboard-casino-war.png"))
+    page.close()
+
+
+def test_a_dragon_7_and_a_panda_8_are_marked_on_the_bead_plate_and_the_last_result(
+    browser: Any, server: ScoreboardServer
+) -> None:
+    """EZ Baccarat's marks, as its scoreboards draw them: a gold 7 on the bead of a Banker win
+    with a three-card 7, a gold 8 on a Player win with a three-card 8, both said in words (the
+    bead's label, which a screen reader reads, and the last result's marks)."""
+    panda = result_of(parse_cards("2S 3H 3D"), parse_cards("KS 6C"))  # Player 8 of three cards to 6
+    dragon = result_of(parse_cards("2S 3H KD"), parse_cards("QD QC 7S"))  # Banker 7 of three cards, a pair
+    rounds = [*dealt_rounds(seed=7, count=20), panda, dragon]
+    roads = build_roads(rounds)
+    page = open_page(browser, server.url)
+    wait_seq(page, server.publish(Snapshot(TABLE, "betting", roads, dragon)))
+    assert_roads_drawn(page, roads)
+    beads = page.eval_on_selector_all(
+        '.road[data-road="bead_plate"] .mark',
+        """ms => ms.map(m => ({label: m.getAttribute('aria-label'), dragon: m.getAttribute('data-dragon-7') === 'true',
+                              panda: m.getAttribute('data-panda-8') === 'true',
+                              badges: [...m.querySelectorAll('.ez')].map(b => b.textContent)}))""")
+    assert [(b["dragon"], b["panda"]) for b in beads] == [(c.dragon_7, c.panda_8) for c in roads.bead_plate]
+    assert beads[-2] == {"label": "Player 8, Panda 8", "dragon": False, "panda": True, "badges": ["8"]}
+    assert beads[-1] == {"label": "Banker 7, Banker pair, Dragon 7", "dragon": True, "panda": False, "badges": ["7"]}
+    assert all(b["badges"] == [] for b, c in zip(beads, roads.bead_plate, strict=True)
+               if not (c.dragon_7 or c.panda_8))
+    assert page.get_by_role("img", name="Banker 7, Banker pair, Dragon 7").count() >= 1
+    # Each badge is drawn inside its bead, big enough to see.
+    inside = page.eval_on_selector_all('.road[data-road="bead_plate"] .mark .ez', """bs => bs.map(b => {
+        const r = b.getBoundingClientRect(), m = b.parentElement.getBoundingClientRect();
+        return r.width >= 4 && r.left >= m.left - 0.5 && r.right <= m.right + 0.5 && r.top >= m.top - 0.5
+            && r.bottom <= m.bottom + 0.5; })""")
+    assert inside and all(inside)
+    assert page.inner_text("#outcome .marks") == "B PAIR · DRAGON 7"
+    wait_seq(page, server.publish(Snapshot(TABLE, "betting", build_roads(rounds[:-1]), panda)))
+    assert page.inner_text("#outcome .marks") == "PANDA 8"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "scoreboard-panda-8.png"))
     page.close()

@@ -3,7 +3,9 @@
 Built from what the table says of each round (:class:`~station.games.board.BoardRound`: the
 hands, totals, outcome, natural and pairs it settled), or after a restart from the shoe's
 results the table keeps (the game's own record of each result, :meth:`BaccaratPlay.result`).
-Nothing here decides a hand again: the result shown is the one the table settled.
+Nothing here decides a hand again: the result shown is the one the table settled. A Dragon 7
+or Panda 8 round is read from that result's cards (:attr:`BaccaratResult.dragon_7`), so a
+record kept before the marks existed shows them too.
 """
 
 from __future__ import annotations
@@ -41,8 +43,7 @@ class RoadsBoard:
         self.last_round_no = 0
 
     def _add(self, result: BaccaratResult, round_no: int) -> None:
-        self.scoreboard.add(ResultRecord(result.outcome.letter, result.player_pair, result.banker_pair,
-                                         result.natural, result.player_total, result.banker_total))
+        self.scoreboard.add(ResultRecord.from_round(result))
         if len(self.scoreboard) > DISPLAY_ROUNDS:  # a continuous shuffler: the table keeps no more
             self.scoreboard = Scoreboard(self.scoreboard.records[-DISPLAY_ROUNDS:])
         self.last_result = result
@@ -66,7 +67,7 @@ class RoadsBoard:
         if r is None:
             return None
         return HandsShown(self.last_round_no, r.outcome.letter, r.player_total, r.banker_total, tuple(r.player),
-                          tuple(r.banker), r.natural, r.player_pair, r.banker_pair)
+                          tuple(r.banker), r.natural, r.player_pair, r.banker_pair, r.dragon_7, r.panda_8)
 
     def display_roads(self) -> Roads:
         """The roads for the board: the shoe's, or of its latest :data:`DISPLAY_ROUNDS` results."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from station.cards import Card, parse_card
@@ -246,6 +247,8 @@ class BaccaratGame:
     name = "baccarat"
     title = "baccarat"
     regions: tuple[str, ...] = REGIONS
+    region_words: Mapping[str, str] = MappingProxyType(
+        {"banker": "Banker", "player": "Player", "tie": "Tie", **{bet.value: bet.words for bet in SideBet}})
     carry_regions: tuple[str, ...] = (Outcome.BANKER.value, Outcome.PLAYER.value)
     choices: tuple[str, ...] = ()
     betting_choices: tuple[str, ...] = ()

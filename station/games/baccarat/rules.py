@@ -160,6 +160,17 @@ class BaccaratResult:
     def banker_wins_on_six(self) -> bool:
         return self.outcome is Outcome.BANKER and self.banker_total == 6
 
+    @property
+    def dragon_7(self) -> bool:
+        """The Banker wins with a three-card 7: a Dragon 7 round (the Dragon 7 side bet wins,
+        EZ Baccarat's Banker bet pushes), worked out from the cards, so every result has it."""
+        return self.outcome is Outcome.BANKER and len(self.banker) == 3 and self.banker_total == 7
+
+    @property
+    def panda_8(self) -> bool:
+        """The Player wins with a three-card 8: a Panda 8 round (the Panda 8 side bet wins)."""
+        return self.outcome is Outcome.PLAYER and len(self.player) == 3 and self.player_total == 8
+
 
 def outcome_of(player_total: int, banker_total: int) -> Outcome:
     if banker_total > player_total:

@@ -103,8 +103,7 @@ def banker_win_payout(valid: int, result: BaccaratResult, table: BaccaratTable) 
 
 def ez_push(result: BaccaratResult, table: BaccaratTable) -> bool:
     """EZ Baccarat: a Banker win with a three-card 7 is a stand-off for the Banker bet."""
-    return (table.banker_payout is BankerPayout.EZ and result.outcome is Outcome.BANKER
-            and len(result.banker) == 3 and result.banker_total == 7)
+    return table.banker_payout is BankerPayout.EZ and result.dragon_7
 
 
 def settle_bet(bet: Bet, result: BaccaratResult, table: BaccaratTable) -> BetSettlement:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from station.cards import Card, parse_card
@@ -173,6 +174,7 @@ class WarGame:
     name = "war"
     title = "casino war"
     regions: tuple[str, ...] = REGIONS
+    region_words: Mapping[str, str] = MappingProxyType({"war": "War", "tie": "Tie", "go_to_war": "Go to war"})
     carry_regions: tuple[str, ...] = ()
     choices: tuple[str, ...] = _CHOICES
     betting_choices: tuple[str, ...] = (DECLINE_TIE,)

@@ -8,6 +8,7 @@
   const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   const RANKS = { T: "10" };
   const OUTCOME_WORDS = { B: "BANKER WINS", P: "PLAYER WINS", T: "TIE" };
+  const RESULT_WORDS = { B: "Banker", P: "Player", T: "Tie" };
   const GAME_WORDS = { "baccarat": "Baccarat", "casino war": "Casino War" };
   const BANNERS = {
     "shuffling": "Shuffling", "last round": "Last round", "shoe end": "Shoe end", "paused": "Table paused",
@@ -27,7 +28,7 @@
     predictions: { B: EMPTY_PREDICTION, P: EMPTY_PREDICTION },
     stats: {
       rounds: 0, banker: 0, player: 0, tie: 0, naturals: 0, player_pairs: 0, banker_pairs: 0,
-      longest_banker_streak: 0, longest_player_streak: 0,
+      longest_banker_streak: 0, longest_player_streak: 0, dragon_7s: 0, panda_8s: 0,
     },
   };
 
@@ -174,6 +175,9 @@
     if (result.natural) marks.push("NATURAL");
     if (result.player_pair) marks.push("P PAIR");
     if (result.banker_pair) marks.push("B PAIR");
+    // EZ Baccarat's marks: the Banker won with a three-card 7, the Player with a three-card 8.
+    if (result.dragon_7) marks.push("DRAGON 7");
+    if (result.panda_8) marks.push("PANDA 8");
     outcome.replaceChildren(
       document.createTextNode(OUTCOME_WORDS[result.outcome]),
       el("span", { class: "marks", text: marks.join(" · ") }),
@@ -239,6 +243,26 @@
     return dots;
   }
 
+  // A bead in words, for its tooltip and a screen reader: "Banker 7, Banker pair, Dragon 7".
+  // A snapshot of an older station has no dragon_7 or panda_8: nothing is marked.
+  function beadWords(c) {
+    const words = [RESULT_WORDS[c.result] + (c.total === null || c.total === undefined ? "" : ` ${c.total}`)];
+    if (c.natural) words.push("natural");
+    if (c.player_pair) words.push("Player pair");
+    if (c.banker_pair) words.push("Banker pair");
+    if (c.dragon_7) words.push("Dragon 7");
+    if (c.panda_8) words.push("Panda 8");
+    return words.join(", ");
+  }
+
+  // Dragon 7 and Panda 8 as EZ Baccarat bead plates mark them: a gold badge with the 7 or 8.
+  function ezBadges(c) {
+    const badges = [];
+    if (c.dragon_7) badges.push(el("span", { class: "ez dragon", "aria-hidden": "true", text: "7" }));
+    if (c.panda_8) badges.push(el("span", { class: "ez panda", "aria-hidden": "true", text: "8" }));
+    return badges;
+  }
+
   function drawRoads(roads) {
     const boxes = measureRoads();
     const bigCell = cellFor(boxes.big_road);
@@ -247,9 +271,9 @@
     const derivedCell = Math.max(4, Math.min(Math.floor(bigCell / 2),
       ...DERIVED.map((n) => Math.floor(boxes[n].height / ROWS))));
     drawRoad("bead_plate", boxes.bead_plate, cellFor(boxes.bead_plate), roads.bead_plate, (c) => el("div", {
-      "data-result": c.result, "data-natural": String(c.natural),
-      title: c.total === null ? c.result : `${c.result} ${c.total}`,
-    }, [el("span", { class: "letter", text: c.result }), ...pairDots(c)]));
+      "data-result": c.result, "data-natural": String(c.natural), "data-dragon-7": String(Boolean(c.dragon_7)),
+      "data-panda-8": String(Boolean(c.panda_8)), role: "img", "aria-label": beadWords(c), title: beadWords(c),
+    }, [el("span", { class: "letter", text: c.result }), ...pairDots(c), ...ezBadges(c)]));
 
     let big = roads.big_road;
     if (big.length === 0 && roads.big_road_leading_ties > 0) {

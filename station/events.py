@@ -398,3 +398,8 @@ from station.day_events import RatingClosed as RatingClosed  # noqa: E402, PLC04
 from station.day_events import RatingOpened as RatingOpened  # noqa: E402, PLC0414  (re-exported)
 from station.day_events import TrayCorrected as TrayCorrected  # noqa: E402, PLC0414  (re-exported)
 from station.day_events import TrayCounted as TrayCounted  # noqa: E402, PLC0414  (re-exported)
+
+# The progressive's events (docs/progressive.md).
+from station.progressive_events import ProgressivePoolHeard as ProgressivePoolHeard  # noqa: E402, PLC0414  (re-exported)
+from station.progressive_events import ProgressiveReset as ProgressiveReset  # noqa: E402, PLC0414  (re-exported)
+from station.progressive_events import ProgressiveSignOff as ProgressiveSignOff  # noqa: E402, PLC0414  (re-exported)

@@ -40,6 +40,21 @@ def _perfect(one: int, both: int) -> Callable[[BaccaratResult], int]:
     return pays
 
 
+def _progressive(r: BaccaratResult) -> int:
+    """A natural by a pair: the hand's first two cards of one rank, worth 8 or 9 together.
+    Both hands so and both suited win the meter (0 here: the stake kept, the meter paid
+    apart); both hands 500; one hand suited 75; one hand 20."""
+    def natural_pair(hand: tuple[Card, ...]) -> bool:
+        return hand[0].rank == hand[1].rank and _points(hand[:2]) >= 8
+    pairs = [natural_pair(h) for h in (r.player, r.banker)]
+    suited = [p and h[0] == h[1] for p, h in zip(pairs, (r.player, r.banker), strict=True)]
+    if all(pairs):
+        return 0 if all(suited) else 500
+    if any(pairs):
+        return 75 if any(suited) else 20
+    return -1
+
+
 #: What each pay table pays on a round, N for N:1, 0 a push, -1 the stake lost: from the
 #: rules' words, on the cards themselves.
 ORACLE: dict[str, Callable[[BaccaratResult], int]] = {
@@ -53,6 +68,7 @@ ORACLE: dict[str, Callable[[BaccaratResult], int]] = {
     "perfect_pair_25": _perfect(25, 25),
     "dragon_bonus_player_a": _dragon_bonus("player", 30), "dragon_bonus_player_b": _dragon_bonus("player", 25),
     "dragon_bonus_banker_a": _dragon_bonus("banker", 30), "dragon_bonus_banker_b": _dragon_bonus("banker", 25),
+    "progressive_natural_pairs": _progressive,
 }
 
 

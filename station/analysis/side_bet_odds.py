@@ -26,7 +26,14 @@ from station.analysis.baccarat_odds import count_classes, falling
 from station.analysis.edges import BetEdge, house_edge
 from station.analysis.round_table import MAX_ROUND_CARDS, RoundTable, build_table
 from station.cards import ShoeComposition
-from station.games.baccarat.side_bets import PAY_TABLES, VALUE_BETS, SideBet, SidePayTable, value_hand
+from station.games.baccarat.side_bets import (
+    NATURAL_PAIR_RANKS,
+    PAY_TABLES,
+    VALUE_BETS,
+    SideBet,
+    SidePayTable,
+    value_hand,
+)
 
 #: The bets decided by points, in a fixed order (a round's class names a hand of each).
 _BY_POINTS = tuple(sorted(VALUE_BETS))
@@ -86,8 +93,10 @@ class SideBetOdds:
 
 
 def _priced(table: SidePayTable, hands: Mapping[str, int], total: int) -> SideBetOdds:
+    """A pay table's edge over what it pays in fixed awards: a progressive's meter hands keep
+    the stake and win nothing here (their share of the meter is :func:`break_even_meter`'s)."""
     paid = sum(odds * hands.get(hand, 0) for hand, odds in table.awards.items())
-    kept = sum(hands.get(hand, 0) for hand in (*table.awards, *table.pushes))
+    kept = sum(hands.get(hand, 0) for hand in {*table.awards, *table.pushes, *table.meter})
     edge = BetEdge(table.name, table.bet.words, table.describe(), house_edge(paid - (total - kept), total))
     return SideBetOdds(table, dict(hands), total, edge)
 
@@ -118,9 +127,45 @@ def side_bet_hands(shoe: ShoeComposition, count: ClassCounter = count_classes
     hands[SideBet.PERFECT_PAIR].update({"both_suited": suiteds * unused_both,
                                         "one_suited": any_suited - suiteds * unused_both,
                                         "unsuited": either - any_suited})
-    for bet in (SideBet.PLAYER_PAIR, SideBet.BANKER_PAIR, SideBet.EITHER_PAIR, SideBet.PERFECT_PAIR):
+    hands[SideBet.PROGRESSIVE].update(_natural_pairs(shoe, unused, unused_both))
+    for bet in (SideBet.PLAYER_PAIR, SideBet.BANKER_PAIR, SideBet.EITHER_PAIR, SideBet.PERFECT_PAIR,
+                SideBet.PROGRESSIVE):
         hands[bet]["none"] = total - sum(hands[bet].values())
     return hands, total, ez
+
+
+def _natural_pairs(shoe: ShoeComposition, unused: int, unused_both: int) -> dict[str, int]:
+    """Ordered sequences per hand of the progressive (``natural_pairs_hand``): by the first two
+    cards of each hand, the natural pairs being of 4s and 9s. ``A`` counts the ordered ways one
+    hand pairs of those ranks, ``S`` those whose pair is suited; ``AB`` and ``SS`` both hands."""
+    kinds = {card: count for card, count in shoe if card.rank.value in NATURAL_PAIR_RANKS}
+    ranks = Counter[str]()
+    for card, count in kinds.items():
+        ranks[card.rank.value] += count
+    a, ab = _two_pairs(ranks.values())
+    s, ss = _two_pairs(kinds.values())
+    # One hand suited, the other a natural pair (suited or not) of what is left.
+    s_with_pair = sum(n * (n - 1) * (a - ranks[c.rank.value] * (ranks[c.rank.value] - 1)
+                                     + (ranks[c.rank.value] - 2) * (ranks[c.rank.value] - 3))
+                      for c, n in kinds.items())
+    one = 2 * (a * unused - ab * unused_both)
+    one_suited = 2 * (s * unused - s_with_pair * unused_both)
+    return {"both_suited": ss * unused_both, "both_pairs": (ab - ss) * unused_both, "one_suited": one_suited,
+            "one_pair": one - one_suited}
+
+
+def break_even_meter(odds: SideBetOdds, stake: int) -> int | None:
+    """The smallest meter (minor units) at which a progressive of ``stake`` returns at least
+    what is staked: its fixed awards plus its meter hands' shares; None for a bet with no meter."""
+    hits = sum(odds.hands.get(hand, 0) * share for hand, share in odds.table.meter.items())
+    if not hits:
+        return None
+    paid = sum(o * odds.hands.get(h, 0) for h, o in odds.table.awards.items())
+    lost = odds.total - sum(odds.hands.get(h, 0) for h in {*odds.table.awards, *odds.table.pushes, *odds.table.meter})
+    # Over every sequence: the stakes lost less the fixed awards is what the meter must return,
+    # hits x meter x share / 100 of it.
+    shortfall = (lost - paid) * stake * 100
+    return max(0, -(-shortfall // hits))
 
 
 @dataclass(frozen=True)

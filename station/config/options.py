@@ -20,6 +20,7 @@ from station.config.devices import DevicesSection
 from station.config.errors import ConfigError
 from station.config.table import TableSection
 from station.core.options import CoreOptionError, CoreOptions
+from station.core.progressive import ProgressiveSettings
 from station.games.limits import TableLimits
 from station.games.registry import game_named
 from station.games.table import TableOptionError
@@ -201,6 +202,8 @@ def _options(t: TableSection, buttons: dict[str, str], round_devices: list[str],
             rounds_after_cut=t.rounds_after_cut, set_colours=(t.set_colours[0], t.set_colours[1]),
             table=table, round_devices=frozenset(round_devices), buttons=buttons, cut_cards=t.cut_cards,
             burn_on_dealer_change=t.burn_on_dealer_change, limits=TableLimits.from_settings(t),
+            progressive=None if t.progressive is None else ProgressiveSettings(
+                **{**t.progressive.model_dump(), "member": t.progressive.member or "table"}),
         )
     except CoreOptionError as exc:
         raise ConfigError(path, [("table", str(exc))]) from None

@@ -51,6 +51,22 @@ class SideBetSection(StrictSection):
     """Its own limits per player per box, in minor units."""
 
 
+class ProgressiveSection(StrictSection):
+    """The meter of the table's progressive side bet (``[table.progressive]``): docs/progressive.md."""
+
+    pool: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    """The progressive's name: tables that name one pool share one meter through the floor broker."""
+    seed: int = Field(ge=0)
+    """What the meter starts at, and goes back to after its jackpot is paid (minor units)."""
+    share_bp: int = Field(gt=0, le=10_000)
+    """The share of every progressive wager that goes to the meter, in basis points (1500 = 15%)."""
+    region: str = "progressive"
+    """The side bet whose wagers feed the meter and whose hands win it."""
+    member: str = Field(default="", max_length=64)
+    """This table's name in the pool; empty: its floor id (``[floor] table``, or made from
+    ``[station] name``), filled in when the configuration is read."""
+
+
 class TableSection(StrictSection):
     game: Game = "baccarat"
     variant: Variant = "mini"
@@ -85,6 +101,8 @@ class TableSection(StrictSection):
     side_bets: dict[str, SideBetSection] = Field(default_factory=dict)
     """Baccarat's side bets the table offers, by region (``dragon_7``, ``panda_8``, ...), each with its
     pay table and limits (docs/side-bets.md)."""
+    progressive: ProgressiveSection | None = None
+    """The meter of the progressive side bet (``side_bets.progressive``), if the table offers one."""
     currency: str = Field(default="", pattern=r"^([A-Z]{3})?$")
     """ISO 4217 code shown with every amount players read ("EUR"); empty: none shown."""
     minor_digits: int = Field(default=2, ge=0, le=4)
@@ -164,6 +182,13 @@ class TableSection(StrictSection):
             for key, problem in game_named(self.game).side_bet_problems(self):
                 if found.judged(key):
                     found.add(key, problem)
+        if self.progressive is not None and found.judged("progressive") and \
+                self.progressive.region not in self.side_bets:
+            found.add("progressive.region", f"the table offers no {self.progressive.region!r} side bet for the "
+                                            f"meter: add [table.side_bets.{self.progressive.region}]")
+        if self.progressive is None and "progressive" in self.side_bets and found.judged("side_bets"):
+            found.add("progressive", "the progressive side bet needs its meter: [table.progressive] with pool, "
+                                     "seed and share_bp")
         if chips_usable and found.judged("chip_colours"):
             from station.config.chip_colours import colour_key_problems
 

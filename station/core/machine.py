@@ -27,6 +27,7 @@ from station.core.integrity_steps import IntegritySteps
 from station.core.machine_base import MachineBase
 from station.core.options import CoreOptions
 from station.core.payout_steps import PayoutSteps
+from station.core.progressive_steps import JACKPOT_WORDS, ProgressiveSteps
 from station.core.rating_steps import RatingSteps
 from station.core.round_steps import RoundSteps
 from station.core.shoe_steps import ShoeSteps
@@ -63,6 +64,9 @@ from station.events import (
     PayoutOptionChanged,
     PayoutsConfirmed,
     PlayerCardRead,
+    ProgressivePoolHeard,
+    ProgressiveReset,
+    ProgressiveSignOff,
     RatingClosed,
     RatingOpened,
     ResumeRequested,
@@ -78,7 +82,7 @@ __all__ = ["MachineBase", "TableMachine"]
 
 
 class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, PayoutSteps, TraySteps,
-                   RatingSteps):
+                   RatingSteps, ProgressiveSteps):
     """The one owner of table state. Feed it with :meth:`apply`; read :attr:`expectation`.
 
     The state is :class:`~station.core.machine_base.MachineBase`'s; the steps that change it
@@ -108,6 +112,9 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
             TrayCounted: self._on_tray_counted,
             DropCounted: self._on_drop_counted,
             TrayCorrected: self._on_tray_corrected,
+            ProgressiveSignOff: self._on_progressive_sign_off,
+            ProgressiveReset: self._on_progressive_reset,
+            ProgressivePoolHeard: self._on_pool_heard,
             PlayerCardRead: self._on_card_read,
             RatingOpened: self._on_rating_opened,
             RatingClosed: self._on_rating_closed,
@@ -238,7 +245,8 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
             else:
                 held = self.payouts_hold()
                 confirm = f"confirm the payouts of box {', '.join(held)}, " if held else ""
-                words = f"pay and collect, {confirm}clear the layout, then next round"
+                jackpot = f"{JACKPOT_WORDS}, " if self.jackpot_hold() else ""
+                words = f"pay and collect, {jackpot}{confirm}clear the layout, then next round"
             if o.equipment == "continuous":
                 words = words.replace("clear the layout", "return the cards to the shuffler")
             elif self.shoe.ended:
@@ -277,6 +285,7 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
             "correctable": [[r.round_id, r.to_json()["bets"], [s.__dict__.copy() for s in r.settlement or ()]]
                             for r in self.correctable.values()],
             "corrections": self.corrections,
+            "progressive": None if self.progressive is None else self.progressive.to_json(),
             **self.dealer_state(),
             "events_applied": self.events_applied,
             "expectation": self.expectation,

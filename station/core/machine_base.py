@@ -9,7 +9,7 @@ in one module each (:mod:`~station.core.shoe_steps`, :mod:`~station.core.round_s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -20,10 +20,11 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.irregularities import HeldCard, Irregularity
 from station.core.options import CoreOptions
+from station.core.progressive import ProgressiveLedger
 from station.core.rounds import BetKey, Round, RoundId
 from station.core.shoe import ShoeTracking
 from station.events import CardDrawn, DealerAction, DeviceFault, DeviceRecovered, Event, SupervisorDecision
-from station.games.interface import Closing, Decision, Game, NotAllowed, TableOptions
+from station.games.interface import Closing, Decision, Game, MeterAward, NotAllowed, TableOptions
 from station.games.layout import SettledBet
 from station.games.limits import TableLimits
 
@@ -104,6 +105,8 @@ class MachineBase:
         self.ratings: dict[str, dict[str, Any]] = {}
         self.ratings_opened = 0
         self.card_read = ""
+        #: The progressive's meter as a ledger (docs/progressive.md); None: the table has none.
+        self.progressive = ProgressiveLedger.starting(o.progressive) if o.progressive is not None else None
         self._model = _Model(self)
         self._machine = Machine(
             model=self._model,
@@ -244,6 +247,15 @@ class MachineBase:
         raise NotImplementedError
 
     def _rerate_round(self, r: Round, before: tuple[SettledBet, ...], after: tuple[SettledBet, ...]) -> None:
+        raise NotImplementedError
+
+    def _progressive_round(self, r: Round, bets: tuple[SettledBet, ...], awards: tuple[MeterAward, ...]) -> None:
+        raise NotImplementedError
+
+    def _progressive_corrected(self, before: Iterable[SettledBet], after: Iterable[SettledBet], round_id: str) -> None:
+        raise NotImplementedError
+
+    def jackpot_hold(self) -> str:
         raise NotImplementedError
 
     def _decide_integrity(self, ev: SupervisorDecision, problem: Irregularity) -> None:

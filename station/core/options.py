@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from station.cards import check_deck_count
+from station.core.progressive import ProgressiveSettings
 from station.games.interface import Game, TableOptions
 from station.games.limits import TableLimits
 from station.games.registry import GAMES, UnknownGame, game_named
@@ -43,6 +44,7 @@ class CoreOptions:
     the same name).
     ``burn_on_dealer_change``: a dealer who relieves another burns one card before their first
     round (docs/dealers.md).
+    ``progressive``: the meter of the table's progressive side bet (docs/progressive.md).
     ``limits``: the limits the journal starts under (``None``: those of ``table``); a
     supervisor changes them later by an event (docs/limits.md).
     """
@@ -60,6 +62,7 @@ class CoreOptions:
     cut_cards: int = 1
     burn_on_dealer_change: bool = False
     limits: TableLimits | None = None
+    progressive: ProgressiveSettings | None = None
 
     def __post_init__(self) -> None:
         try:

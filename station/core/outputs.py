@@ -463,3 +463,9 @@ from station.core.day_outputs import RatingEnded as RatingEnded  # noqa: E402, P
 from station.core.day_outputs import RatingStarted as RatingStarted  # noqa: E402, PLC0414  (re-exported)
 from station.core.day_outputs import TrayReconciled as TrayReconciled  # noqa: E402, PLC0414  (re-exported)
 from station.core.day_outputs import TrayRecorded as TrayRecorded  # noqa: E402, PLC0414  (re-exported)
+from station.core.progressive_outputs import ProgressiveHit as ProgressiveHit  # noqa: E402, PLC0414  (re-exported)
+from station.core.progressive_outputs import ProgressiveMeter as ProgressiveMeter  # noqa: E402, PLC0414  (re-exported)
+from station.core.progressive_outputs import ProgressivePaid as ProgressivePaid  # noqa: E402, PLC0414  (re-exported)
+from station.core.progressive_outputs import (  # noqa: E402
+    ProgressiveWasReset as ProgressiveWasReset,  # noqa: PLC0414  (re-exported)
+)

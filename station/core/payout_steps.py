@@ -104,6 +104,9 @@ class PayoutSteps(MachineBase):
 
     def _held_for_payouts(self) -> str:
         """Why "next round" must wait ("" when it need not)."""
+        jackpot = self.jackpot_hold()
+        if jackpot:
+            return jackpot
         held = self.payouts_hold()
         if not held:
             return ""
@@ -150,6 +153,7 @@ class PayoutSteps(MachineBase):
         differences = _differences(before, settlement.bets)
         r.bets, r.settlement = bets, settlement.bets
         self._rerate_round(r, before, settlement.bets)
+        self._progressive_corrected(before, settlement.bets, str(r.round_id))
         self.house_net += settlement.house_net - house_before
         self.corrections += 1
         if self.round is r and self.carried is not None and self.carried.get(old) == before_amount:

@@ -236,6 +236,7 @@ class RoundSteps(DealerSteps):
             _min_max(r),
         ))
         self._rate_round(r, settlement.bets)
+        self._progressive_round(r, settlement.bets, settlement.meter_awards)
         self._payouts_due()
         self._trigger("settle")
 

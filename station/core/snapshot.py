@@ -72,6 +72,8 @@ class TableSnapshot(NamedTuple):
     ratings: tuple[Mapping[str, Any], ...] = ()
     """The ratings open (docs/ratings.md), and the player card last read and not yet used."""
     card_read: str = ""
+    progressive: Mapping[str, Any] | None = None
+    """The progressive's meter, its jackpot waiting for a sign-off (docs/progressive.md)."""
 
     @property
     def round_number(self) -> int:
@@ -92,6 +94,8 @@ class Snapshots:
         self._limits_view: Mapping[str, Any] = MappingProxyType({})
         self._tray_at = (0, 0)
         self._tray_view: Mapping[str, Any] | None = None
+        self._progressive_at: tuple[Any, ...] = ()
+        self._progressive_view: Mapping[str, Any] | None = None
 
     def take(self, machine: TableMachine, seq: int) -> TableSnapshot:
         """The snapshot of ``machine`` after record ``seq`` (on the loop's thread)."""
@@ -115,8 +119,20 @@ class Snapshots:
             None if machine.pending_limits is None else MappingProxyType(machine.pending_limits),
             self._tray(machine),
             tuple(MappingProxyType(dict(rating)) for rating in machine.ratings.values()) if machine.ratings else (),
-            machine.card_read,
+            machine.card_read, self._progressive(machine),
         )
+
+    def _progressive(self, machine: TableMachine) -> Mapping[str, Any] | None:
+        """The progressive as status shows it, made again only when its ledger moved."""
+        ledger = machine.progressive
+        if ledger is None:
+            return None
+        at = (ledger.meter, ledger.paid, ledger.resets, ledger.pending is None)
+        if at != self._progressive_at:
+            self._progressive_at = at
+            view = machine.progressive_view()
+            self._progressive_view = None if view is None else MappingProxyType(view)
+        return self._progressive_view
 
     def _tray(self, machine: TableMachine) -> Mapping[str, Any] | None:
         """The last ledger of the chip tray, made again only when an entry was added or the

@@ -23,6 +23,7 @@ from station.core.integrity_steps import Alert
 from station.core.irregularities import HeldCard, Irregularity
 from station.core.machine import TableMachine
 from station.core.options import CoreOptions
+from station.core.progressive import ProgressiveLedger
 from station.core.rounds import BetKey, Round, RoundId
 from station.core.shoe import ShoeTracking
 from station.games.layout import SettledBet
@@ -41,7 +42,8 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: force, waiting and last configured, and each round's limits (docs/limits.md). 8: the chip
 #: tray's last ledgers (docs/tray.md). 9: the ratings open, their count, the card last read
 #: (docs/ratings.md).
-STATE_FORMAT = 9
+#: 10: the progressive's ledger (docs/progressive.md).
+STATE_FORMAT = 10
 
 
 def _codes(cards: Any) -> list[str]:
@@ -206,6 +208,7 @@ def machine_state(machine: TableMachine) -> dict[str, Any]:
         "limits": m.limits_json, "pending_limits": m.pending_limits, "configured_limits": m.configured_limits.to_json(),
         "tray": {"ledgers": m.tray_ledgers, "ledger_count": m.tray_ledger_count, "entries": m.tray_entries},
         "ratings": {"open": m.ratings, "opened": m.ratings_opened, "card_read": m.card_read},
+        "progressive": None if m.progressive is None else m.progressive.to_json(),
         # Oldest first, as the machine drops them; each with its play, which a correction settles again.
         "correctable": [_closed_round(m, r) for r in m.correctable.values()],
     }
@@ -248,6 +251,8 @@ def restore_machine(options: CoreOptions | None, state: dict[str, Any]) -> Table
     ratings = state["ratings"]
     m.ratings = {str(key): dict(rating) for key, rating in ratings["open"].items()}
     m.ratings_opened, m.card_read = int(ratings["opened"]), str(ratings["card_read"])
+    if m.progressive is not None and state["progressive"] is not None:
+        m.progressive = ProgressiveLedger.from_json(dict(state["progressive"]))
     correctable = (_closed_round_back(m, row) for row in state["correctable"])
     m.correctable = {r.round_id: r for r in correctable}
     return m

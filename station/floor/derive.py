@@ -87,6 +87,15 @@ def _bets(bets: Iterable[Any]) -> list[dict[str, Any]]:
              "void": b.void, "outcome": b.outcome, "net": b.net} for b in bets]
 
 
+def pool_share(progressive: Any) -> dict[str, Any]:
+    """What the other tables of a progressive's pool read of this one (docs/progressive.md):
+    its name in the pool, what it gave the meter in all, its latest jackpot or reset, the
+    meter as it shows it and whether a jackpot waits."""
+    return {"pool": progressive["pool"], "member": progressive["member"],
+            "contributed": progressive["contributed"], "rebase": to_plain(progressive["rebase"]),
+            "meter": progressive["meter"], "pending": progressive["pending"] is not None}
+
+
 class FeedDeriver:
     """Takes a journal's records through the projection and derives the feed's messages.
 
@@ -190,6 +199,7 @@ class FeedDeriver:
             "tray": None if table.tray is None else {key: value for key, value in table.tray.items()
                                                      if key != "entries"},
             "rated": sorted(rating["card"] for rating in table.ratings),
+            "progressive": None if table.progressive is None else pool_share(table.progressive),
         }
 
     # --- internals ---------------------------------------------------------------------

@@ -136,12 +136,24 @@ class Closing:
 
 
 @dataclass(frozen=True)
+class MeterAward:
+    """A bet that won a share of a progressive's meter (``percent``) with ``hand``: the game
+    decides it, the table's progressive (station/core/progressive_steps.py) values and pays it."""
+
+    key: BetKey
+    hand: str
+    percent: int
+
+
+@dataclass(frozen=True)
 class Settlement:
     """Every bet of a round settled, in the order the game settles them, and the house's
-    result for the round (what it collects minus what it pays: -Σ net)."""
+    result for the round (what it collects minus what it pays: -Σ net). ``meter_awards``: the
+    bets that also won a share of a progressive's meter, paid apart from the settlement."""
 
     bets: tuple[SettledBet, ...]
     house_net: int
+    meter_awards: tuple[MeterAward, ...] = ()
 
 
 @runtime_checkable

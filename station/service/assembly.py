@@ -27,6 +27,7 @@ from station.service.features import Feature, Features
 from station.service.hooks import StopRequest
 from station.service.parts import DevicesPart, ExtensionsPart, PublisherPart, ShufflerAgentPart, WebScoreboardPart
 from station.service.person_parts import ConsolePart, ControlPart
+from station.service.progressive_parts import SIGN_TITLE
 from station.service.record_parts import FloorPart, IntegrityPart, MetersPart
 
 
@@ -75,6 +76,16 @@ def build_features(loaded: LoadedConfig, run: RunOptions, spine: StationSpine) -
         web = WebScoreboardPart(config.web, run.web_port if run.web_port is not None else config.web.port)
         parts.append(web)
     parts += [PublisherPart(options, config.table, config.station.name, devices, web), extensions]
+    if config.floor.enabled and config.table.progressive is not None:
+        from station.floor.settings import table_id
+        from station.service.progressive_parts import PoolListenerPart
+
+        parts.append(PoolListenerPart(config.floor, table_id(config.floor, config.station.name),
+                                      config.table.progressive))
+    if config.table.progressive is not None and config.devices.sign is not None and options.table is not None:
+        from station.service.progressive_parts import ProgressiveSignPart
+
+        parts.append(ProgressiveSignPart(devices.get, options.table.money, SIGN_TITLE))
     control: ControlPart | None = None
     if run.control_socket:
         control = ControlPart(config.control, journal_path, loaded.path, spine.status, spine.refusals)

@@ -49,6 +49,24 @@ class StationConfig(StrictSection):
     floor: FloorSection = FloorSection()
     metrics: MetricsSection = MetricsSection()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _progressive_member(cls, data: Any) -> Any:
+        """A progressive's table is named in its pool as the floor names it (docs/progressive.md),
+        written into ``[table.progressive]`` so the journal's configuration record keeps it."""
+        table = data.get("table") if isinstance(data, dict) else None
+        if not isinstance(table, dict):
+            return data
+        progressive = table.get("progressive")
+        if not isinstance(progressive, dict) or progressive.get("member"):
+            return data
+        from station.floor.settings import slug
+
+        floor, station = data.get("floor", {}), data.get("station", {})
+        name = (floor.get("table") if isinstance(floor, dict) else "") or slug(
+            str(station.get("name", "table")) if isinstance(station, dict) else "table")
+        return {**data, "table": {**table, "progressive": {**progressive, "member": name}}}
+
     @model_validator(mode="after")
     def _cross_sections(self, info: ValidationInfo) -> StationConfig:
         found = Findings(info)

@@ -35,6 +35,8 @@ from station.events import (
     PauseRequested,
     PayoutOptionChanged,
     PayoutsConfirmed,
+    ProgressiveReset,
+    ProgressiveSignOff,
     RatingClosed,
     RatingOpened,
     ResumeRequested,
@@ -196,6 +198,18 @@ def now() -> str:
     return format_time(utc_now())
 
 
+class SignOffArguments(_Arguments):
+    round_id: Name = Field(description="the round whose progressive jackpot is signed off, as `status` lists it")
+    note: Reason = Field("", description="how it was paid, for the journal (a cheque's number)")
+
+
+class ProgressiveResetArguments(_Arguments):
+    amount: int = Field(-1, ge=-1, le=MAX_AMOUNT, description="what the meter shows from now, whole minor "
+                                                                "units; left out: its seed")
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)] = Field(
+        description="why, for the journal")
+
+
 class DealerArguments(_Arguments):
     name: Name = Field(description="the dealer who takes the table, as [[control.users]] names them")
 
@@ -212,6 +226,7 @@ ARGUMENTS: dict[str, type[_Arguments]] = {
     "confirm-payouts": ConfirmPayoutsArguments, "correct": CorrectArguments, "dealer": DealerArguments,
     "limits": LimitsArguments, "rate": RateArguments, "unrate": UnrateArguments, "buy-in": BuyInArguments,
     "tray": TrayArguments, "drop": DropArguments, "tray-correct": TrayCorrectArguments,
+    "progressive-sign-off": SignOffArguments, "progressive-reset": ProgressiveResetArguments,
 }
 
 
@@ -348,6 +363,12 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
         "tray-correct": Command(SUPERVISOR, posting(lambda a, args: TrayCorrected(
             args["entry"], args["reason"], a, chip_counts(args["chips"]), args["amount"])),
             "correct an entry of the chip tray's ledger (docs/tray.md)", ARGUMENTS["tray-correct"]),
+        "progressive-sign-off": Command(SUPERVISOR, posting(lambda a, args: ProgressiveSignOff(
+            args["round_id"], a, args["note"])), "sign off a progressive jackpot: paid from the meter, which goes "
+            "back to its seed (docs/progressive.md)", ARGUMENTS["progressive-sign-off"]),
+        "progressive-reset": Command(SUPERVISOR, posting(lambda a, args: ProgressiveReset(
+            args["amount"], args["reason"], a)), "set the progressive's meter (docs/progressive.md)",
+            ARGUMENTS["progressive-reset"]),
         "payout-option": Command(SUPERVISOR, posting(lambda a, args: PayoutOptionChanged(args["option"], a)),
                                  "switch the Banker payout (rule 5.11)", ARGUMENTS["payout-option"]),
         "ack": Command(SUPERVISOR, posting(lambda a, args: AlertAcknowledged(args["ident"], a, args["note"])),

@@ -42,6 +42,7 @@ def station_status(loop: CoreLoop, table_name: str, journal_path: Path, disk: Di
         },
         "tray": None if table.tray is None else dict(table.tray),
         "ratings": [dict(rating) for rating in table.ratings],
+        "progressive": None if table.progressive is None else dict(table.progressive),
         "card_read": table.card_read or None,
         "devices": {},
         "faulted": dict(table.faulted),

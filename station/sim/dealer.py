@@ -194,7 +194,7 @@ class SimulatedDealer:
         if watch.person_needed or watch.stops != rounds.stops_seen:
             rounds.stopped_for_a_person()  # even one over before the dealer looked
         if watch.person_needed:
-            if watch.gives_up and watch.state == st.IRREGULARITY:
+            if watch.gives_up and watch.state in (st.IRREGULARITY, st.PAYING):
                 raise DealerStopped(f"the station is waiting for a supervisor: {watch.expectation}")
             return False  # until the station moves again
         self._pause()

@@ -23,6 +23,7 @@ import structlog
 
 from station.core import outputs as out
 from station.core import states as st
+from station.core.progressive_steps import JACKPOT_WORDS
 from station.sim.script import DealerScript, DealerStopped
 
 #: The door a person signs in at to take the dealer's decisions on the screen.
@@ -93,7 +94,8 @@ class StationWatch:
     @property
     def person_needed(self) -> bool:
         """The table waits for a person: nothing the dealer deals or presses counts until then."""
-        return bool(self.irregularity) or self.state in WAITING_FOR_PEOPLE
+        return (bool(self.irregularity) or self.state in WAITING_FOR_PEOPLE
+                or (self.state == st.PAYING and JACKPOT_WORDS in self.expectation))
 
     def start_from(self, state: str, expectation: str) -> None:
         """Where the station stands when the dealer takes over."""

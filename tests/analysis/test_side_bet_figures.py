@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from station.analysis.edges import percent
-from station.analysis.side_bet_odds import analyse_side_bets
+from station.analysis.side_bet_odds import analyse_side_bets, break_even_meter
 from station.cards import ShoeComposition, parse_cards
 from station.cli.main import main
 from station.games.baccarat.rules import play_round
@@ -44,6 +45,7 @@ def test_eight_decks_reproduce_the_published_side_bet_edges(capsys: pytest.Captu
 @pytest.mark.parametrize("shoe_codes", [
     "7S 7S 3H 3H KD QC 4S 9C 7S",          # three-card sevens and eights, suited pairs
     "8H 8H 9D 2C 2C 5S TS JS 6D",          # naturals, ties, margins
+    "4S 4S 9H 9H 4D 9C 4S KD 2C",          # naturals by pairs, suited and not (the progressive)
 ])
 def test_the_counts_equal_a_walk_through_every_sequence_of_a_tiny_shoe(shoe_codes: str) -> None:
     cards = parse_cards(shoe_codes.replace(" ", ","))
@@ -61,3 +63,15 @@ def test_the_counts_equal_a_walk_through_every_sequence_of_a_tiny_shoe(shoe_code
     for name in ORACLE:
         assert analysis.edge(name).house_edge == -Fraction(paid[name], sequences), name
     assert analysis.ez_banker.house_edge == -Fraction(ez, sequences)
+
+
+def test_the_progressive_prices_its_fixed_awards_and_the_meter_that_pays_for_the_bet() -> None:
+    odds = next(o for o in analyse_side_bets(ShoeComposition(8)).odds if o.table.name == "progressive_natural_pairs")
+    jackpot = Fraction(odds.hands["both_suited"], odds.total)
+    # 8 decks: both hands a suited natural pair is 422 in 65,889,135 (about 1 in 156,000).
+    assert jackpot == Fraction(422, 65_889_135)
+    stakes = break_even_meter(odds, 1)
+    assert stakes is not None and stakes == math.ceil(odds.edge.house_edge / jackpot)
+    # At that meter (in stakes) the bet returns at least what is staked, a unit less not.
+    assert jackpot * stakes >= odds.edge.house_edge > jackpot * (stakes - 1)
+    assert break_even_meter(analyse_side_bets(ShoeComposition(8)).odds[0], 1) is None  # Dragon 7 has no meter

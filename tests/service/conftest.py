@@ -46,7 +46,7 @@ class ExternalTable:
                  dealing_style: str = "A", boxes: int = 7, seed: int = 7,
                  bets: dict[str, int] | None = None, players_per_box: int = 3, web_port: int = 0,
                  table_extra: str = "", protocol_version: int | None = None,
-                 display_options: dict[str, Any] | None = None) -> None:
+                 display_options: dict[str, Any] | None = None, config_extra: str = "") -> None:
         self.directory = directory
         self.game = game
         self.decks = decks
@@ -64,6 +64,7 @@ class ExternalTable:
         self.config = directory / "station.toml"
         self.web_port = web_port
         self.table_extra = table_extra  # more [table] keys, one per line
+        self.config_extra = config_extra  # more sections, at the end
         self.config.write_text(self._config_text(variant, dealing_style, boxes, players_per_box))
         self.process: subprocess.Popen[bytes] | None = None
         self.shoes_loaded = 0
@@ -108,7 +109,7 @@ call = "call_supervisor"
 enabled = {"true" if self.web_port else "false"}
 port = {self.web_port or 8080}
 
-""" + control_section(self.socket, DEALER_TOKEN, SUPERVISOR_TOKEN)
+""" + control_section(self.socket, DEALER_TOKEN, SUPERVISOR_TOKEN) + self.config_extra
 
     # --- the station process -----------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from station.analysis.baccarat_odds import (
     analyse_baccarat,
 )
 from station.analysis.edges import BetEdge, fraction_text, percent
-from station.analysis.side_bet_odds import SideBetAnalysis, analyse_side_bets
+from station.analysis.side_bet_odds import SideBetAnalysis, analyse_side_bets, break_even_meter
 from station.analysis.war_odds import DEFAULT_TIE_PAYS, WarAnalysis, WarShoeTooSmall, analyse_war
 from station.cards import MAX_DECKS, MIN_DECKS, Card, CardError, ImpossibleComposition, ShoeComposition, parse_cards
 from station.cli.main import CliError
@@ -158,6 +158,8 @@ def side_bets_json(sides: SideBetAnalysis) -> dict[str, Any]:
         odds.table.name: {
             **odds.edge.as_json(), "side_bet": odds.table.bet.value,
             "hands": {hand: _probability(count, odds.total) for hand, count in sorted(odds.hands.items())},
+            **({"meter": dict(odds.table.meter), "break_even_meter_in_stakes": break_even_meter(odds, 1)}
+               if odds.table.meter else {}),
         }
         for odds in sides.odds
     }
@@ -169,6 +171,11 @@ def side_bets_text(sides: SideBetAnalysis) -> str:
     ez = sides.ez_banker
     lines = _table(rows, (False, False, False, True))
     lines.append(f"{ez.bet} ({ez.payout}): {percent(ez.house_edge)}%")
+    for o in sides.odds:
+        stakes = break_even_meter(o, 1)
+        if stakes is not None:
+            lines.append(f"{o.edge.bet} ({o.table.name}): the edge above leaves out the meter; the bet returns "
+                         f"what is staked once the meter is at least {stakes:,} times the stake")
     return "\n".join(lines)
 
 

@@ -22,7 +22,7 @@ from station.games.baccarat.pucks import Holder, designate
 from station.games.baccarat.rules import Hand, Outcome, RoundStateError, deal_position, next_hand, result_of
 from station.games.baccarat.settlement import settle_round
 from station.games.baccarat.side_bets import DEFAULT_PAY_TABLES, OfferedSideBet, SideBet, offer_problems
-from station.games.baccarat.side_wagers import accept_side_bet, is_main, main_bets, settle_side_bet
+from station.games.baccarat.side_wagers import accept_side_bet, is_main, main_bets, meter_awards, settle_side_bet
 from station.games.baccarat.table import (
     MAX_BOXES_BY_VARIANT,
     BaccaratTable,
@@ -410,7 +410,7 @@ class BaccaratGame:
             records = tuple(by_key[k] if k in by_key else settle_side_bet(k, a, result, t) for k, a in bets.items())
         except BetFormError as exc:
             raise NotAllowed(str(exc)) from None
-        return Settlement(records, -sum(record.net for record in records))
+        return Settlement(records, -sum(record.net for record in records), meter_awards(bets, result, t))
 
     def resettle(
         self, play: BaccaratPlay, bets: Mapping[BetKey, int], table: BaccaratTable, payout_option: str

@@ -22,6 +22,12 @@ The side bets, and what the rules leave to a choice:
   points 25:1 and a natural win 1:1 as well [choice: a table a casino may prefer, its edge
   given by ``station analyze``].
 
+- **Progressive** (``progressive_natural_pairs``, a choice: docs/progressive.md): by each
+  hand's first two cards, a *natural pair* being a pair of 4s or of 9s (a natural 8). Both
+  hands naturals by suited pairs win the whole meter; both naturals by pairs 500:1; one hand
+  a natural by a suited pair 75:1; one by a pair 20:1. Its meter grows by a share of every
+  wager (:mod:`station.core.progressive_steps`).
+
 EZ Baccarat's Banker bet (no commission; a Banker win with a three-card 7 pushes) is not a
 side bet but a way of paying the Banker bet, so it is a pay rule of the table, not here.
 """
@@ -29,7 +35,7 @@ side bet but a way of paying the Banker bet, so it is a pay rule of the table, n
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from station.cards import Card
@@ -47,6 +53,7 @@ class SideBet(StrEnum):
     PERFECT_PAIR = "perfect_pair"
     DRAGON_BONUS_PLAYER = "dragon_bonus_player"
     DRAGON_BONUS_BANKER = "dragon_bonus_banker"
+    PROGRESSIVE = "progressive"
 
     @property
     def words(self) -> str:
@@ -58,6 +65,7 @@ _TITLES = {
     SideBet.DRAGON_7: "Dragon 7", SideBet.PANDA_8: "Panda 8", SideBet.PLAYER_PAIR: "Player Pair",
     SideBet.BANKER_PAIR: "Banker Pair", SideBet.EITHER_PAIR: "Either Pair", SideBet.PERFECT_PAIR: "Perfect Pair",
     SideBet.DRAGON_BONUS_PLAYER: "Dragon Bonus Player", SideBet.DRAGON_BONUS_BANKER: "Dragon Bonus Banker",
+    SideBet.PROGRESSIVE: "Progressive",
 }
 
 
@@ -72,12 +80,16 @@ class SidePayTable:
     """One named pay table of one side bet: what each winning hand pays, ``N`` to 1.
 
     ``awards`` maps the hand's name (see :func:`side_hand`) to its odds; a hand not in it
-    loses, and a hand in ``pushes`` is a stand-off."""
+    loses, and a hand in ``pushes`` is a stand-off. ``meter`` maps a progressive's hands to the
+    share of its meter they win, in percent: such a bet keeps its stake at the settlement (a
+    win of 0) and is paid its share of the meter when a supervisor signs the award off
+    (docs/progressive.md)."""
 
     name: str
     bet: SideBet
     awards: Mapping[str, int]
     pushes: frozenset[str] = frozenset()
+    meter: Mapping[str, int] = field(default_factory=dict)
 
     def describe(self) -> str:
         """The pay table in a dealer's words: "three card 7 40:1"; a Dragon Bonus's margins
@@ -89,6 +101,7 @@ class SidePayTable:
         if margins:
             words.append(f"win by {'/'.join(m for m, _ in margins)} {'/'.join(str(o) for _, o in margins)}:1")
         words += [f"{hand.replace('_', ' ')} push" for hand in sorted(self.pushes)]
+        words = [f"{hand.replace('_', ' ')} {share}% of the meter" for hand, share in self.meter.items()] + words
         return ", ".join(words)
 
 
@@ -110,7 +123,13 @@ def _tables() -> dict[str, SidePayTable]:
         tables.append(SidePayTable(f"dragon_bonus_{side}_a", bet, _DRAGON_BONUS, frozenset({"natural_tie"})))
         tables.append(SidePayTable(f"dragon_bonus_{side}_b", bet, {**_DRAGON_BONUS, "win_by_9": 25},
                                    frozenset({"natural_tie"})))
+    tables.append(SidePayTable("progressive_natural_pairs", SideBet.PROGRESSIVE, PROGRESSIVE_AWARDS,
+                               meter={"both_suited": 100}))
     return {table.name: table for table in tables}
+
+
+#: The fixed awards of the progressive ``progressive_natural_pairs`` (the meter pays the rest).
+PROGRESSIVE_AWARDS = {"both_pairs": 500, "one_suited": 75, "one_pair": 20}
 
 
 #: Every pay table a table may choose, by name.
@@ -120,7 +139,7 @@ DEFAULT_PAY_TABLES: dict[SideBet, str] = {
     SideBet.DRAGON_7: "dragon_7_40", SideBet.PANDA_8: "panda_8_25", SideBet.PLAYER_PAIR: "player_pair_11",
     SideBet.BANKER_PAIR: "banker_pair_11", SideBet.EITHER_PAIR: "either_pair_5",
     SideBet.PERFECT_PAIR: "perfect_pair_25_200", SideBet.DRAGON_BONUS_PLAYER: "dragon_bonus_player_a",
-    SideBet.DRAGON_BONUS_BANKER: "dragon_bonus_banker_a",
+    SideBet.DRAGON_BONUS_BANKER: "dragon_bonus_banker_a", SideBet.PROGRESSIVE: "progressive_natural_pairs",
 }
 
 
@@ -159,11 +178,34 @@ def value_hand(bet: SideBet, player_total: int, banker_total: int, player_cards:
     return "natural_win" if natural else f"win_by_{mine[0] - theirs[0]}"
 
 
+#: The ranks whose pair is a natural (4-4 is 8, 9-9 is 18: 8): the progressive's hands.
+NATURAL_PAIR_RANKS = frozenset({"4", "9"})
+
+
+def _natural_pair(cards: tuple[Card, ...]) -> bool:
+    return _pair(cards) and cards[0].rank.value in NATURAL_PAIR_RANKS
+
+
+def natural_pairs_hand(player: tuple[Card, ...], banker: tuple[Card, ...]) -> str:
+    """The progressive's hand, by each hand's first two cards: ``both_suited`` (both a natural
+    made of a suited pair, e.g. 4S 4S and 9H 9H), ``both_pairs`` (both naturals by pairs, not
+    both suited), ``one_suited`` (one hand alone, its pair suited), ``one_pair``, or ``none``."""
+    pairs = _natural_pair(player) + _natural_pair(banker)
+    suited = (_natural_pair(player) and _suited_pair(player)) + (_natural_pair(banker) and _suited_pair(banker))
+    if pairs == 2:
+        return "both_suited" if suited == 2 else "both_pairs"
+    if pairs == 1:
+        return "one_suited" if suited else "one_pair"
+    return "none"
+
+
 def side_hand(bet: SideBet, result: BaccaratResult) -> str:
     """The hand of ``result`` as ``bet``'s pay tables name it ("three_card_7", "win_by_8",
     "one_suited", ...; "none" when nothing of the bet happened)."""
     if bet in VALUE_BETS:
         return value_hand(bet, result.player_total, result.banker_total, len(result.player), len(result.banker))
+    if bet is SideBet.PROGRESSIVE:
+        return natural_pairs_hand(result.player, result.banker)
     player, banker = _pair(result.player), _pair(result.banker)
     if bet is SideBet.PLAYER_PAIR:
         return "pair" if player else "none"
@@ -180,6 +222,8 @@ def side_hand(bet: SideBet, result: BaccaratResult) -> str:
 def settle_side(table: SidePayTable, stake: int, result: BaccaratResult) -> tuple[str, SideResult, int]:
     """(hand, result, winnings) of a side bet of ``stake`` under ``table``: integers only."""
     hand = side_hand(table.bet, result)
+    if hand in table.meter:
+        return hand, SideResult.WIN, stake * table.awards.get(hand, 0)
     if hand in table.pushes:
         return hand, SideResult.PUSH, 0
     odds = table.awards.get(hand)

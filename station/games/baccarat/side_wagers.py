@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from station.games.baccarat.rules import BaccaratResult
-from station.games.baccarat.side_bets import SideBet, SideResult, settle_side
+from station.games.baccarat.side_bets import SideBet, SideResult, settle_side, side_hand
 from station.games.baccarat.table import BaccaratTable
 from station.games.baccarat.wagers import REGIONS, place_of, place_problem, seating_problem
+from station.games.interface import MeterAward
 from station.games.layout import Acceptance, BetFormError, BetKey, SettledBet
 
 #: The rules' section a side bet's refusal rests on.
@@ -95,3 +96,16 @@ def settle_side_bet(key: BetKey, amount: int, result: BaccaratResult, table: Bac
     _hand, outcome, winnings = settle_side(offer.pay_table, amount, result)
     net = winnings if outcome is SideResult.WIN else -amount if outcome is SideResult.LOSE else 0
     return SettledBet(box, player, region, amount, amount, 0, outcome.value, net, 0)
+
+
+def meter_awards(bets: Mapping[BetKey, int], result: BaccaratResult, table: BaccaratTable) -> tuple[MeterAward, ...]:
+    """The side bets of ``bets`` whose hand wins a share of the progressive's meter, in layout order."""
+    awards = []
+    for key in bets:
+        offer = table.side_bet(key[2]) if not is_main(key) else None
+        if offer is None or not offer.pay_table.meter:
+            continue
+        hand = side_hand(offer.bet, result)
+        if hand in offer.pay_table.meter:
+            awards.append(MeterAward(key, hand, offer.pay_table.meter[hand]))
+    return tuple(awards)

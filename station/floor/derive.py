@@ -352,6 +352,8 @@ class FeedDeriver:
                                              for b, p, r, change in output.differences],
                              "house_before": output.house_before, "house_after": output.house_after,
                              "reason": output.reason, "role": output.role, "who": output.who}
+        if isinstance(output, (out.ProgressiveHit, out.ProgressivePaid, out.ProgressiveWasReset)):
+            return "event", {**progressive_body(output), "currency": self.currency}
         if isinstance(output, out.BetsReduced):
             return "event", {"type": "bets_reduced", "reduced_round": output.round_id, "currency": self.currency,
                              "reductions": [{"box": box, "player": player, "region": region, "from": old, "to": new}
@@ -362,6 +364,19 @@ class FeedDeriver:
 
 #: Outputs of a decision whose messages follow the record's refusals (see ``FeedDeriver.derive``).
 _DECISIONS = (out.TablePaused, out.TableResumed, out.LateBetsAllowed, out.AccessRefused)
+
+
+def progressive_body(o: out.ProgressiveHit | out.ProgressivePaid | out.ProgressiveWasReset) -> dict[str, Any]:
+    """A jackpot won, a jackpot paid, a meter reset (docs/progressive.md), as the feed says them."""
+    awards = [] if isinstance(o, out.ProgressiveWasReset) else [dict(a) for a in o.awards]
+    if isinstance(o, out.ProgressiveHit):
+        return {"type": "progressive_jackpot", "jackpot_round": o.round_id, "pool": o.pool, "meter": o.meter,
+                "awards": awards}
+    if isinstance(o, out.ProgressivePaid):
+        return {"type": "progressive_paid", "jackpot_round": o.round_id, "pool": o.pool, "awards": awards,
+                "total": o.total, "topped": o.topped, "meter": o.meter, "note": o.note, "role": o.role, "who": o.who}
+    return {"type": "progressive_reset", "pool": o.pool, "before": o.before, "meter": o.meter, "reason": o.reason,
+            "role": o.role, "who": o.who}
 
 
 def rating_body(o: out.RatingEnded) -> dict[str, Any]:

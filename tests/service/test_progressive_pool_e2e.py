@@ -16,7 +16,7 @@ import pytest
 
 from drivers.simulators import RunningSimulator, start_simulator
 
-from ..floor.helpers import Broker
+from ..floor.helpers import Broker, Subscriber, check_schemas
 from .conftest import SUPERVISOR_TOKEN
 from .test_progressive_e2e import JACKPOT, NOTHING
 from .test_rule_corners_e2e import action, bet, draw, open_stacked_shoe
@@ -76,6 +76,7 @@ def test_two_tables_share_one_meter_through_the_broker_and_an_outage(
     east = external_table(table_extra=PROGRESSIVE, config_extra=floor_section(broker, "BAC-01")
                           + f'[devices.sign]\nurl = "{sign.url}"\n')
     west = external_table(table_extra=PROGRESSIVE, config_extra=floor_section(broker, "BAC-02"))
+    floor = Subscriber(broker.port, "casino-test/#", client_id="pool-test-subscriber")
     east.start_station()
     west.start_station()
     for table in (east, west):
@@ -115,3 +116,11 @@ def test_two_tables_share_one_meter_through_the_broker_and_an_outage(
     for table in (east, west):
         assert table.stop_station() == 0
         verified_deep(table.journal)
+    # The floor heard the jackpot, its sign-off, and each table's share, every message valid.
+    floor.wait_for(lambda s: any(e["type"] == "progressive_paid" for e in s.kind("event")), 30, "the sign-off")
+    floor.close()
+    events = {e["type"]: e for e in floor.kind("event") if e["type"].startswith("progressive")}
+    assert events["progressive_jackpot"]["awards"][0]["amount"] == SEED + 375
+    assert (events["progressive_paid"]["total"], events["progressive_paid"]["who"]) == (SEED + 375, "sam")
+    assert {s["progressive"]["member"] for s in floor.kind("state")} == {"BAC-01", "BAC-02"}
+    check_schemas(floor.messages)

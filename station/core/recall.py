@@ -46,6 +46,7 @@ class HeardRounds:
         self.closed: list[dict[str, Any]] = []
         self._openings: dict[str, dict[str, Any]] = {}  # first round of each shoe -> exposed and burned cards
         self._corrections: dict[str, list[dict[str, Any]]] = {}  # round id -> its corrections
+        self._jackpots: dict[str, dict[str, Any]] = {}  # round id -> its progressive jackpot and sign-off
         #: Whether the stretch starts at the journal's first record (nothing before it to read).
         self.from_first_record = history.seq == 0
         #: The journal time of the last record taken.
@@ -73,6 +74,13 @@ class HeardRounds:
                     "exposed": output.exposed.code if output.exposed is not None else None,
                     "burned": [card.code for card in output.burned],
                 }
+            elif isinstance(output, out.ProgressiveHit):
+                self._jackpots[output.round_id] = {"meter": output.meter, "awards": [dict(a) for a in output.awards],
+                                                   "signed_off": None}
+            elif isinstance(output, out.ProgressivePaid) and output.round_id in self._jackpots:
+                self._jackpots[output.round_id]["signed_off"] = {
+                    "time": record.time, "seq": record.seq, "total": output.total, "topped": output.topped,
+                    "role": output.role, "who": output.who, "note": output.note}
             elif isinstance(output, out.RoundCorrected):
                 self._corrections.setdefault(output.round_id, []).append(
                     {"time": record.time, "seq": record.seq, **correction_record(output)})
@@ -108,7 +116,9 @@ class HeardRounds:
                            "refused": list(projection.refused), "closed_at": "", "in_progress": True,
                            "shoe": current.round_id.shoe})
         return [{**item, "shoe_opening": self._openings.get(item["round_id"]),
-                 "corrections": list(self._corrections.get(item["round_id"], []))} for item in rounds]
+                 "corrections": list(self._corrections.get(item["round_id"], [])),
+                 **({"jackpot": self._jackpots[item["round_id"]]} if item["round_id"] in self._jackpots else {})}
+                for item in rounds]
 
 
 def recall_rounds(path: str | os.PathLike[str], options: CoreOptions | None = None, *,
@@ -245,6 +255,15 @@ def describe(round_: dict[str, Any], money: Money | None = None) -> str:
         if not any((b["box"], b["player"], b["region"]) == placed for b in round_["bets"]):
             wager = f"box {s['box']} {s['player']} {region_words(s['region'])} {amount(s['stake'])}"
             lines.append(f"  bet          {wager} -> {s['outcome']} {signed(s['net'])}")
+    jackpot = round_.get("jackpot")
+    for award in (jackpot or {}).get("awards", []):
+        lines.append(f"  jackpot      box {award['box']} {award['player']} {region_words(award['region'])} "
+                     f"{award['hand'].replace('_', ' ')}: {award['percent']}% of the meter, {amount(award['amount'])}")
+    if jackpot:
+        off = jackpot["signed_off"]
+        lines.append("  jackpot      waits for a supervisor's sign-off" if off is None else
+                     f"  jackpot      #{off['seq']} signed off by {off['role']} {off['who']}: paid "
+                     f"{amount(off['total'])}" + (f" ({off['note']})" if off["note"] else ""))
     for decision in round_["decisions"]:
         lines.append("  decision     " + ", ".join(f"{k}={v}" for k, v in decision.items() if v not in ("", [], None)))
     for c in round_.get("corrections", []):

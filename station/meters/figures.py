@@ -85,6 +85,11 @@ class Figures:
     #: (their card when rated, else "box <n> <player>").
     ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
     cash: dict[str, int] = field(default_factory=dict)
+    #: The progressive (docs/progressive.md): what this table's wagers gave the meter
+    #: (``contributed``), jackpots signed off (``jackpots``) and what they paid (``paid``), what
+    #: the casino put in to bring the meter back to its seed (``topped``), resets (``resets``)
+    #: and what they took away (``removed``; below 0: what they added).
+    progressive: dict[str, int] = field(default_factory=dict)
 
     # --- the figures people read -----------------------------------------------------------
 
@@ -149,6 +154,7 @@ class Figures:
         _add_counts(self.tray_entries, other.tray_entries)
         self.ratings.update(other.ratings)  # a rating ends once: in one part only
         _add_counts(self.cash, other.cash)
+        _add_counts(self.progressive, other.progressive)
 
     def played_under(self, limits: tuple[int, int]) -> None:
         """A round ended that was played under these table limits (min, max; (0, 0) unknown)."""
@@ -181,6 +187,7 @@ class Figures:
             "tray": dict(sorted(self.tray.items())), "tray_entries": dict(sorted(self.tray_entries.items())),
             "ratings": {key: dict(self.ratings[key]) for key in sorted(self.ratings, key=int)},
             "cash": dict(sorted(self.cash.items())),
+            "progressive": dict(sorted(self.progressive.items())),
         }
 
     @classmethod
@@ -201,6 +208,7 @@ class Figures:
             tray_entries={str(k): int(v) for k, v in data.get("tray_entries", {}).items()},
             ratings={str(k): dict(v) for k, v in data.get("ratings", {}).items()},
             cash={str(k): int(v) for k, v in data.get("cash", {}).items()},
+            progressive={str(k): int(v) for k, v in data.get("progressive", {}).items()},
         )
 
     def report(self) -> dict[str, Any]:

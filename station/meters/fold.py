@@ -443,7 +443,23 @@ def _count_bets(figures: Figures, bets: Iterable[SettledBet], sign: int) -> None
         figures.void_parts_returned += sign * bet.void
 
 
+def _progressive(fold: MetersFold, output: out.Output, time: str) -> None:
+    """The progressive's money (docs/progressive.md), counted where play is when it moves."""
+    figures, counts = fold._in_play(time), {}
+    if isinstance(output, out.ProgressiveMeter) and output.added:
+        counts = {"contributed": output.added}
+    elif isinstance(output, out.ProgressivePaid):
+        counts = {"jackpots": 1, "paid": output.total, "topped": output.topped}
+    elif isinstance(output, out.ProgressiveWasReset):
+        counts = {"resets": 1, "removed": output.before - output.meter}
+    for key, amount in counts.items():
+        figures.progressive[key] = figures.progressive.get(key, 0) + amount
+
+
 _HANDLERS: dict[type[out.Output], Any] = {
+    out.ProgressiveMeter: _progressive,
+    out.ProgressivePaid: _progressive,
+    out.ProgressiveWasReset: _progressive,
     out.RoundSettled: MetersFold._settled,
     out.RoundVoided: MetersFold._voided,
     out.RoundCorrected: MetersFold._corrected,

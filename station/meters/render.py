@@ -151,6 +151,12 @@ def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, mone
     lines.append(f"limits played: {_limits_played(totals['rounds_by_limits'], digits)}")
     if totals["tray_entries"]:
         lines += _inventory(totals, digits)
+    if totals.get("progressive"):
+        p = totals["progressive"]
+        lines.append(f"progressive: contributed {format_amount(p.get('contributed', 0), digits)}, "
+                     f"{p.get('jackpots', 0)} jackpot(s) paid {format_amount(p.get('paid', 0), digits)} (casino "
+                     f"topped {format_amount(p.get('topped', 0), digits)}), {p.get('resets', 0)} reset(s) took "
+                     f"{format_amount(p.get('removed', 0), digits)}")
     lines.append(f"irregularities: {_counts(totals['irregularities'])}")
     lines.append(f"integrity alarms: {_counts(totals['integrity_alarms'])}; "
                  f"alerts: {_counts(totals['integrity_alerts'])}")

@@ -32,7 +32,7 @@ def _money_figures() -> dict[str, Any]:
             "commission": 0, "void_parts_returned": 0, "voided_returned": 0, "corrections": 0,
             "corrected_house": 0, "refusals": 0, "irregularities": {}, "integrity_alarms": {},
             "integrity_alerts": {}, "rounds_by_limits": {}, "tray": {}, "tray_entries": {},
-            "ratings": {}, "cash": {}}
+            "ratings": {}, "cash": {}, "progressive": {}}  # no table here offers a progressive
 
 
 def point(code: str) -> int:
@@ -358,7 +358,7 @@ def totals(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 into[name] += r[name]
         whole["ratings"].update(f["ratings"])
         for name in ("irregularities", "integrity_alarms", "integrity_alerts", "rounds_by_limits", "tray",
-                     "tray_entries", "cash"):
+                     "tray_entries", "cash", "progressive"):
             for code, count in f[name].items():
                 whole[name][code] = whole[name].get(code, 0) + count
     whole["regions"] = {k: v for k, v in sorted(whole["regions"].items()) if v["bets"] or v["stakes"] or v["house"]}

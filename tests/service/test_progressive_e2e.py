@@ -5,7 +5,10 @@ the journal's, to the minor unit, and the journal verifies by a deep replay."""
 
 from __future__ import annotations
 
+import json
 import signal
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -13,7 +16,7 @@ import pytest
 from station.service.control import ControlError
 
 from .conftest import SUPERVISOR_TOKEN
-from .test_rule_corners_e2e import action, bet, draw, open_stacked_shoe
+from .test_rule_corners_e2e import action, bet, draw, open_stacked_shoe, recalled
 from .test_side_bets_e2e import verified_deep
 
 pytestmark = pytest.mark.e2e  # starts processes (tests/conftest.py)
@@ -101,3 +104,21 @@ def test_the_meter_its_jackpot_and_its_reset_survive_sigkills(external_table: An
     assert table.stop_station() == 0
     report = verified_deep(table.journal)
     assert "match" in report
+    # The meters count the progressive's money from the journal.
+    done = subprocess.run([sys.executable, "-m", "station", "meters", "--day", "all", "--json", "--config",
+                           str(table.config)], capture_output=True, text=True, timeout=120, check=True)
+    totals = json.loads(done.stdout)["days"][0]["totals"]
+    assert totals["progressive"] == {"contributed": 380, "jackpots": 1, "paid": whole, "topped": SEED,
+                                     "resets": 1, "removed": -12_345}
+    assert totals["regions"]["progressive"]["stakes"] == 1900  # 380 is 20% of it
+    text = subprocess.run([sys.executable, "-m", "station", "meters", "--day", "all", "--config", str(table.config)],
+                          capture_output=True, text=True, timeout=120, check=True).stdout
+    rounds = recalled(table)
+    assert rounds[2]["jackpot"]["signed_off"]["total"] == whole and rounds[2]["jackpot"]["awards"][1]["box"] == "3"
+    assert "jackpot" not in rounds[0]
+    said = subprocess.run([sys.executable, "-m", "station", "recall", "--round", "1-3", "--config", str(table.config)],
+                          capture_output=True, text=True, timeout=120, check=True).stdout
+    assert "jackpot      box 1 ann Progressive both suited: 100% of the meter, 25,001.90" in said
+    assert "signed off by supervisor sam: paid 50,003.80 (cheque 4411)" in said
+    assert "progressive: contributed 3.80, 1 jackpot(s) paid 50,003.80 (casino topped 50,000.00), 1 reset(s) " \
+           "took -123.45" in text

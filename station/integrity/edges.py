@@ -122,6 +122,8 @@ class Wager:
 
     key: str
     name: str
+    region: str = ""
+    """The betting region it is bet on (``banker``, ``dragon_7``, ``war``)."""
 
 
 def offered_wagers(game: str, regions: Sequence[str], table: Any, payout_option: str = "") -> tuple[Wager, ...]:
@@ -129,28 +131,28 @@ def offered_wagers(game: str, regions: Sequence[str], table: Any, payout_option:
     wagers: list[Wager] = []
     if game == "war":
         if "war" in regions:
-            wagers.append(Wager("casino_war_go_to_war", "Casino War, going to war"))
+            wagers.append(Wager("casino_war_go_to_war", "Casino War, going to war", "war"))
             wagers.append(Wager("casino_war_surrender", "Casino War, surrendering"))
         if "tie" in regions:
             pays = int(getattr(table, "tie_pays", 10))
-            wagers.append(Wager(f"tie_wager_{pays}_to_1", f"Tie Wager {pays}:1"))
+            wagers.append(Wager(f"tie_wager_{pays}_to_1", f"Tie Wager {pays}:1", "tie"))
         return tuple(wagers)
     if "banker" in regions:
         if payout_option == "ez":
-            wagers.append(Wager("banker_ez", "Banker, EZ Baccarat"))
+            wagers.append(Wager("banker_ez", "Banker, EZ Baccarat", "banker"))
         elif payout_option == "no_commission":
-            wagers.append(Wager("banker_no_commission", "Banker, no commission"))
+            wagers.append(Wager("banker_no_commission", "Banker, no commission", "banker"))
         else:
-            wagers.append(Wager("banker_commission", "Banker"))
+            wagers.append(Wager("banker_commission", "Banker", "banker"))
     if "player" in regions:
-        wagers.append(Wager("player", "Player"))
+        wagers.append(Wager("player", "Player", "player"))
     if "tie" in regions:
         pays = int(getattr(table, "tie_pays", 8))
-        wagers.append(Wager(f"tie_{pays}_to_1", f"Tie {pays}:1"))
+        wagers.append(Wager(f"tie_{pays}_to_1", f"Tie {pays}:1", "tie"))
     # Side bets by the pay table the table pays them by (docs/side-bets.md).
     for offer in getattr(table, "side_bets", ()):
         if offer.region in regions:
-            wagers.append(Wager(offer.pays, f"{offer.bet.words} ({offer.pay_table.describe()})"))
+            wagers.append(Wager(offer.pays, f"{offer.bet.words} ({offer.pay_table.describe()})", offer.region))
     return tuple(wagers)
 
 

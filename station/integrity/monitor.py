@@ -32,6 +32,7 @@ from station.integrity.edges import (
     offered_wagers,
     outcome_probabilities,
 )
+from station.integrity.sizing import note_round, rising, rising_words
 from station.money import Money
 
 
@@ -92,6 +93,8 @@ class ShoeRecord:
     emptied: bool = False
     ended: bool = False
     advantage: dict[str, str] = field(default_factory=dict)  # wager -> round its episode began
+    #: Each player's stakes against each wager's edge, round by round (station/integrity/sizing.py).
+    sizing: dict[str, list[list[float]]] = field(default_factory=dict)
     findings: list[str] = field(default_factory=list)
 
     def account(self) -> dict[str, Any]:
@@ -147,12 +150,21 @@ class IntegrityMonitor:
             return self._accounted(output)
         if isinstance(output, out.RoundSettled):
             self._results[output.round_id] = self._result_of(output)
+            self._note_sizes(output)
         elif isinstance(output, out.PayoutOptionApplied):
             self.payout_option = output.option
             self.wagers = offered_wagers(self.game, self.regions, self.table, self.payout_option)
         elif isinstance(output, out.TrayReconciled):
             return self._tray(output)
         return []
+
+    def _note_sizes(self, o: out.RoundSettled) -> None:
+        """What each player staked on each wager, against the edge it had for this round."""
+        record, edges = self.shoe, self.last_edges
+        if record is None or edges.get("shoe") != record.shoe or not edges.get("house_edge_percent"):
+            return
+        note_round(record.sizing, edges["house_edge_percent"], ((b.box, b.player, b.region, b.stake) for b in o.bets),
+                   {w.key: w.region for w in self.wagers})
 
     def _tray(self, o: out.TrayReconciled) -> list[IntegrityFinding]:
         """A chip tray whose win by inventory is not what the rounds say the house won (docs/tray.md)."""
@@ -243,13 +255,15 @@ class IntegrityMonitor:
             began = o.round_id or "start"
             record.advantage[key] = began
             player_edge = -_percent(edge)
+            sizes = rising(record.sizing, key)
             findings.append(IntegrityFinding(
                 f"advantage:{record.shoe}:{key}:{began}", "advantage_situation", "alert",
                 f"{names.get(key, key)}: the players' edge is {player_edge:+.2f}% on the next round of shoe "
-                f"{record.shoe} ({len(comp)} cards left: {_ranks_text(comp)})",
+                f"{record.shoe} ({len(comp)} cards left: {_ranks_text(comp)}){rising_words(sizes)}",
                 record.shoe, o.round_id, False,
                 {"wager": key, "player_edge_percent": player_edge, "cards_left": len(comp),
-                 "ranks": composition_words(comp), "house_edge_percent": point["house_edge_percent"]},
+                 "ranks": composition_words(comp), "house_edge_percent": point["house_edge_percent"],
+                 "rising": sizes},
             ))
         return findings
 

@@ -59,7 +59,8 @@ def _shoe(record: ShoeRecord) -> dict[str, Any]:
         "start_probabilities": record.start_probabilities, "results": list(record.results),
         "results_count": record.results_count, "order": record.order, "repeat": record.repeat,
         "left_at_end": record.left_at_end, "emptied": record.emptied, "ended": record.ended,
-        "advantage": dict(record.advantage),
+        "advantage": dict(record.advantage), "sizing": {key: [list(p) for p in pairs]
+                                                        for key, pairs in record.sizing.items()},
     }
 
 
@@ -68,7 +69,8 @@ def _shoe_back(d: dict[str, Any]) -> ShoeRecord:
     return ShoeRecord(d["shoe"], d["decks"], d["set_colour"], cards, d["cards_read"], d["start_probabilities"],
                       list(d["results"]), d["results_count"], order=d["order"], repeat=d["repeat"],
                       left_at_end=d["left_at_end"], emptied=d["emptied"], ended=d["ended"],
-                      advantage=dict(d["advantage"]))
+                      advantage=dict(d["advantage"]),
+                      sizing={key: [list(p) for p in pairs] for key, pairs in d.get("sizing", {}).items()})
 
 
 def monitor_state(monitor: IntegrityMonitor) -> dict[str, Any]:

@@ -94,6 +94,48 @@ max_bet = 2500000
 pair_min = 2500
 pair_max = 250000
 ''', rounds=70, boxes=("1",), then="fault"),
+    Table("baccarat-side-bets", f'''
+[station]
+name = "{LONG_NAME}"
+[table]
+variant = "mini"
+currency = "EUR"
+min_bet = 1000
+max_bet = 500000
+tie_min = 500
+tie_max = 100000
+[table.side_bets.player_pair]
+min = 500
+max = 20000
+[table.side_bets.banker_pair]
+min = 500
+max = 20000
+[table.side_bets.either_pair]
+min = 500
+max = 20000
+[table.side_bets.perfect_pair]
+min = 500
+max = 10000
+[table.side_bets.dragon_bonus_player]
+min = 500
+max = 50000
+[table.side_bets.dragon_bonus_banker]
+min = 500
+max = 50000
+[table.side_bets.dragon_7]
+min = 500
+max = 10000
+[table.side_bets.panda_8]
+min = 500
+max = 10000
+[table.side_bets.progressive]
+min = 100
+max = 500
+[table.progressive]
+pool = "natural-pairs"
+seed = 1000000
+share_bp = 1500
+''', rounds=40, boxes=("1",)),
     Table("casino-war", f'''
 [station]
 name = "{LONG_NAME.replace("Mini Baccarat", "Casino War 7")}"

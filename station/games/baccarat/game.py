@@ -321,10 +321,12 @@ class BaccaratGame:
 
     def limit_lines(self, table: BaccaratTable, payout_option: str) -> tuple[tuple[str, int, int], ...]:
         t = paying(table, payout_option)
+        # Each side bet's own limits, as its region is named on the layout.
+        sides = tuple((offer.bet.words, offer.min_bet, offer.max_bet) for offer in table.side_bets)
         if t.smallest_banker_bet == t.min_bet:
-            return ()
+            return sides
         # 5.12: a Banker bet at the table minimum cannot be paid exactly in these chips.
-        return (("Banker", t.smallest_banker_bet, t.largest_banker_bet),)
+        return (("Banker", t.smallest_banker_bet, t.largest_banker_bet), *sides)
 
     def cut_problem(self, box: str, player: str, table: BaccaratTable) -> str:
         if not box.strip():

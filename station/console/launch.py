@@ -152,6 +152,7 @@ def table_layout(station: ConsoleWiring) -> TableLayout:
         Money(t.minor_digits, t.currency), t.timezone, rules.choices, rules.betting_choices, rules.payout_options,
         rules.late_bets, tuple(chip_colour(chip, t.minor_digits, t.chip_colours) for chip in chips),
         dict(t.chip_colours),
+        progressive_seed=None if station.options.progressive is None else station.options.progressive.seed,
     )
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from station.console.words import box_name, card_text, difference_words, input_words, region_name
+from station.console.words import box_name, card_text, difference_words, input_words
+from station.games.registry import region_words
 from station.localtime import local_time, zone
 from station.money import Money, format_amount
 
@@ -109,16 +110,17 @@ def _round(r: dict[str, Any], money: Money, tz: Any) -> dict[str, Any]:
         outcome = f": {s['outcome']} {format_amount(s['net'], money.digits)}" if s is not None else ""
         bets.append({
             "box": bet["box"], "player": bet["player"], "region": bet["region"], "amount": bet["amount"],
-            "box_name": box_name(bet["box"]), "region_name": region_name(bet["region"]),
+            "box_name": box_name(bet["box"]), "region_name": region_words(bet["region"]),
             "amount_text": money(bet["amount"]),
-            "text": f"{box_name(bet['box'])} · {bet['player']} · {region_name(bet['region'])} "
+            "text": f"{box_name(bet['box'])} · {bet['player']} · {region_words(bet['region'])} "
                     f"{money(bet['amount'])}{outcome}",
         })
     corrections = []
     for c in r.get("corrections", []):
         before, after = c["bet_before"], c["bet_after"]
-        was = f"{box_name(before[0])} · {before[1]} · {region_name(before[2])} {money(before[3])}"
-        now = f"{box_name(after[0])} · {after[1]} · {region_name(after[2])} {money(after[3])}" if after[3] else "no bet"
+        was = f"{box_name(before[0])} · {before[1]} · {region_words(before[2])} {money(before[3])}"
+        now = (f"{box_name(after[0])} · {after[1]} · {region_words(after[2])} {money(after[3])}" if after[3]
+               else "no bet")
         changes = "; ".join(difference_words(b, p, g, d, money) for b, p, g, d in c["differences"]) or "no change"
         corrections.append(f"Corrected {local_time(c['time'], tz)} by {c['who']} ({c['reason']}): {was} → {now}; "
                            f"{changes}; house result {money(c['house_before'])} → {money(c['house_after'])}")

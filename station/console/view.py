@@ -11,8 +11,9 @@ What is shown: the table's layout (boxes, regions, chips, limits), the state and
 line, the shoe and round, the round's cards as they are turned, the bets on the layout with
 their players, the last round's payouts (each bet's line, the boxes still to confirm, the
 confirmations with who), a war decision's boxes, the active irregularity with what each of
-its decisions does, the open integrity alerts, device faults, the Banker payout option, and
-the last correction with its differences. Words come from :mod:`station.console.words`.
+its decisions does, the open integrity alerts, device faults, the Banker payout option, the
+last correction with its differences, and a progressive's meter with its jackpot waiting.
+Words come from :mod:`station.console.words`.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from station.config.chip_colours import chip_colour, ink_for
+from station.console.progressive import ProgressivePicture
 from station.console.words import (
     box_name,
     card_text,
     decision_words,
     difference_words,
     region_label,
-    region_name,
     settled_lines,
 )
 from station.core import outputs as out
@@ -38,6 +39,7 @@ from station.core.payout_steps import box_order
 from station.core.rounds import BetKey, RoundId, round_id
 from station.games.layout import SettledBet
 from station.games.limits import limits_words
+from station.games.registry import region_words
 from station.money import Money
 
 #: Every output the console folds in.
@@ -48,6 +50,7 @@ KINDS: tuple[type[out.Output], ...] = (
     out.AlertCleared, out.PayoutOptionScheduled, out.PayoutOptionApplied, out.PayoutsDue, out.PayoutsConfirmation,
     out.RoundCorrected, out.JournalUnwritable, out.JournalWritable, out.LimitsScheduled, out.LimitsApplied,
     out.PlayerCardPresented, out.RatingStarted, out.RatingEnded, out.TrayRecorded, out.TrayReconciled,
+    out.ProgressiveMeter, out.ProgressiveHit, out.ProgressivePaid, out.ProgressiveWasReset,
 )
 
 
@@ -76,6 +79,8 @@ class TableLayout:
     chip_shades: tuple[str, ...] = ()
     #: ``[table] chip_colours``: the shades of chips put into play later are found with them.
     chip_colours: Mapping[str, str] = field(default_factory=dict)
+    #: ``[table.progressive] seed``: the table has a progressive (docs/progressive.md); None: none.
+    progressive_seed: int | None = None
 
     def with_limits(self, limits: Mapping[str, Any]) -> TableLayout:
         """The layout under new limits (docs/limits.md): its chips, each in its colour, and its
@@ -150,6 +155,9 @@ class ConsoleView:
         self.card_read = ""
         #: The chip tray's last opening as the supervisor's form shows it (docs/tray.md).
         self.tray: dict[str, Any] | None = None
+        #: The progressive's meter and its jackpot waiting (station/console/progressive.py).
+        seed = layout.progressive_seed
+        self.progressive = None if seed is None else ProgressivePicture(layout.money, seed, seed)
         self._layout_json = layout.to_json()
 
     def _new_limits(self, limits: Mapping[str, Any]) -> None:
@@ -168,6 +176,9 @@ class ConsoleView:
         self.confirm_payouts = machine.confirm_payouts
         self._new_limits(machine.limits_json)
         self.card_read = machine.card_read
+        progressive = machine.progressive_view()
+        if progressive is not None:
+            self.progressive = ProgressivePicture.resumed(self.layout.money, progressive)
         self.ratings = {key: _rated(r["box"], r["player"], r["card"]) for key, r in machine.ratings.items()}
         if machine.tray_ledgers:
             from station.core.tray_steps import tray_summary
@@ -217,6 +228,8 @@ class ConsoleView:
         self.round_id = rid
         self.cards, self.cards_round, self.result, self.war = [], rid, None, []
         self.correction = None
+        if self.progressive is not None:
+            self.progressive.new_round()
         if self.payouts is not None and self.payouts.round_id != rid and not self.payouts.pending:
             self.payouts = None
         self.bets = {k: v for k, v in self.bets.items() if k == rid}
@@ -366,8 +379,8 @@ class ConsoleView:
         before, after = o.bet_before, o.bet_after
         self.correction = {
             "round_id": o.round_id, "reason": o.reason, "who": o.who,
-            "before": f"{box_name(before[0])} \u00b7 {before[1]} \u00b7 {region_name(before[2])} {m(before[3])}",
-            "after": (f"{box_name(after[0])} \u00b7 {after[1]} \u00b7 {region_name(after[2])} {m(after[3])}"
+            "before": f"{box_name(before[0])} \u00b7 {before[1]} \u00b7 {region_words(before[2])} {m(before[3])}",
+            "after": (f"{box_name(after[0])} \u00b7 {after[1]} \u00b7 {region_words(after[2])} {m(after[3])}"
                       if after[3] else "no bet"),
             "differences": [difference_words(b, p, r, change, m) for b, p, r, change in o.differences],
             "house": f"house result {m(o.house_before)} \u2192 {m(o.house_after)}",
@@ -375,6 +388,23 @@ class ConsoleView:
         if self.payouts is not None and self.payouts.round_id == o.round_id:
             self.payouts.lines = settled_lines(o.after, m, self.layout.chips)
             self.payouts.house_net = o.house_after
+
+    def _on_ProgressiveMeter(self, o: out.ProgressiveMeter) -> None:
+        self._progressive().metered(o)
+
+    def _on_ProgressiveHit(self, o: out.ProgressiveHit) -> None:
+        self._progressive().hit(o)
+
+    def _on_ProgressivePaid(self, o: out.ProgressivePaid) -> None:
+        self._progressive().paid(o)
+
+    def _on_ProgressiveWasReset(self, o: out.ProgressiveWasReset) -> None:
+        self._progressive().was_reset(o)
+
+    def _progressive(self) -> ProgressivePicture:
+        if self.progressive is None:  # a picture made without the layout's seed: the meter as it comes
+            self.progressive = ProgressivePicture(self.layout.money, 0, 0)
+        return self.progressive
 
     def _on_JournalUnwritable(self, o: out.JournalUnwritable) -> None:
         self.journal_problem = o.reason
@@ -390,7 +420,7 @@ class ConsoleView:
         if self.state == st.PAYING and self.payouts is not None:
             bets = self.bets.get(self.payouts.round_id.following(), bets)
         ordered = sorted(bets.items(), key=lambda kv: (box_order(kv[0][0]), kv[0][1], kv[0][2]))
-        return [{"box": b, "player": p, "region": r, "amount": a, "text": f"{region_name(r)} {m(a)}"}
+        return [{"box": b, "player": p, "region": r, "amount": a, "text": f"{region_words(r)} {m(a)}"}
                 for (b, p, r), a in ordered]
 
     def to_json(self) -> dict[str, Any]:
@@ -412,6 +442,7 @@ class ConsoleView:
             "ratings": [self.ratings[key] for key in sorted(self.ratings)],
             "card_read": _tail(self.card_read),
             "tray": self.tray,
+            "progressive": None if self.progressive is None else self.progressive.to_json(),
             "correction": self.correction, "journal_problem": self.journal_problem,
         }
 

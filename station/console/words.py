@@ -16,12 +16,11 @@ from station.cards import Card
 from station.core.payout_steps import box_order
 from station.games.baccarat.side_bets import SideBet
 from station.games.layout import SettledBet
+from station.games.registry import region_words
 from station.money import Money
 
 _SUIT = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 _RANK = {"T": "10"}
-_REGION = {"banker": "Banker", "player": "Player", "tie": "Tie", "war": "War", "go_to_war": "Go to war",
-           **{bet.value: bet.words for bet in SideBet}}
 
 #: What each decision does, in a supervisor's words (station/core/irregularities.py).
 DECISION_WORDS: dict[str, str] = {
@@ -50,20 +49,16 @@ def card_text(code: str | Card) -> str:
     return _RANK.get(text[0], text[0]) + _SUIT.get(text[1:], text[1:])
 
 
-def region_name(region: str) -> str:
-    return _REGION.get(region, region.replace("_", " ").capitalize())
-
-
 #: A side bet's name on its button, where eleven regions share a box's column (the button's
 #: accessible name and every other place say the whole name).
 _SHORT = {"player_pair": "P Pair", "banker_pair": "B Pair", "either_pair": "Either", "perfect_pair": "Perfect",
-          "dragon_bonus_player": "DB Player", "dragon_bonus_banker": "DB Banker"}
+          "dragon_bonus_player": "DB Player", "dragon_bonus_banker": "DB Banker", "progressive": "Prog."}
 
 
 def region_label(region: str) -> dict[str, Any]:
     """A region as the console's layout draws it: its name, the words on its button, and
     whether it is a side bet (drawn two to a row under the main bets)."""
-    return {"region": region, "name": region_name(region), "short": _SHORT.get(region, region_name(region)),
+    return {"region": region, "name": region_words(region), "short": _SHORT.get(region, region_words(region)),
             "side": region in _SIDE}
 
 
@@ -105,8 +100,13 @@ def payout_words(bet: SettledBet, money: Money, chips: Sequence[int] = ()) -> tu
     """What the dealer does with one settled bet, and the line that says so:
     ``("pay", "Box 3 · ann · Banker: pay 19.00 (20.00 less 1.00 commission)")``; with the
     table's ``chips``, a payout also says them (``… = 1 × 10.00, 1 × 5.00, 4 × 1.00``)."""
-    head = f"{box_name(bet.box)} \u00b7 {bet.player} \u00b7 {region_name(bet.region)}"
+    head = f"{box_name(bet.box)} \u00b7 {bet.player} \u00b7 {region_words(bet.region)}"
     void = f"; return {money(bet.void)} (void part, over the chip-exact limit)" if bet.void else ""
+    if bet.outcome == "win" and not bet.net and not bet.commission:
+        # A share of a progressive's meter: nothing at the settlement, the stake stays; the award
+        # is paid apart, at a supervisor's sign-off (docs/progressive.md).
+        return "jackpot", (f"{head}: jackpot, paid at a supervisor's sign-off; {money(bet.valid)} stays the "
+                           f"player's{void}")
     if bet.outcome == "win":
         winnings = bet.net + bet.commission
         if bet.commission:
@@ -129,7 +129,7 @@ def payout_words(bet: SettledBet, money: Money, chips: Sequence[int] = ()) -> tu
 
 def difference_words(box: str, player: str, region: str, change: int, money: Money) -> str:
     """A correction's difference for one bet: pay it now, or take it back."""
-    head = f"{box_name(box)} \u00b7 {player} \u00b7 {region_name(region)}"
+    head = f"{box_name(box)} \u00b7 {player} \u00b7 {region_words(region)}"
     if change > 0:
         return f"{head}: pay {money(change)} more"
     return f"{head}: take back {money(-change)}"
@@ -158,4 +158,4 @@ def settled_lines(bets: Any, money: Money, chips: Sequence[int] = ()) -> list[di
 
 
 def bet_text(bet: Mapping[str, Any], money: Money) -> str:
-    return f"{region_name(str(bet['region']))} {money(int(bet['amount']))}"
+    return f"{region_words(str(bet['region']))} {money(int(bet['amount']))}"

@@ -11,8 +11,9 @@ from typing import Any
 from drivers.simulators import shuffled_shoe
 
 from ..browser import screenshot
-from ..layout import SCREEN_SIZES, assert_layout_sound, control_problems
+from ..layout import SCREEN_SIZES, control_problems
 from .conftest import PINS, ConsoleTable
+from .scroll_regions import assert_console_layout_sound
 
 WAIT_MS = 15_000
 
@@ -123,14 +124,15 @@ def open_console(browser: Any, table: ConsoleTable, *, seed: int | None = None,
 
 
 def check_every_size(page: Any, where: str, shots: tuple[tuple[int, int], ...] = ((1366, 768),)) -> None:
-    """The layout check (tests/layout.py) at every screen size, and screenshots of ``where`` at
-    the sizes in ``shots``; back to 1280x800 after."""
+    """The layout check (tests/layout.py, with the console's scroll regions scrolled through:
+    tests/console/scroll_regions.py) at every screen size, and screenshots of ``where`` at the
+    sizes in ``shots``; back to 1280x800 after."""
     name = where.replace(" ", "-")
     for width, height in SCREEN_SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(50)  # one frame for the new layout (the check reads it, it does not wait for it)
         try:
-            assert_layout_sound(page, where)
+            assert_console_layout_sound(page, where)
         except AssertionError:
             screenshot(page, f"console-{name}-{width}x{height}-FAILED.png")  # what the failure looked like
             raise

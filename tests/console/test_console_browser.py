@@ -157,7 +157,7 @@ def test_an_irregularity_recall_and_a_supervisor_on_the_same_screen(browser: Any
     page.set_viewport_size({"width": 1920, "height": 1080})
     screenshot(page, "console-correction-1920x1080.png")
     words = recall_text(table, "1-1")
-    assert "bet          box 1 ann banker 20.00" in words, words
+    assert "bet          box 1 ann Banker 20.00" in words, words
     assert "correction" in words and "by supervisor sue (chips were on Player)" in words
     table.stop_station()
 

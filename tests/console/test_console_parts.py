@@ -94,6 +94,8 @@ def test_idle_sessions_end_and_a_supervisor_has_one_turn_on_a_dealers_screen() -
      "Box 4 · di · War: surrender, take 5.00 and return 5.00"),
     (SettledBet("S2", "ed", "player", 1000, 0, 1000, "void", 0), "return",
      "Standing 2 · ed · Player: return 10.00 (void)"),
+    (SettledBet("1", "ann", "progressive", 500, 500, 0, "win", 0), "jackpot",
+     "Box 1 · ann · Progressive: jackpot, paid at a supervisor's sign-off; 5.00 stays the player's"),
 ])
 def test_every_payout_in_words(bet: SettledBet, action: str, line: str) -> None:
     assert payout_words(bet, EUR) == (action, line)

@@ -44,7 +44,7 @@ def test_recall_in_the_tables_zone_with_its_corrections(tmp_path: Path) -> None:
     assert first["corrections"][0]["differences"] == [["1", "ann", "banker", -1900], ["1", "ann", "player", -2000]]
     text = subprocess.run([*run, "--round", "1-1"], capture_output=True, text=True, timeout=60, check=True).stdout
     assert f"Round 1-1 (baccarat)  {first['opened']} .. {first['closed']}" in text
-    assert "bet          box 1 ann banker 2,000 -> win +1,900" in text  # yen: no minor digits
-    assert "by supervisor sue (chips were on Player): box 1 ann banker 2,000 -> box 1 ann player 2,000; " \
-           "differences box 1 ann banker -1,900, box 1 ann player -2,000; house -1,900 -> +2,000" in text
+    assert "bet          box 1 ann Banker 2,000 -> win +1,900" in text  # yen: no minor digits
+    assert "by supervisor sue (chips were on Player): box 1 ann Banker 2,000 -> box 1 ann Player 2,000; " \
+           "differences box 1 ann Banker -1,900, box 1 ann Player -2,000; house -1,900 -> +2,000" in text
     assert "JST" in text.split("correction", 1)[1]

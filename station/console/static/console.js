@@ -331,8 +331,14 @@ function renderPayouts(view) {
   const actions = [];
   if (p.pending.length && view.state === "paying") {
     actions.push(button("Confirm payouts", () => send("confirm-payouts", {round_id: p.round_id})));
+    // Box by box: "Confirm box" once, then a target per box named by its number (each button's
+    // accessible name is the whole "Confirm box 3"), so seven boxes take two rows, not four,
+    // and the lines above keep the room.
+    actions.push(el("span", {class: "confirm-boxes"}, "Confirm box"));
     for (const box of p.pending) {
-      actions.push(button(`Confirm box ${box}`, () => send("confirm-payouts", {round_id: p.round_id, box}), {class: "small"}));
+      actions.push(button(box, () => send("confirm-payouts", {round_id: p.round_id, box}), {
+        class: "confirm-box", "aria-label": `Confirm box ${box}`,
+      }));
     }
   } else if (p.confirmations.length) {
     const who = [...new Set(p.confirmations.map((c) => c.who))].join(", ");
@@ -370,6 +376,12 @@ function renderSupervisor(view) {
     ui.limitsOpen = !ui.limitsOpen;
     render();
   }, {"aria-expanded": String(Boolean(ui.limitsOpen)), "aria-controls": "limits-form"}));
+  if (view.progressive) {
+    out.push(button(ui.meterOpen ? "Close progressive meter" : "Progressive meter", () => {
+      ui.meterOpen = !ui.meterOpen;
+      render();
+    }, {"aria-expanded": String(Boolean(ui.meterOpen)), "aria-controls": "meter-form"}));
+  }
   for (const option of view.table.payout_options) {
     if (option !== (view.pending_option || view.payout_option)) {
       out.push(button(`Banker payout: ${option.replace("_", " ")}`, () => send("payout-option", {option})));
@@ -425,6 +437,55 @@ async function submitLimits(event) {
     $("limits-form").dataset.edited = "no";
     $("limits-reason").value = "";
     ui.limitsOpen = false;
+  }
+}
+
+// --- the progressive jackpot (docs/progressive.md) ---------------------------------------
+
+function renderProgressive(view) {
+  // The meter beside the dealer's line; over the felt, while a jackpot waits, who won what (and
+  // a supervisor's sign-off), then what was done, until the next round.
+  const p = view.progressive;
+  const pending = p ? p.pending : null;
+  $("progressive-sign").hidden = !p;
+  $("jackpot").hidden = !pending && !(p && p.news);
+  $("jackpot").dataset.waiting = pending ? "yes" : "no";
+  document.body.dataset.jackpot = pending ? "waiting" : "";
+  if (!p) return;
+  $("progressive-meter").textContent = p.meter_text;
+  $("jackpot-words").textContent = pending ? pending.words : p.news;
+  $("jackpot-detail").textContent = pending ? pending.detail : "";
+  $("jackpot-form").hidden = !pending || ui.session.acting_role !== "supervisor";
+  $("jackpot-form").dataset.round = pending ? pending.round_id : "";
+}
+
+async function signOffJackpot(event) {
+  event.preventDefault();
+  const note = $("jackpot-note").value.trim();
+  if (await send("progressive-sign-off", {round_id: $("jackpot-form").dataset.round, note})) {
+    $("jackpot-note").value = "";
+  }
+}
+
+function renderMeter(view) {
+  const p = view.progressive;
+  $("meter-form").hidden = !p || !ui.meterOpen;
+  if (!p) return;
+  $("meter-state").textContent = `Meter ${p.meter_text}, seed ${p.seed_words}`
+    + `; jackpots paid ${p.jackpots}`;
+  $("meter-amount").placeholder = `${p.seed_text} (the seed)`;
+}
+
+async function resetMeter(event) {
+  event.preventDefault();
+  const typed = $("meter-amount").value.trim();
+  const amount = typed ? limitUnits(typed, ui.view.table.digits) : -1;  // left empty: the seed
+  if (amount === null) { say("Meter from now: an amount such as 12,000.00, or nothing for the seed"); return; }
+  if (await send("progressive-reset", {amount, reason: $("meter-reason").value.trim()})) {
+    $("meter-amount").value = "";
+    $("meter-reason").value = "";
+    ui.meterOpen = false;
+    render();
   }
 }
 
@@ -504,7 +565,8 @@ async function correctTray() {
 
 function renderPlayers(view) {
   const supervising = ui.session.acting_role === "supervisor";
-  $("players-panel").hidden = false;
+  // Nothing to show (no card read, nobody rated, the form closed): no empty panel in the column.
+  $("players-panel").hidden = !view.card_read && !view.ratings.length && !ui.playersOpen;
   $("card-read").textContent = view.card_read ? `Card ${view.card_read} read: rate its player` : "";
   $("rated-list").replaceChildren(...view.ratings.map((r) => el("li", {class: "rated"},
     el("span", {class: "rated-text"}, `${r.name} · ${r.player} · card ${r.card}`),
@@ -574,7 +636,7 @@ function render() {
   for (const id of ["sign-out", "recall-open", "supervisor-open"]) $(id).hidden = !signedIn;
   $("supervisor-open").hidden = !signedIn || ui.session.acting_role === "supervisor";
   const view = ui.view;
-  if (!signedIn || !view) return;
+  if (!signedIn || !view) { $("progressive-sign").hidden = true; return; }
   renderHeader(view);
   if (ui.recall) { $("dealer-line").textContent = `RECALL · ${view.expecting}`; return; }
   renderChips(view.table);
@@ -582,9 +644,10 @@ function render() {
   dealerActions(view);
   renderCards(view);
   renderPayouts(view);
+  renderProgressive(view);
   renderSupervisor(view);
   renderPlayers(view);
-  if (ui.session.acting_role === "supervisor") { renderLimits(view); renderTray(view); }
+  if (ui.session.acting_role === "supervisor") { renderLimits(view); renderTray(view); renderMeter(view); }
   renderCorrection(view);
 }
 
@@ -685,6 +748,8 @@ async function boot() {
   $("recall-close").addEventListener("click", () => { ui.recall = false; $("correct").hidden = true; render(); });
   $("correct-form").addEventListener("submit", submitCorrection);
   $("limits-form").addEventListener("submit", submitLimits);
+  $("jackpot-form").addEventListener("submit", signOffJackpot);
+  $("meter-form").addEventListener("submit", resetMeter);
   $("tray-form").addEventListener("submit", submitTray);
   $("drop-submit").addEventListener("click", submitDrop);
   $("tray-correct").addEventListener("click", correctTray);

@@ -102,6 +102,16 @@ def _limits_lines(status: dict[str, Any]) -> list[str]:
         lines.append(f"  tray:     opening {tray['ledger']} {state}: opener {money(tray.get('opener', 0))}, fills "
                      f"{money(tray.get('fill', 0))}, credits {money(tray.get('credit', 0))}, closer "
                      f"{money(tray.get('closer', 0))}, {drop}")
+    progressive = status.get("progressive")
+    if isinstance(progressive, dict) and "meter" in progressive:
+        pool = progressive.get("pool", "")
+        shared = f", shared with {', '.join(progressive['tables'])}" if progressive.get("tables") else ""
+        lines.append(f"  progressive: {pool} meter {money(progressive['meter'])}{shared}")
+        pending = progressive.get("pending")
+        if isinstance(pending, dict):
+            won = ", ".join(f"box {a['box']} {a['player']} {money(a['amount'])}" for a in pending.get("awards", []))
+            lines.append(f"  JACKPOT of round {pending.get('round_id')}: {won}; waits for a supervisor's sign-off "
+                         "(ctl send progressive-sign-off)")
     return lines
 
 

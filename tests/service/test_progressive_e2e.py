@@ -15,7 +15,7 @@ import pytest
 
 from station.service.control import ControlError
 
-from .conftest import SUPERVISOR_TOKEN
+from .conftest import DEALER_TOKEN, SUPERVISOR_TOKEN
 from .test_rule_corners_e2e import action, bet, draw, open_stacked_shoe, recalled
 from .test_side_bets_e2e import verified_deep
 
@@ -34,6 +34,12 @@ share_bp = 2000
 NOTHING = "KH 2D 6S 2C 3H"      # a Dragon 7: nothing of the progressive
 JACKPOT = "4S 9H 4S 9H"         # both hands a natural 8 by a suited pair: the whole meter
 ONE_PAIR = "4H 9H 4D KC"        # the Player a natural 8 by a pair (20:1), the Banker a natural 9
+
+
+def token_file(table: Any) -> Any:
+    path = table.directory / "dealer.token"
+    path.write_text(DEALER_TOKEN)
+    return path
 
 
 def meter(table: Any) -> dict[str, Any]:
@@ -86,6 +92,10 @@ def test_the_meter_its_jackpot_and_its_reset_survive_sigkills(external_table: An
         action(table, "next_round")
     with pytest.raises(ControlError):  # a dealer's token may not sign a jackpot off
         table.ctl("progressive-sign-off", {"round_id": pending["round_id"]})
+    said = subprocess.run([sys.executable, "-m", "station", "ctl", "--socket", str(table.socket), "--token-file",
+                           str(token_file(table)), "status"], capture_output=True, text=True, timeout=60)
+    assert f"progressive: natural-pairs-1 meter {whole // 100:,}.{whole % 100:02d}" in said.stdout, said
+    assert f"JACKPOT of round {pending['round_id']}: box 1 ann" in said.stdout
     killed_and_back(table)  # the jackpot still waits, at the same amounts
     table.ctl("progressive-sign-off", {"round_id": pending["round_id"], "note": "cheque 4411"},
               token=SUPERVISOR_TOKEN)

@@ -92,10 +92,11 @@ def test_the_meter_its_jackpot_and_its_reset_survive_sigkills(external_table: An
         action(table, "next_round")
     with pytest.raises(ControlError):  # a dealer's token may not sign a jackpot off
         table.ctl("progressive-sign-off", {"round_id": pending["round_id"]})
-    said = subprocess.run([sys.executable, "-m", "station", "ctl", "--socket", str(table.socket), "--token-file",
-                           str(token_file(table)), "status"], capture_output=True, text=True, timeout=60)
-    assert f"progressive: natural-pairs-1 meter {whole // 100:,}.{whole % 100:02d}" in said.stdout, said
-    assert f"JACKPOT of round {pending['round_id']}: box 1 ann" in said.stdout
+    status_text = subprocess.run([sys.executable, "-m", "station", "ctl", "--socket", str(table.socket),
+                                  "--token-file", str(token_file(table)), "status"],
+                                 capture_output=True, text=True, timeout=60).stdout
+    assert f"progressive: natural-pairs-1 meter {whole // 100:,}.{whole % 100:02d}" in status_text, status_text
+    assert f"JACKPOT of round {pending['round_id']}: box 1 ann" in status_text
     killed_and_back(table)  # the jackpot still waits, at the same amounts
     table.ctl("progressive-sign-off", {"round_id": pending["round_id"], "note": "cheque 4411"},
               token=SUPERVISOR_TOKEN)

@@ -82,10 +82,12 @@ def build_features(loaded: LoadedConfig, run: RunOptions, spine: StationSpine) -
 
         parts.append(PoolListenerPart(config.floor, table_id(config.floor, config.station.name),
                                       config.table.progressive))
-    if config.table.progressive is not None and config.devices.sign is not None and options.table is not None:
+    if config.table.progressive is not None and config.devices.sign is not None:
+        from station.money import Money
         from station.service.progressive_parts import ProgressiveSignPart
 
-        parts.append(ProgressiveSignPart(devices.get, options.table.money, SIGN_TITLE))
+        money = Money(config.table.minor_digits, config.table.currency)
+        parts.append(ProgressiveSignPart(devices.get, money, SIGN_TITLE))
     control: ControlPart | None = None
     if run.control_socket:
         control = ControlPart(config.control, journal_path, loaded.path, spine.status, spine.refusals)

@@ -40,7 +40,10 @@ def open_stacked_shoe(console: ConsolePage) -> None:
     console.wait_state("shuffling")
     console.table.shoe.simulator.load(parse_cards(STACKED))
     console.act("Shuffle done", "cutting")
-    console.act("Confirm cut", "burning")
+    console.tap("Confirm cut")
+    # The station's first moments are its busiest (the integrity monitor builds the side bets'
+    # count tables on a thread of its own): beside a loaded suite, give the cut a minute.
+    console.page.wait_for_function("document.body.dataset.state === 'burning'", timeout=60_000)
     console.deal_until("betting")
 
 

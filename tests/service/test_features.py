@@ -125,7 +125,12 @@ def test_each_shipped_configuration_gives_its_features_in_the_start_up_order(sou
     expected = ["floor", "integrity", "meters", "devices"]
     expected += ["shuffler agent"] if loaded.config.devices.shuffler is not None else []
     expected += ["web scoreboard"] if loaded.config.web.enabled else []
-    assert names == [*expected, "publisher", "extensions", "control socket", "console"]
+    expected += ["publisher", "extensions"]
+    # A progressive's pool listener hears the broker (a table whose floor feed is on), its sign
+    # is fed by the loop: both after the boards, before the control socket.
+    expected += ["progressive pool"] if loaded.config.floor.enabled and loaded.config.table.progressive else []
+    expected += ["progressive sign"] if loaded.config.devices.sign and loaded.config.table.progressive else []
+    assert names == [*expected, "control socket", "console"]
     without = [f.name for f in build_features(loaded, RunOptions(control_socket=False, web_port=0),
                                               _spine(tmp_path / "j.sqlite3"))]
     assert "control socket" not in without and "web scoreboard" in without and without[-1] == "console"

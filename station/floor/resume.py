@@ -9,12 +9,14 @@ the projection is restored from the newest checkpoint at or before the cursor
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Generator, Iterable
+from typing import cast
 
 from station.core.checkpoints import latest_checkpoint
 from station.core.options import CoreOptions
 from station.floor.derive import CONFIGURATION, FeedDeriver, FeedPosition
-from station.journal import JournalReader
+from station.journal import JournalError, JournalReader, JournalRecord
 from station.journal.seams import chain_records
 
 
@@ -42,12 +44,23 @@ def resume_deriver(reader: JournalReader, options: CoreOptions | None, position:
         if record.seq > position.seq:
             break
         deriver.skip(record)
-    if not deriver.last_time and position.seq:
-        at = reader.get(position.seq)
-        deriver.last_time = at.time if at is not None else ""
+    if not deriver.last_time and position.seq:  # resumed right at the cursor: nothing read after it
+        deriver.last_time = _time_of(reader, position.seq)
     if position.recount:  # the kinds counted again, the others as stored
         deriver.position = FeedPosition(position.seq, {**position.counters, **{
             kind: deriver.position.counters[kind] for kind in position.recount}})
     else:
         deriver.position = position.copy()
     return deriver
+
+
+def _time_of(reader: JournalReader, seq: int) -> str:
+    """The time of record ``seq`` of the journal's history: in the live file, or (its first
+    records archived, the live file beginning with the checkpoint that stands after it) in an
+    archive beside it; "" when it is nowhere to be read."""
+    at = reader.get(seq)
+    if at is None:  # the history's records are numbered without a gap: the next after seq - 1 is seq
+        history = cast(Generator[JournalRecord, None, None], chain_records(reader.path, seq - 1))
+        with contextlib.closing(history), contextlib.suppress(JournalError):
+            at = next(history, None)
+    return at.time if at is not None else ""

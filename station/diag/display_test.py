@@ -14,9 +14,9 @@ board is shown data of exactly the shape it gets at the table.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from drivers.devices import DeviceError, DeviceTimeout, DeviceUnavailable, DisplayDriver
 from drivers.devices.display import WarBox, WarBoxOutcome
@@ -85,18 +85,6 @@ def _steps(display: DisplayDriver, limits: tuple[int, int], money: tuple[str, in
         display.show_message("Display test")
         return "Display test"
 
-    def brightness_step(level: int) -> Callable[[], str]:
-        def step() -> str:
-            display.brightness(level)
-            return f"{level}%"
-
-        return step
-
-    def restore_step() -> str:
-        level = original.get("brightness", 100)
-        display.brightness(level)
-        return f"{level}% (as found)"
-
     def clear_step() -> str:
         display.clear()
         return "board cleared"
@@ -109,9 +97,7 @@ def _steps(display: DisplayDriver, limits: tuple[int, int], money: tuple[str, in
     yield "sample Casino War result", war_step
     yield "expected action", expected_step
     yield "message", message_step
-    for level in BRIGHTNESS_STEPS:
-        yield f"brightness {level}", brightness_step(level)
-    yield "brightness restored", restore_step
+    yield from brightness_steps(display, original)
     yield "clear", clear_step
 
 
@@ -124,11 +110,19 @@ def run_display_test(
     on_step: Callable[[StepResult], Any] | None = None,
 ) -> list[StepResult]:
     """Run every step in order; ``pause`` seconds between steps let a person look at the board."""
+    return run_steps(_steps(display, limits, money), "board", pause=pause, on_step=on_step)
+
+
+def run_steps(steps: Iterable[tuple[str, Callable[[], str]]], device: str, *, pause: float = 0.0,
+              on_step: Callable[[StepResult], Any] | None = None) -> list[StepResult]:
+    """Run a device test's steps in order, ``pause`` seconds apart; after a lost link or a
+    command unanswered through all its retransmissions the rest are skipped, each saying so
+    (the link to the ``device`` was lost), rather than each timing out in turn."""
     results: list[StepResult] = []
     link_lost = False
-    for index, (name, action) in enumerate(_steps(display, limits, money)):
+    for index, (name, action) in enumerate(steps):
         if link_lost:
-            result = StepResult(name, False, "skipped: the link to the board was lost", skipped=True)
+            result = StepResult(name, False, f"skipped: the link to the {device} was lost", skipped=True)
         else:
             if index and pause > 0:
                 time.sleep(pause)
@@ -143,6 +137,30 @@ def run_display_test(
         if on_step is not None:
             on_step(result)
     return results
+
+
+class Dimmable(Protocol):
+    def brightness(self, level: int) -> None: ...
+
+
+def brightness_steps(device: Dimmable, original: dict[str, int]) -> Iterator[tuple[str, Callable[[], str]]]:
+    """The brightness walked up in :data:`BRIGHTNESS_STEPS`, then back to what the status read
+    (``original["brightness"]``; full when it could not be read)."""
+    def step(level: int) -> Callable[[], str]:
+        def set_level() -> str:
+            device.brightness(level)
+            return f"{level}%"
+
+        return set_level
+
+    def restore() -> str:
+        level = original.get("brightness", 100)
+        device.brightness(level)
+        return f"{level}% (as found)"
+
+    for level in BRIGHTNESS_STEPS:
+        yield f"brightness {level}", step(level)
+    yield "brightness restored", restore
 
 
 def format_step(step: StepResult) -> str:

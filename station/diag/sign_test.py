@@ -11,17 +11,15 @@ skipped rather than each timing out in turn (as ``display-test`` does).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from drivers.devices import DeviceError, DeviceTimeout, DeviceUnavailable, SignDriver
-from station.diag.display_test import StepResult
+from drivers.devices import DeviceError, SignDriver
+from station.diag.display_test import StepResult, brightness_steps, run_steps
 from station.money import format_money
 
 #: Test amounts in minor units: nothing yet, every digit 1-9 once, and 2**32 (past a u32).
 TEST_AMOUNTS = (0, 123_456_789, 4_294_967_296)
-BRIGHTNESS_STEPS = (25, 50, 75, 100)
 TITLE = "Sign test"
 
 
@@ -65,18 +63,6 @@ def _steps(sign: SignDriver, money: tuple[str, int]) -> Iterator[tuple[str, Call
 
         return step
 
-    def brightness_step(level: int) -> Callable[[], str]:
-        def step() -> str:
-            sign.brightness(level)
-            return f"{level}%"
-
-        return step
-
-    def restore_step() -> str:
-        level = original.get("brightness", 100)
-        sign.brightness(level)
-        return f"{level}% (as found)"
-
     def clear_step() -> str:
         sign.clear()
         return "sign cleared"
@@ -89,9 +75,7 @@ def _steps(sign: SignDriver, money: tuple[str, int]) -> Iterator[tuple[str, Call
     yield "hit paid", end_hit_step
     yield "message", message_step("Sign test")
     yield "message down", message_step("")
-    for level in BRIGHTNESS_STEPS:
-        yield f"brightness {level}", brightness_step(level)
-    yield "brightness restored", restore_step
+    yield from brightness_steps(sign, original)
     yield "clear", clear_step
 
 
@@ -104,22 +88,4 @@ def run_sign_test(
 ) -> list[StepResult]:
     """Run every step in order; ``pause`` seconds between steps let a person look at the sign.
     ``money`` is the table's currency and minor digits."""
-    results: list[StepResult] = []
-    link_lost = False
-    for index, (name, action) in enumerate(_steps(sign, money)):
-        if link_lost:
-            result = StepResult(name, False, "skipped: the link to the sign was lost", skipped=True)
-        else:
-            if index and pause > 0:
-                time.sleep(pause)
-            try:
-                result = StepResult(name, True, action())
-            except (DeviceUnavailable, DeviceTimeout) as exc:
-                link_lost = True
-                result = StepResult(name, False, str(exc))
-            except DeviceError as exc:
-                result = StepResult(name, False, str(exc))
-        results.append(result)
-        if on_step is not None:
-            on_step(result)
-    return results
+    return run_steps(_steps(sign, money), "sign", pause=pause, on_step=on_step)

@@ -8,17 +8,16 @@ in the protocol's current version; to a board that announced version 1 they go a
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from drivers.codec import display as wire
 from drivers.codec.display import BeadCell, BigRoadCell, Mark, Prediction, WarBox, WarBoxOutcome, WireOutcome
-from drivers.codec.protocol import Ack, Boot, IdentityReport, Message
-from drivers.devices.base import SerialDeviceDriver
+from drivers.codec.protocol import Ack, Message
 from drivers.devices.display_v1 import BoardV1
 from drivers.devices.errors import DeviceProtocolError
+from drivers.devices.repainted import RepaintedDriver
 from station import events
 from station.cards import Card, parse_card
 
@@ -58,7 +57,7 @@ class DisplayInfo:
     error: int
 
 
-class DisplayDriver(SerialDeviceDriver):
+class DisplayDriver(RepaintedDriver):
     """Emits DeviceFault for board errors and link loss; everything else is commands.
 
     A board shows only what it was told since it last powered up, and misses what was sent
@@ -71,25 +70,7 @@ class DisplayDriver(SerialDeviceDriver):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._repaint_lock = threading.Lock()
-        self._needs_repaint: Callable[[str], None] | None = None
         self._v1 = BoardV1()
-
-    def on_needs_repaint(self, callback: Callable[[str], None] | None) -> None:
-        """Set the one callback told, with a reason ("connected", "boot"), that the board's
-        picture must be sent again in full."""
-        with self._repaint_lock:
-            self._needs_repaint = callback
-
-    def _tell_repaint(self, reason: str) -> None:
-        with self._repaint_lock:
-            callback = self._needs_repaint
-        if callback is not None:
-            callback(reason)
-
-    def _on_up(self, identity: IdentityReport) -> None:
-        super()._on_up(identity)
-        self._tell_repaint("connected")
 
     def _command(self, message: Message) -> None:
         if self.link.peer_version > 1:
@@ -190,8 +171,5 @@ class DisplayDriver(SerialDeviceDriver):
                 self.emit(
                     events.DeviceFault(self.name, detail or f"display error: {code.name.lower()}", code.name.lower())
                 )
-            case Boot():
-                # Powered up again: the board is blank, whatever it showed before.
-                self._tell_repaint("boot")
             case _:
                 super().on_message(message)

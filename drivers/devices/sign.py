@@ -9,15 +9,13 @@ commands (version 2 only adds the version to the handshake), so nothing is trans
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from drivers.codec import sign as wire
-from drivers.codec.protocol import Ack, Boot, IdentityReport, Message
-from drivers.devices.base import SerialDeviceDriver
+from drivers.codec.protocol import Ack, Message
 from drivers.devices.errors import DeviceProtocolError
+from drivers.devices.repainted import RepaintedDriver
 from station import events
 
 __all__ = ["SignDriver", "SignInfo", "check_amount"]
@@ -46,7 +44,7 @@ class SignInfo:
     failed_rows: tuple[int, ...]
 
 
-class SignDriver(SerialDeviceDriver):
+class SignDriver(RepaintedDriver):
     """Emits DeviceFault for the sign's own errors (a dark LED row, heat, power) and for link
     loss; everything else is commands.
 
@@ -57,27 +55,6 @@ class SignDriver(SerialDeviceDriver):
     link thread and must only take note; the repaint's commands go from the caller's thread."""
 
     PROTOCOL = "sign"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._repaint_lock = threading.Lock()
-        self._needs_repaint: Callable[[str], None] | None = None
-
-    def on_needs_repaint(self, callback: Callable[[str], None] | None) -> None:
-        """Set the one callback told, with a reason ("connected", "boot"), that the sign's
-        picture must be sent again in full."""
-        with self._repaint_lock:
-            self._needs_repaint = callback
-
-    def _tell_repaint(self, reason: str) -> None:
-        with self._repaint_lock:
-            callback = self._needs_repaint
-        if callback is not None:
-            callback(reason)
-
-    def _on_up(self, identity: IdentityReport) -> None:
-        super()._on_up(identity)
-        self._tell_repaint("connected")
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -123,8 +100,5 @@ class SignDriver(SerialDeviceDriver):
                 name = code.name.lower()
                 where = f" (LED row {row})" if row else ""
                 self.emit(events.DeviceFault(self.name, detail or f"sign error: {name}{where}", name))
-            case Boot():
-                # Powered up again: the sign is blank, whatever it showed before.
-                self._tell_repaint("boot")
             case _:
                 super().on_message(message)

@@ -16,7 +16,6 @@ from typing import Any
 
 from station.core import outputs as out
 from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
-from station.core.progressive import ProgressiveSettings
 from station.core.rounds import Round
 from station.events import ProgressivePoolHeard, ProgressiveReset, ProgressiveSignOff
 from station.games.interface import MeterAward
@@ -28,10 +27,6 @@ JACKPOT_WORDS = "a supervisor signs the progressive jackpot off"
 
 class ProgressiveSteps(MachineBase):
     """The meter, its jackpots and its resets; nothing at a table without a progressive."""
-
-    @property
-    def progressive_settings(self) -> ProgressiveSettings | None:
-        return self.options.progressive
 
     def _progressive_stakes(self, bets: Iterable[SettledBet]) -> int:
         settings = self.options.progressive

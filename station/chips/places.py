@@ -96,6 +96,19 @@ class ChipPlace:
         """The dealer's chip tray."""
         return cls(PlaceKind.TRAY)
 
+    @classmethod
+    def parse(cls, text: str) -> ChipPlace:
+        """The place :meth:`__str__` wrote ("spot:3:banker", "payout:3", "tray"); ``ValueError``
+        naming the text for anything else (a journal's place that cannot be read is refused)."""
+        parts = text.split(":") if isinstance(text, str) else []
+        try:
+            kind = PlaceKind(parts[0])
+        except (IndexError, ValueError):
+            raise ValueError(f"{text!r} is not a place: write spot:BOX:REGION, payout:BOX or tray") from None
+        if len(parts) != {PlaceKind.SPOT: 3, PlaceKind.PAYOUT: 2, PlaceKind.TRAY: 1}[kind]:
+            raise ValueError(f"{text!r} is not a place: write spot:BOX:REGION, payout:BOX or tray")
+        return cls(kind, *parts[1:])
+
     @property
     def is_spot(self) -> bool:
         return self.kind is PlaceKind.SPOT

@@ -68,6 +68,10 @@ REASONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "integrity_alarm": ("the integrity monitor raised an alarm", (RESUME, VOID, END_SHOE)),
     # "No more bets" the game may not carry out by itself: its decisions come with it.
     "closing_decision": ("no more bets needs a supervisor's decision", (RESUME,)),
+    # A table that reads its chips (docs/chips.md): a chip added to or taken from a betting
+    # spot once bets were closed (past-posting, pinching). Resume settles the bets as they were
+    # locked; the chips moved are for the supervisor to deal with.
+    "chips_moved": ("a chip moved on a betting spot after no more bets", (RESUME, VOID)),
 }
 CLOSING_DECISION = "closing_decision"
 

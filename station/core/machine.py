@@ -20,9 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from station.chip_inputs import ChipBetsConfirmed, ChipPaymentAccepted, ChipRegistryInForce, ChipsOnPlace, ChipStatusSet
 from station.core import outputs as out
 from station.core import states as st
 from station.core.bet_steps import BetSteps
+from station.core.chip_steps import WRONG_PAYMENT_WORDS, ChipSteps
 from station.core.integrity_steps import IntegritySteps
 from station.core.machine_base import MachineBase
 from station.core.options import CoreOptions
@@ -82,7 +84,7 @@ __all__ = ["MachineBase", "TableMachine"]
 
 
 class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, PayoutSteps, TraySteps,
-                   RatingSteps, ProgressiveSteps):
+                   RatingSteps, ProgressiveSteps, ChipSteps):
     """The one owner of table state. Feed it with :meth:`apply`; read :attr:`expectation`.
 
     The state is :class:`~station.core.machine_base.MachineBase`'s; the steps that change it
@@ -115,6 +117,11 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
             ProgressiveSignOff: self._on_progressive_sign_off,
             ProgressiveReset: self._on_progressive_reset,
             ProgressivePoolHeard: self._on_pool_heard,
+            ChipsOnPlace: self._on_chips_on_place,
+            ChipBetsConfirmed: self._on_chip_bets_confirmed,
+            ChipStatusSet: self._on_chip_status_set,
+            ChipPaymentAccepted: self._on_chip_payment_accepted,
+            ChipRegistryInForce: self._on_chip_registry,
             PlayerCardRead: self._on_card_read,
             RatingOpened: self._on_rating_opened,
             RatingClosed: self._on_rating_closed,
@@ -246,7 +253,9 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
                 held = self.payouts_hold()
                 confirm = f"confirm the payouts of box {', '.join(held)}, " if held else ""
                 jackpot = f"{JACKPOT_WORDS}, " if self.jackpot_hold() else ""
-                words = f"pay and collect, {jackpot}{confirm}clear the layout, then next round"
+                layout = self.chip_layout
+                wrong = f"{WRONG_PAYMENT_WORDS}, " if layout is not None and layout.hold else ""
+                words = f"pay and collect, {jackpot}{wrong}{confirm}clear the layout, then next round"
             if o.equipment == "continuous":
                 words = words.replace("clear the layout", "return the cards to the shuffler")
             elif self.shoe.ended:
@@ -286,6 +295,7 @@ class TableMachine(IntegritySteps, ShoeSteps, RoundSteps, BetSteps, StopSteps, P
                             for r in self.correctable.values()],
             "corrections": self.corrections,
             "progressive": None if self.progressive is None else self.progressive.to_json(),
+            "chips": None if self.chip_layout is None else self.chip_layout.to_json(),
             **self.dealer_state(),
             "events_applied": self.events_applied,
             "expectation": self.expectation,

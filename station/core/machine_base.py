@@ -18,12 +18,23 @@ from transitions import Machine
 from station.cards import Card
 from station.core import outputs as out
 from station.core import states as st
+from station.core.chip_table import ChipLayout
 from station.core.irregularities import HeldCard, Irregularity
 from station.core.options import CoreOptions
 from station.core.progressive import ProgressiveLedger
 from station.core.rounds import BetKey, Round, RoundId
 from station.core.shoe import ShoeTracking
-from station.events import CardDrawn, DealerAction, DeviceFault, DeviceRecovered, Event, SupervisorDecision
+from station.events import (
+    BetChanged,
+    BetPlaced,
+    BetWithdrawn,
+    CardDrawn,
+    DealerAction,
+    DeviceFault,
+    DeviceRecovered,
+    Event,
+    SupervisorDecision,
+)
 from station.games.interface import Closing, Decision, Game, MeterAward, NotAllowed, TableOptions
 from station.games.layout import SettledBet
 from station.games.limits import TableLimits
@@ -107,6 +118,8 @@ class MachineBase:
         self.card_read = ""
         #: The progressive's meter as a ledger (docs/progressive.md); None: the table has none.
         self.progressive = ProgressiveLedger.starting(o.progressive) if o.progressive is not None else None
+        #: The chips on the layout and what was decided about them (docs/chips.md); None: no reader.
+        self.chip_layout = ChipLayout() if o.chips is not None else None
         self._model = _Model(self)
         self._machine = Machine(
             model=self._model,
@@ -256,6 +269,27 @@ class MachineBase:
         raise NotImplementedError
 
     def jackpot_hold(self) -> str:
+        raise NotImplementedError
+
+    def chip_payment_hold(self) -> str:
+        raise NotImplementedError
+
+    def _chips_bets_closed(self) -> None:
+        raise NotImplementedError
+
+    def _chips_settled(self, r: Round, bets: tuple[SettledBet, ...]) -> None:
+        raise NotImplementedError
+
+    def _chips_round_over(self) -> None:
+        raise NotImplementedError
+
+    def _on_bet_placed(self, ev: BetPlaced) -> None:
+        raise NotImplementedError
+
+    def _on_bet_changed(self, ev: BetChanged) -> None:
+        raise NotImplementedError
+
+    def _on_bet_withdrawn(self, ev: BetWithdrawn) -> None:
         raise NotImplementedError
 
     def _decide_integrity(self, ev: SupervisorDecision, problem: Irregularity) -> None:

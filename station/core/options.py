@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from station.cards import check_deck_count
+from station.core.chip_table import ChipRules
 from station.core.progressive import ProgressiveSettings
 from station.games.interface import Game, TableOptions
 from station.games.limits import TableLimits
@@ -45,6 +46,8 @@ class CoreOptions:
     ``burn_on_dealer_change``: a dealer who relieves another burns one card before their first
     round (docs/dealers.md).
     ``progressive``: the meter of the table's progressive side bet (docs/progressive.md).
+    ``chips``: how the table takes bets from the chips its reader sees, and whether a wrong
+    payment holds the next round (docs/chips.md); ``None``: no chip reader.
     ``limits``: the limits the journal starts under (``None``: those of ``table``); a
     supervisor changes them later by an event (docs/limits.md).
     """
@@ -63,6 +66,7 @@ class CoreOptions:
     burn_on_dealer_change: bool = False
     limits: TableLimits | None = None
     progressive: ProgressiveSettings | None = None
+    chips: ChipRules | None = None
 
     def __post_init__(self) -> None:
         try:

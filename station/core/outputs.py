@@ -455,6 +455,15 @@ class DealerChanged(Output):
 
 # The outputs of the table's day (limits, the chip tray, rated play) are in their own module;
 # every output is still reached here.
+from station.core.chip_outputs import ChipBetsProposed as ChipBetsProposed  # noqa: E402, PLC0414  (re-exported)
+from station.core.chip_outputs import ChipPaymentChecked as ChipPaymentChecked  # noqa: E402, PLC0414  (re-exported)
+from station.core.chip_outputs import ChipPaymentHeld as ChipPaymentHeld  # noqa: E402, PLC0414  (re-exported)
+from station.core.chip_outputs import (  # noqa: E402
+    ChipPaymentWasAccepted as ChipPaymentWasAccepted,  # noqa: PLC0414  (re-exported)
+)
+from station.core.chip_outputs import ChipsMoved as ChipsMoved  # noqa: E402, PLC0414  (re-exported)
+from station.core.chip_outputs import ChipsSeen as ChipsSeen  # noqa: E402, PLC0414  (re-exported)
+from station.core.chip_outputs import ChipStatusChanged as ChipStatusChanged  # noqa: E402, PLC0414  (re-exported)
 from station.core.day_outputs import CashBuyIn as CashBuyIn  # noqa: E402, PLC0414  (re-exported)
 from station.core.day_outputs import LimitsApplied as LimitsApplied  # noqa: E402, PLC0414  (re-exported)
 from station.core.day_outputs import LimitsScheduled as LimitsScheduled  # noqa: E402, PLC0414  (re-exported)

@@ -107,6 +107,9 @@ class PayoutSteps(MachineBase):
         jackpot = self.jackpot_hold()
         if jackpot:
             return jackpot
+        payment = self.chip_payment_hold()
+        if payment:
+            return payment
         held = self.payouts_hold()
         if not held:
             return ""

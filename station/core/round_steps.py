@@ -73,6 +73,7 @@ class RoundSteps(DealerSteps):
         if self.options.squeeze:  # styles B and D: who squeezes each hand's cards (the pucks)
             r.play = self.rules.with_card_holders(r.play, r.bets, self.table)
         r.bets_closed = True
+        self._chips_bets_closed()
         self._trigger("no_more_bets")
         if r.dealt:  # bets were reopened by a supervisor with cards already out (5.14)
             self._after_card()
@@ -237,6 +238,7 @@ class RoundSteps(DealerSteps):
         ))
         self._rate_round(r, settlement.bets)
         self._progressive_round(r, settlement.bets, settlement.meter_awards)
+        self._chips_settled(r, settlement.bets)
         self._payouts_due()
         self._trigger("settle")
 
@@ -260,6 +262,7 @@ class RoundSteps(DealerSteps):
             self.shoe.awaiting_return.extend(self._cards_of(r))
         self._emit(out.RoundClosed(r.round_id, r.to_json()))
         self._keep_correctable(r)
+        self._chips_round_over()
         self.round = None
         if self.shoe.ended and self.options.equipment != "continuous":
             self.carried = None  # bets left on after a final Tie go back to their owners

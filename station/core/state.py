@@ -19,6 +19,7 @@ from dataclasses import fields
 from typing import Any
 
 from station.cards import Card, ShoeComposition, parse_card
+from station.core.chip_table import ChipLayout
 from station.core.integrity_steps import Alert
 from station.core.irregularities import HeldCard, Irregularity
 from station.core.machine import TableMachine
@@ -42,8 +43,9 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: force, waiting and last configured, and each round's limits (docs/limits.md). 8: the chip
 #: tray's last ledgers (docs/tray.md). 9: the ratings open, their count, the card last read
 #: (docs/ratings.md).
-#: 10: the progressive's ledger (docs/progressive.md).
-STATE_FORMAT = 10
+#: 10: the progressive's ledger (docs/progressive.md). 11: the chips on the layout, the bets
+#: locked at no more bets and the payment being checked (docs/chips.md).
+STATE_FORMAT = 11
 
 
 def _codes(cards: Any) -> list[str]:
@@ -209,6 +211,7 @@ def machine_state(machine: TableMachine) -> dict[str, Any]:
         "tray": {"ledgers": m.tray_ledgers, "ledger_count": m.tray_ledger_count, "entries": m.tray_entries},
         "ratings": {"open": m.ratings, "opened": m.ratings_opened, "card_read": m.card_read},
         "progressive": None if m.progressive is None else m.progressive.to_json(),
+        "chips": None if m.chip_layout is None else m.chip_layout.to_json(),
         # Oldest first, as the machine drops them; each with its play, which a correction settles again.
         "correctable": [_closed_round(m, r) for r in m.correctable.values()],
     }
@@ -253,6 +256,8 @@ def restore_machine(options: CoreOptions | None, state: dict[str, Any]) -> Table
     m.ratings_opened, m.card_read = int(ratings["opened"]), str(ratings["card_read"])
     if m.progressive is not None and state["progressive"] is not None:
         m.progressive = ProgressiveLedger.from_json(dict(state["progressive"]))
+    if m.chip_layout is not None and state["chips"] is not None:
+        m.chip_layout = ChipLayout.from_json(state["chips"])
     correctable = (_closed_round_back(m, row) for row in state["correctable"])
     m.correctable = {r.round_id: r for r in correctable}
     return m

@@ -29,8 +29,8 @@ def is_foot_switch(kind: str, endpoint: DeviceEndpoint) -> bool:
 
 def driver_class(kind: str, endpoint: DeviceEndpoint | None = None) -> DeviceClass:
     """The driver of ``kind``: ``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``pedals`` (the
-    foot switch's when the pedals' ``endpoint`` is an evdev one), ``sign`` (the progressive sign)
-    or ``cardreader``."""
+    foot switch's when the pedals' ``endpoint`` is an evdev one), ``sign`` (the progressive sign),
+    ``chipreader`` (the RFID chip reader) or ``cardreader``."""
     if endpoint is not None and is_foot_switch(kind, endpoint):
         return FootSwitchDriver
     if kind == "cardreader":

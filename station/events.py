@@ -388,8 +388,18 @@ class DiskSpace(Event):
     at: str
 
 
-# The events of the table's day (limits, the chip tray, rated play) are in their own module;
-# every event is still reached here.
+# The events below are in modules of their own; every event is still reached here.
+# The chip reader's reads (docs/protocols/chipreader.md).
+from station.chip_events import ChipsRead as ChipsRead  # noqa: E402, PLC0414  (re-exported)
+
+# What a table that knows its chips journals (docs/chips.md).
+from station.chip_inputs import ChipBetsConfirmed as ChipBetsConfirmed  # noqa: E402, PLC0414  (re-exported)
+from station.chip_inputs import ChipPaymentAccepted as ChipPaymentAccepted  # noqa: E402, PLC0414  (re-exported)
+from station.chip_inputs import ChipRegistryInForce as ChipRegistryInForce  # noqa: E402, PLC0414  (re-exported)
+from station.chip_inputs import ChipsOnPlace as ChipsOnPlace  # noqa: E402, PLC0414  (re-exported)
+from station.chip_inputs import ChipStatusSet as ChipStatusSet  # noqa: E402, PLC0414  (re-exported)
+
+# The events of the table's day (limits, the chip tray, rated play).
 from station.day_events import BuyIn as BuyIn  # noqa: E402, PLC0414  (re-exported)
 from station.day_events import DropCounted as DropCounted  # noqa: E402, PLC0414  (re-exported)
 from station.day_events import LimitsChanged as LimitsChanged  # noqa: E402, PLC0414  (re-exported)

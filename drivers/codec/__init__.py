@@ -8,6 +8,7 @@ A vendor's protocol is one more :class:`Protocol` in the list.
 """
 
 from drivers.codec.buttonbox import BUTTONBOX
+from drivers.codec.chipreader import CHIPREADER
 from drivers.codec.display import DISPLAY
 from drivers.codec.protocol import (
     CodecError,
@@ -21,11 +22,13 @@ from drivers.codec.shoe import SHOE
 from drivers.codec.shuffler import SHUFFLER
 from drivers.codec.sign import SIGN
 
-PROTOCOLS: dict[str, Protocol] = {protocol.name: protocol for protocol in (SHOE, SHUFFLER, DISPLAY, BUTTONBOX, SIGN)}
+PROTOCOLS: dict[str, Protocol] = {
+    protocol.name: protocol for protocol in (SHOE, SHUFFLER, DISPLAY, BUTTONBOX, SIGN, CHIPREADER)
+}
 
 
 def get_protocol(name: str) -> Protocol:
-    """The protocol ``name`` (``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``sign``)."""
+    """The protocol ``name`` (``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``sign``, ``chipreader``)."""
     try:
         return PROTOCOLS[name]
     except KeyError:

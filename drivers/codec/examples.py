@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from drivers.codec import buttonbox, display, get_protocol, shoe, shuffler, sign
+from drivers.codec import buttonbox, chipreader, display, get_protocol, shoe, shuffler, sign
 from drivers.codec.protocol import (
     Ack,
     Boot,
@@ -29,6 +29,50 @@ from drivers.codec.protocol import (
 from station.cards import parse_card, parse_cards
 
 Example = tuple[str, int, Message]  # (what happens, seq, message)
+
+def _chipreader_examples() -> list[Example]:
+    """The chip reader's worked frames: two chips, a stack in parts, continuous mode, a fault."""
+    cr = chipreader
+    a, b = 0xE004_0150_1234_5678, 0xE004_0150_1234_5679
+    stack = tuple(range(0xE004_0150_0000_0001, 0xE004_0150_0000_0001 + 3))
+    return [
+        ("the reader answers Identify: model, serial number, firmware, protocol version 2", 1,
+         IdentityReport("CHIP-R", "R0007", "1.1.0", 2)),
+        ("host asks for the antennas", 2, cr.GetAntennas()),
+        ("four antennas; antenna 3's cable is off", 2, cr.AntennaList((
+            cr.AntennaEntry(1, cr.AntennaState.OK), cr.AntennaEntry(2, cr.AntennaState.OK),
+            cr.AntennaEntry(3, cr.AntennaState.DISCONNECTED), cr.AntennaEntry(4, cr.AntennaState.OK)))),
+        ("inventory antenna 1 now", 3, cr.Inventory(1)),
+        ("round 41 read two chips on antenna 1, no collision; the whole report in one part", 3,
+         cr.InventoryReport(1, 41, 1, True, 0, (a, b))),
+        ("inventory antenna 2, which has a stack", 4, cr.Inventory(2)),
+        ("round 42: the first part of its report (a reader sending three UIDs a part), more to come", 4,
+         cr.InventoryReport(2, 42, 1, False, 0, stack)),
+        ("host asks for part 2 of round 42 on antenna 2", 5, cr.InventoryPart(2, 42, 2)),
+        ("the last part: round 42 read 4 chips, and 1 collision says some chips there were not read", 5,
+         cr.InventoryReport(2, 42, 2, True, 1, (0xE004_0150_0000_0004,))),
+        ("the reader no longer has round 42 (it restarted, or began a newer round): no half a stack", 6,
+         Nak(NakCode.NOT_ALLOWED_NOW, "no part 2 of round 42 on antenna 2")),
+        ("inventory antenna 3, whose cable is off", 7, cr.Inventory(3)),
+        ("refused: the antenna cannot read", 7, Nak(NakCode.HARDWARE_FAULT, "antenna 3 disconnected")),
+        ("continuous mode: every antenna every 250 ms, each change reported", 8, cr.SetMode(True, 250)),
+        ("the reader acknowledges", 8, Ack()),
+        ("back to reading only when asked", 9, cr.SetMode(False, 0)),
+        ("RF power 60 %: antenna fields that no longer reach the next spot", 10, cr.SetRfPower(60)),
+        ("host asks for the status", 11, cr.ReaderGetStatus()),
+        ("continuous every 250 ms, RF power 60 %, 1234 rounds since power-up, antenna 3 faulted", 11,
+         cr.ReaderStatus(True, 250, 60, 1234, (3,))),
+        ("self-test: antenna 3's cable is off", 12,
+         SelfTestResult(False, cr.AntennaFaultCode.DISCONNECTED, "antenna 3 disconnected")),
+        ("continuous mode: antenna 1 now holds these two chips (its whole set)", 1,
+         cr.AntennaChanged(1, 57, 1, True, 0, (a, b))),
+        ("antenna 1 is empty again: an empty set, whole", 2, cr.AntennaChanged(1, 65, 1, True, 0)),
+        ("antenna 3 went open-circuit", 3, cr.AntennaFault(3, cr.AntennaFaultCode.DISCONNECTED, "cable off")),
+        ("antenna 3 reads again", 4, cr.AntennaRestored(3)),
+        ("the reader restarted: it reads only when asked until the host sends its mode again", 1,
+         Boot("watchdog reset")),
+    ]
+
 
 COMMON: list[Example] = [
     ("host asks who is there (handshake after every connection)", 1, Identify()),
@@ -199,6 +243,7 @@ EXAMPLES: dict[str, list[Example]] = {
         ("the sign restarted with the cable in: it is blank, numbers from 1 again, and is repainted", 1,
          Boot("watchdog reset")),
     ],
+    "chipreader": _chipreader_examples(),
 }
 
 
@@ -235,6 +280,13 @@ EXAMPLES_V1: dict[str, list[Example]] = {
             "a version-1 sign answers Identify with model, serial number and firmware, and no version",
             1,
             IdentityReport("SIGN-J", "J0042", "1.0.3"),
+        ),
+    ],
+    "chipreader": [
+        (
+            "a version-1 reader answers Identify with model, serial number and firmware, and no version",
+            1,
+            IdentityReport("CHIP-R", "R0007", "1.0.2"),
         ),
     ],
 }

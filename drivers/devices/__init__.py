@@ -1,7 +1,8 @@
 """Device drivers: one class per device, each meeting the device contract and emitting station events.
 
 ``DRIVERS`` is the driver table: the devices of a table by the name the configuration gives them
-(``sign`` is the progressive sign over a table that offers a progressive side bet; the pedals may
+(``sign`` is the progressive sign over a table that offers a progressive side bet, ``chipreader``
+the RFID reader of the chips on the layout's antennas; the pedals may
 instead be a commodity foot switch, ``FootSwitchDriver``, chosen by their evdev endpoint:
 ``drivers.factory``). Every entry builds a :class:`~drivers.devices.contract.Device` the same way
 (``from_config``), so the service never asks which device or transport it is building.
@@ -9,6 +10,7 @@ instead be a commodity foot switch, ``FootSwitchDriver``, chosen by their evdev 
 
 from drivers.devices.base import SerialDeviceDriver
 from drivers.devices.buttonbox import ButtonBoxDriver
+from drivers.devices.chipreader import AntennaInfo, AntennaRead, ChipReaderDriver, ChipReaderInfo, IncompleteRead
 from drivers.devices.contract import Device, DeviceClass, DeviceEndpoint, Emit, Identity, SelfTestReport, Tap
 from drivers.devices.display import DisplayDriver
 from drivers.devices.errors import (
@@ -34,12 +36,17 @@ DRIVERS: dict[str, DeviceClass] = {
     "buttonbox": ButtonBoxDriver,
     "pedals": PedalDriver,
     "sign": SignDriver,
+    "chipreader": ChipReaderDriver,
 }
 
 __all__ = [
     "DRIVERS",
+    "AntennaInfo",
+    "AntennaRead",
     "Backoff",
     "ButtonBoxDriver",
+    "ChipReaderDriver",
+    "ChipReaderInfo",
     "Device",
     "DeviceClass",
     "DeviceEndpoint",
@@ -54,6 +61,7 @@ __all__ = [
     "FootSwitchDriver",
     "FootSwitchStatus",
     "Identity",
+    "IncompleteRead",
     "InputIdentity",
     "LinkSettings",
     "PedalDriver",

@@ -1,7 +1,7 @@
 """Simulated devices speaking the real protocols from the device side, with fault injection.
 
-The serial devices (``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``sign``) run over
-ptys or TCP sockets; the USB ``pedals`` (``pedals/``) sit on a simulated pyusb bus, in-process
+The serial devices (``shoe``, ``shuffler``, ``display``, ``buttonbox``, ``sign``, ``chipreader``)
+run over ptys or TCP sockets; the USB ``pedals`` (``pedals/``) sit on a simulated pyusb bus, in-process
 or served on a Unix socket. ``start_simulator(kind, options)`` (``launch.py``) starts any of them and
 says where a driver opens it; ``options.py`` merges a ``sim:`` device's options from the
 configuration; ``station simulate`` starts one by hand.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from drivers.simulators.base import SimStats, SimulatedDevice
 from drivers.simulators.buttonbox import ButtonBoxSimulator
+from drivers.simulators.chipreader import ChipReaderSimulator
 from drivers.simulators.display import DisplaySimulator
 from drivers.simulators.launch import SERIAL_SIMULATORS, RunningSimulator, start_simulator
 from drivers.simulators.options import parse_sim_url, simulator_options
@@ -27,6 +28,7 @@ __all__ = [
     "SIMULATORS",
     "ButtonBoxSimulator",
     "CardPool",
+    "ChipReaderSimulator",
     "CutCardMarker",
     "DisplaySimulator",
     "EmptyShoeError",

@@ -1,11 +1,12 @@
 """Starting a simulated device: one function for all of them, whatever their transport.
 
 ``start_simulator(kind, options)`` starts the simulator of a ``shoe``, ``shuffler``,
-``display``, ``buttonbox`` or ``sign`` (the progressive sign) on a pseudo-terminal (or a TCP
-socket), or simulated USB ``pedals`` behind a simulated pyusb backend (in this process, or
-served on a Unix socket), and returns a :class:`RunningSimulator`: its ``endpoint`` is what a
-driver opens (``station.service.devices.build_devices(..., endpoints={kind: running.endpoint})``),
-its ``simulator`` is the device to script and break, and ``stop()`` ends it. Whoever starts a
+``display``, ``buttonbox``, ``sign`` (the progressive sign) or ``chipreader`` (the RFID chip
+reader) on a pseudo-terminal (or a TCP socket), or simulated USB ``pedals`` behind a simulated
+pyusb backend (in this process, or served on a Unix socket), and returns a
+:class:`RunningSimulator`: its ``endpoint`` is what a driver opens
+(``station.service.devices.build_devices(..., endpoints={kind: running.endpoint})``), its
+``simulator`` is the device to script and break, and ``stop()`` ends it. Whoever starts a
 simulator stops it: drivers never own one.
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 from drivers.devices.contract import DeviceEndpoint
 from drivers.simulators.base import SimulatedDevice
 from drivers.simulators.buttonbox import ButtonBoxSimulator
+from drivers.simulators.chipreader import ChipReaderSimulator
 from drivers.simulators.display import DisplaySimulator
 from drivers.simulators.shoe import ShoeSimulator
 from drivers.simulators.shuffler import ShufflerSimulator
@@ -31,6 +33,7 @@ SERIAL_SIMULATORS: dict[str, type[SimulatedDevice]] = {
     "display": DisplaySimulator,
     "buttonbox": ButtonBoxSimulator,
     "sign": SignSimulator,
+    "chipreader": ChipReaderSimulator,
 }
 
 

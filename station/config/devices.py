@@ -40,9 +40,12 @@ class DevicesSection(StrictSection):
     sign: DeviceSection | None = None
     """The progressive sign over the table (docs/protocols/sign.md): the jackpot meter of a
     progressive side bet, a serial device like the display board."""
+    chipreader: DeviceSection | None = None
+    """The RFID chip reader under the layout (docs/protocols/chipreader.md): the casino chips on
+    each of its antennas (numbered 1..N; which spot each is under is the station's business)."""
 
     def configured(self) -> Iterator[tuple[str, DeviceSection]]:
-        for name in ("shoe", "shuffler", "display", "pedals", "buttonbox", "cardreader", "sign"):
+        for name in ("shoe", "shuffler", "display", "pedals", "buttonbox", "cardreader", "sign", "chipreader"):
             section = getattr(self, name)
             if section is not None:
                 yield name, section

@@ -30,7 +30,7 @@ from station.events import DeviceFault, Event
 from station.service.devices import SIM, DeviceSet, build_devices
 from station.service.holder import read_holders, refuse_if_held
 
-KINDS: tuple[str, ...] = ("shoe", "shuffler", "display", "buttonbox", "pedals", "sign")
+KINDS: tuple[str, ...] = ("shoe", "shuffler", "display", "buttonbox", "pedals", "sign", "chipreader")
 
 
 class DiagError(Exception):
@@ -79,7 +79,8 @@ def resolve_target(
     wanted = name or default_kind
     if wanted is None:
         raise DiagError(
-            "name a configured device (shoe, shuffler, display, pedals, buttonbox, sign) or give --url and --kind", 2
+            "name a configured device (shoe, shuffler, display, pedals, buttonbox, sign, chipreader) or give --url "
+            "and --kind", 2
         )
     if wanted not in KINDS:
         names = [n for n, _ in devices.configured()] if devices is not None else []

@@ -61,7 +61,7 @@ IDLE_S = 60.0
 #: How long the client waits for an answer (the door answers at once: it never waits on a device).
 ANSWER_S = 10.0
 #: The serial devices a simulated table may run (the USB pedals stay in the station's process).
-DEVICES = ("shoe", "shuffler", "display", "buttonbox", "sign")
+DEVICES = ("shoe", "shuffler", "display", "buttonbox", "sign", "chipreader")
 #: The reason a rebooted device gives in its ``Boot``.
 REBOOT_REASON = "watchdog reset"
 

@@ -96,6 +96,10 @@ PROFILES: dict[str, Profile] = {
         "sign", lambda sim: sim.fail_row(3), "Disconnect one LED row of the progressive sign.",
         lambda e: isinstance(e, ev.DeviceFault) and e.code == "led_row",
     ),
+    "chipreader": _serial(
+        "chipreader", lambda sim: sim.lose_antenna(1), "Pull the cable of antenna 1 off the chip reader.",
+        lambda e: isinstance(e, ev.DeviceFault) and e.code == "antenna_fault",
+    ),
     "buttonbox": _serial(
         "buttonbox", lambda sim: sim.press(1), "Tap button 1 of the button box once, briefly.",
         lambda e: isinstance(e, ev.ButtonPressed) and not e.long_press,

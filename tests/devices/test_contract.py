@@ -1,8 +1,8 @@
 """The device contract: what every device does, serial or USB, run on every rig (conftest.py).
 
 Like python-can running one suite over every bus, each check here holds for the shoe, the
-shuffler, the display board, the progressive sign, the button box and the pedals, over their
-simulators and over real hardware, and uses nothing but the contract
+shuffler, the display board, the progressive sign, the chip reader, the button box and the
+pedals, over their simulators and over real hardware, and uses nothing but the contract
 (``drivers/devices/contract.py``). What only one transport has (the serial link's bytes, the
 pedals' USB interface) is checked in ``test_serial_link.py`` and ``test_usb_pedals.py`` beside
 this file.
@@ -26,7 +26,7 @@ def _stimulus(rig: Rig) -> None:
 
 def _link_events(rig: Rig, events: list[Event]) -> list[Event]:
     """Faults and recoveries of the link itself (a display's panel fault, a sign's dark LED row,
-    is its stimulus, not one)."""
+    a chip reader's lost antenna, is its stimulus, not one)."""
     return [e for e in events if isinstance(e, (DeviceFault, DeviceRecovered)) and not rig.profile.expected(e)]
 
 

@@ -23,6 +23,7 @@ PAGES = {
     "display.md": "display",
     "buttonbox.md": "buttonbox",
     "sign.md": "sign",
+    "chipreader.md": "chipreader",
 }
 
 

@@ -1,4 +1,4 @@
-"""``station simulate shoe|shuffler|display|buttonbox|sign|pedals``: run a simulated device by hand.
+"""``station simulate shoe|shuffler|display|buttonbox|sign|chipreader|pedals``: run a simulated device by hand.
 
 The simulator speaks the real wire protocol on a pseudo-terminal (or a TCP socket with
 ``--socket``) and prints where to connect. It runs until Ctrl-C; while it runs, lines
@@ -22,13 +22,13 @@ from typing import Any
 
 from station.cli.main import CliError
 
-KINDS = ("shoe", "shuffler", "display", "buttonbox", "sign")
+KINDS = ("shoe", "shuffler", "display", "buttonbox", "sign", "chipreader")
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "simulate",
-        help="run a simulated device (shoe, shuffler, display, buttonbox, sign, pedals) until Ctrl-C, "
+        help="run a simulated device (shoe, shuffler, display, buttonbox, sign, chipreader, pedals) until Ctrl-C, "
              "or break a device of a running simulated table (fault)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
         sub = kinds.add_parser(kind, help=f"simulated {kind}")
         _common_options(sub)
         {"shoe": _shoe_options, "shuffler": _shuffler_options, "display": _display_options,
-         "buttonbox": _buttonbox_options, "sign": _sign_options}[kind](sub)
+         "buttonbox": _buttonbox_options, "sign": _sign_options, "chipreader": _chipreader_options}[kind](sub)
         sub.set_defaults(handler=run_serial_simulator)
     _fault_parser(kinds)
     pedals = kinds.add_parser("pedals", help="simulated USB dealer pedals")
@@ -171,6 +171,12 @@ def _sign_options(p: argparse.ArgumentParser) -> None:
                    help="digits an amount may have (default 20: any u64); a wider one is refused")
 
 
+def _chipreader_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--antennas", type=int, default=8, help="antennas of the reader, numbered from 1 (default 8)")
+    p.add_argument("--part-size", type=int, default=128, help="UIDs a report part holds at most (default 128)")
+    p.add_argument("--seed", type=int, help="seed of the misreads (repeatable)")
+
+
 def _build(args: argparse.Namespace) -> Any:
     from drivers.codec import get_protocol
     from drivers.simulators import start_simulator
@@ -218,7 +224,49 @@ def _build(args: argparse.Namespace) -> Any:
             return start_simulator("sign", common, rows=args.rows, positions=args.positions)
         except ValueError as exc:
             raise CliError(str(exc)) from None
+    if args.kind == "chipreader":
+        try:
+            return start_simulator("chipreader", common, antennas=args.antennas, part_size=args.part_size,
+                                   seed=args.seed)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     return start_simulator(args.kind, common)
+
+
+def _chipreader_actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
+    """A technician's hands on the simulated layout: chips put down and taken up, antennas broken."""
+    from drivers.codec.chipreader import AntennaFaultCode
+
+    def show_layout() -> None:
+        layout = device.layout()
+        for antenna, uids in layout.items():
+            print(f"antenna {antenna}: {len(uids)} chip(s) {' '.join(uids)}", flush=True)
+        if not layout:
+            print("(no chips on the layout)", flush=True)
+
+    def stack(antenna: str, count: str) -> None:
+        print(" ".join(device.stack(int(antenna), int(count))), flush=True)
+
+    def lose(antenna: str, code: str = "disconnected") -> None:
+        device.lose_antenna(int(antenna), AntennaFaultCode[code.upper()])
+
+    return {
+        "place": (lambda antenna, *uids: device.place(int(antenna), uids),
+                  "place ANTENNA UID...: put chips down (16 hex digits each)"),
+        "remove": (lambda antenna, *uids: device.remove(int(antenna), uids or None),
+                   "remove ANTENNA [UID...]: take chips off (all of them without UIDs)"),
+        "stack": (stack, "stack ANTENNA COUNT: put a stack of new chips down"),
+        "chips": (show_layout, "chips: the chips on every antenna"),
+        "miss": (lambda antenna, rounds="1", chips="1": device.miss(int(antenna), int(rounds), int(chips)),
+                 "miss ANTENNA [ROUNDS [CHIPS]]: the next rounds leave chips unread"),
+        "collide": (lambda antenna, rounds="1", chips="2": device.collide(int(antenna), int(rounds), int(chips)),
+                    "collide ANTENNA [ROUNDS [CHIPS]]: chips answer in one slot, unread"),
+        "parts": (lambda size: device.report_in_parts(int(size)), "parts SIZE: at most SIZE UIDs a report part"),
+        "abandon": (device.abandon_next_report, "abandon: the next report of several parts stops before its last"),
+        "lose": (lose, "lose ANTENNA [disconnected|short_circuit|detuned]: an antenna faults"),
+        "restore": (lambda antenna: device.restore_antenna(int(antenna)), "restore ANTENNA: it reads again"),
+        "reboot": (device.reboot, "reboot: the reader restarts (mode forgotten, sends Boot)"),
+    }
 
 
 def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
@@ -307,6 +355,8 @@ def _actions(device: Any) -> dict[str, tuple[Callable[..., Any], str]]:
             "reboot": (device.reboot, "reboot: the sign restarts (blank, sends Boot)"),
             "lose": (lambda n="1": device.lose_commands(int(n)), "lose [N]: the next N frames from the host are lost"),
         })
+    elif kind == "chipreader":
+        actions.update(_chipreader_actions(device))
     return actions
 
 
@@ -317,6 +367,8 @@ def run_serial_simulator(args: argparse.Namespace) -> int:
     print(f"{args.kind} simulator ready: connect to {running.endpoint}", flush=True)
     print(f"speaks {args.kind} protocol version {device.protocol_version}; type 'help' for commands; Ctrl-C to stop",
           flush=True)
+    if not args.quiet and hasattr(device, "on_reported"):  # the chip reader's events, as they go out
+        device.on_reported = lambda event: print(f"-> {event.describe(device.protocol_version)}", flush=True)
     stop = threading.Event()
 
     def echo_received() -> None:

@@ -8,11 +8,12 @@
     station diag deck-check [DEVICE]                  the shuffler's count per rank and suit
     station diag display-test [DEVICE]                test pattern and one of everything
     station diag sign-test [DEVICE]                   the progressive sign: test amounts, a hit
+    station diag chip-read [DEVICE]                   the chip reader: the chips on each antenna
     station diag pedals [DEVICE] [--seconds S]        press test
 
-DEVICE is a configured name (shoe, shuffler, display, pedals, buttonbox, sign) from the station's
-configuration (-c FILE, else $STATION_CONFIG, else the default), or the device is given
-directly with --url (a serial path, /dev/serial/by-id/..., socket://host:port,
+DEVICE is a configured name (shoe, shuffler, display, pedals, buttonbox, sign, chipreader) from
+the station's configuration (-c FILE, else $STATION_CONFIG, else the default), or the device is
+given directly with --url (a serial path, /dev/serial/by-id/..., socket://host:port,
 usb://VID:PID?serial=..., usb-sim:///socket?serial=...) and --kind.
 
 Anything that talks to a device is refused (exit 1) while the running station service holds
@@ -26,11 +27,21 @@ import argparse
 from typing import Any
 
 from station.cli.anywhere import options_anywhere
-from station.cli.commands.diag import deck_check, display_test, monitor, pedals, ports, probe, selftest, sign_test
+from station.cli.commands.diag import (
+    chip_read,
+    deck_check,
+    display_test,
+    monitor,
+    pedals,
+    ports,
+    probe,
+    selftest,
+    sign_test,
+)
 from station.cli.commands.diag.shared import DEVICE_KINDS
 
 # In the order ``station diag --help`` lists them.
-SUBCOMMANDS = (ports, probe, monitor, selftest, deck_check, display_test, sign_test, pedals)
+SUBCOMMANDS = (ports, probe, monitor, selftest, deck_check, display_test, sign_test, chip_read, pedals)
 
 __all__ = ["DEVICE_KINDS", "SUBCOMMANDS", "register"]
 
@@ -40,7 +51,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "diag",
         help="technicians' diagnostics: ports, probe, monitor, selftest, deck-check, display-test, sign-test, "
-             "pedals",
+             "chip-read, pedals",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from station.cli.main import CliError
 
-DEVICE_KINDS = ("shoe", "shuffler", "display", "buttonbox", "pedals", "sign")
+DEVICE_KINDS = ("shoe", "shuffler", "display", "buttonbox", "pedals", "sign", "chipreader")
 
 
 def positive_int(text: str) -> int:

@@ -19,6 +19,7 @@ from station.config.dealer import DealerSection
 from station.config.devices import DevicesSection
 from station.config.errors import ConfigError
 from station.config.table import TableSection
+from station.core.chip_table import ChipRules
 from station.core.options import CoreOptionError, CoreOptions
 from station.core.progressive import ProgressiveSettings
 from station.games.limits import TableLimits
@@ -204,6 +205,7 @@ def _options(t: TableSection, buttons: dict[str, str], round_devices: list[str],
             burn_on_dealer_change=t.burn_on_dealer_change, limits=TableLimits.from_settings(t),
             progressive=None if t.progressive is None else ProgressiveSettings(
                 **{**t.progressive.model_dump(), "member": t.progressive.member or "table"}),
+            chips=None if t.chip_bets is None else ChipRules(t.chip_bets.confirm, t.chip_bets.hold_wrong_payment),
         )
     except CoreOptionError as exc:
         raise ConfigError(path, [("table", str(exc))]) from None

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, model_validator
 
+from station.config.chip_reader import ChipBetsSection
 from station.config.rules import Findings
 from station.config.strict import StrictSection
 from station.games.registry import game_named
@@ -103,6 +104,8 @@ class TableSection(StrictSection):
     pay table and limits (docs/side-bets.md)."""
     progressive: ProgressiveSection | None = None
     """The meter of the progressive side bet (``side_bets.progressive``), if the table offers one."""
+    chip_bets: ChipBetsSection | None = None
+    """Bets taken from the chips a reader under the layout sees (docs/chips.md): needs ``[chip_reader]``."""
     currency: str = Field(default="", pattern=r"^([A-Z]{3})?$")
     """ISO 4217 code shown with every amount players read ("EUR"); empty: none shown."""
     minor_digits: int = Field(default=2, ge=0, le=4)

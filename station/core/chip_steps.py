@@ -157,6 +157,19 @@ class ChipSteps(MachineBase):
                           "agrees": place not in read or chips == bet})
         return spots
 
+    def _chips_round_opened(self) -> None:
+        """Betting opens on the chips already on the spots (a Tie's bets left on, chips put down
+        early): they propose the round's bets at once, and are its bets at a table that takes
+        them as read."""
+        layout, rules = self.chip_layout, self.options.chips
+        if layout is None or rules is None:
+            return
+        if rules.confirm == "as_read":
+            for spot in self._chip_spots(layout):
+                if not spot["agrees"]:
+                    self._bet_from_chips(ChipPlace.parse(spot["place"]), spot["chips"], Actor("dealer", "chipreader"))
+        self._propose_chip_bets()
+
     def _propose_chip_bets(self) -> None:
         layout, r, rules = self.chip_layout, self.round, self.options.chips
         assert layout is not None and r is not None and rules is not None
@@ -253,6 +266,25 @@ class ChipSteps(MachineBase):
                                           finding.amount, tuple(c.uid for c in finding.chips), layout.owed_round,
                                           0, 0))
         layout.round_over()
+
+    def chip_view(self) -> dict[str, Any] | None:
+        """The chips as ``station ctl status`` and the console show them (None: no reader):
+        each place's chips and what they count for, the payment of the round being paid box by
+        box, a wrong payment holding the table, and the counts of the meters."""
+        layout, rules = self.chip_layout, self.options.chips
+        if layout is None or rules is None:
+            return None
+        money = self.table.money
+        places = {}
+        for place in sorted(layout.seen, key=lambda p: ChipPlace.parse(p).order()):
+            chips = layout.chips(place)
+            places[place] = {"words": ChipPlace.parse(place).words(), "amount": sum(c.value for c in chips if c.counts),
+                             "chips": [{"uid": c.uid, "status": c.status.value, "value": c.value} for c in chips]}
+        return {"confirm": rules.confirm, "places": places, "locked": layout.lock is not None,
+                "payment": [{"box": c.box, "owed": c.owed, "paid": c.paid, "verdict": c.verdict.value,
+                             "text": c.text(money)} for c in layout.payout_checks(money)],
+                "hold": layout.hold, "counts": dict(sorted(layout.counts.items())),
+                "statuses": dict(sorted(layout.statuses.items()))}
 
     # -- alarms ---------------------------------------------------------------------------------
 

@@ -274,6 +274,9 @@ class MachineBase:
     def chip_payment_hold(self) -> str:
         raise NotImplementedError
 
+    def chip_view(self) -> dict[str, Any] | None:
+        raise NotImplementedError
+
     def _chips_bets_closed(self) -> None:
         raise NotImplementedError
 
@@ -281,6 +284,9 @@ class MachineBase:
         raise NotImplementedError
 
     def _chips_round_over(self) -> None:
+        raise NotImplementedError
+
+    def _chips_round_opened(self) -> None:
         raise NotImplementedError
 
     def _on_bet_placed(self, ev: BetPlaced) -> None:

@@ -40,6 +40,7 @@ class RoundSteps(DealerSteps):
             self.round.bets = dict(self.carried)
         self.carried = None
         self.betting_openings += 1
+        self._chips_round_opened()
 
     def _no_more_bets(self, ev: Event) -> None:
         r = self.round

@@ -74,6 +74,8 @@ class TableSnapshot(NamedTuple):
     card_read: str = ""
     progressive: Mapping[str, Any] | None = None
     """The progressive's meter, its jackpot waiting for a sign-off (docs/progressive.md)."""
+    chips: Mapping[str, Any] | None = None
+    """The chips on the layout by place, the payment being checked (docs/chips.md)."""
 
     @property
     def round_number(self) -> int:
@@ -96,6 +98,8 @@ class Snapshots:
         self._tray_view: Mapping[str, Any] | None = None
         self._progressive_at: tuple[Any, ...] = ()
         self._progressive_view: Mapping[str, Any] | None = None
+        self._chips_at = -1
+        self._chips_view: Mapping[str, Any] | None = None
 
     def take(self, machine: TableMachine, seq: int) -> TableSnapshot:
         """The snapshot of ``machine`` after record ``seq`` (on the loop's thread)."""
@@ -119,8 +123,19 @@ class Snapshots:
             None if machine.pending_limits is None else MappingProxyType(machine.pending_limits),
             self._tray(machine),
             tuple(MappingProxyType(dict(rating)) for rating in machine.ratings.values()) if machine.ratings else (),
-            machine.card_read, self._progressive(machine),
+            machine.card_read, self._progressive(machine), self._chips(machine),
         )
+
+    def _chips(self, machine: TableMachine) -> Mapping[str, Any] | None:
+        """The chips on the layout, made again only when an input was applied since (a table
+        without a reader: None)."""
+        if machine.chip_layout is None:
+            return None
+        if machine.events_applied != self._chips_at:
+            self._chips_at = machine.events_applied
+            view = machine.chip_view()
+            self._chips_view = None if view is None else MappingProxyType(view)
+        return self._chips_view
 
     def _progressive(self, machine: TableMachine) -> Mapping[str, Any] | None:
         """The progressive as status shows it, made again only when its ledger moved."""

@@ -6,7 +6,8 @@ feature's place in it says when it attaches and starts, and its stage when it st
 
 1. the floor features: anchors and the floor feed follow the journal before any device opens;
 2. the integrity monitor and the meters hear the loop from the start and catch up after READY;
-3. the devices (opened now, each asked for its self-test) and what asks the shuffler;
+3. the chip reader's stable reads (believing what the journal believes before any read comes),
+   the devices (opened now, each asked for its self-test) and what asks the shuffler;
 4. the web scoreboard, then the publisher that feeds it and the display board;
 5. the extensions (the simulated table), once the devices and the boards run;
 6. the control socket, then the console that asks through it.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from station.core.options import CoreOptions
 from station.service.config import LoadedConfig
@@ -29,6 +30,10 @@ from station.service.parts import DevicesPart, ExtensionsPart, PublisherPart, Sh
 from station.service.person_parts import ConsolePart, ControlPart
 from station.service.progressive_parts import SIGN_TITLE
 from station.service.record_parts import FloorPart, IntegrityPart, MetersPart
+
+if TYPE_CHECKING:
+    from station.events import Event
+    from station.service.chip_parts import ChipReadsPart
 
 
 @dataclass
@@ -60,13 +65,17 @@ def build_features(loaded: LoadedConfig, run: RunOptions, spine: StationSpine) -
     """The features of ``loaded``'s station run as ``run`` says, in the order of the module."""
     config, options, journal_path = loaded.config, spine.options, spine.journal_path
     extensions = ExtensionsPart(run.extensions, spine.request_stop)
-    devices = DevicesPart(config.devices, lambda post: device_sink(config, post, spine.refusals),
+    chips = chip_reads_part(loaded)
+    devices = DevicesPart(config.devices, lambda post: _chip_routed(chips, device_sink(config, post, spine.refusals)),
                           extensions.endpoints)
     extensions.device = devices.get
+    if chips is not None:
+        chips.devices = devices.get
     parts: list[Feature] = [
         FloorPart(config, loaded.path, options, journal_path, devices, spine.run_began_after),
         IntegrityPart(options, config.integrity, journal_path),
         MetersPart(options, config.table, journal_path),
+        *([] if chips is None else [chips]),
         devices,
     ]
     if config.devices.shuffler is not None:
@@ -95,3 +104,22 @@ def build_features(loaded: LoadedConfig, run: RunOptions, spine: StationSpine) -
     parts.append(ConsolePart(options, config.console, config.control, config.table, config.station.name,
                              (loaded.path, journal_path), control, spine.refusals))
     return Features(parts)
+
+
+def chip_reads_part(loaded: LoadedConfig) -> ChipReadsPart | None:
+    """The chip reader's part when ``[chip_reader]`` is configured, its registry read now: a
+    registry file that cannot be read stops the start as any configuration error does."""
+    config = loaded.config
+    if config.chip_reader is None:
+        return None
+    from station.money import Money
+    from station.service.chip_parts import ChipReadsPart, chip_registry
+
+    money = Money(config.table.minor_digits, config.table.currency)
+    registry = chip_registry(config.chip_reader, loaded.path, money)
+    return ChipReadsPart(config.chip_reader, registry, config.chip_reader.registry)
+
+
+def _chip_routed(chips: ChipReadsPart | None, post: Callable[[Event], None]) -> Callable[[Event], None]:
+    """The drivers' events through the chip reader's part first, when there is one."""
+    return post if chips is None else chips.router(post)

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import ValidationInfo, model_validator
 
+from station.config.chip_reader import ChipReaderSection
 from station.config.dealer import DealerSection, button_problems, sign_in_button_problems
 from station.config.devices import DevicesSection, device_problems
 from station.config.errors import ConfigError
@@ -48,6 +49,7 @@ class StationConfig(StrictSection):
     integrity: IntegritySection = IntegritySection()
     floor: FloorSection = FloorSection()
     metrics: MetricsSection = MetricsSection()
+    chip_reader: ChipReaderSection | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -83,8 +85,36 @@ class StationConfig(StrictSection):
         button_problems(self.dealer.buttons, "buttons" in self.dealer.model_fields_set, devices, found)
         user_problems(list(self.control.users), found)
         sign_in_button_problems(self.dealer.sign_in_button, devices, found)
+        chip_reader_problems(self, found)
         found.done()
         return self
+
+
+def chip_reader_problems(config: StationConfig, found: Findings) -> None:
+    """A chip reader needs its device and the table's rule for chip bets, and each antenna's
+    place must be a box and a bet of this table (docs/chips.md)."""
+    reader, rule = config.chip_reader, config.table.chip_bets
+    if reader is None:
+        if rule is not None and found.judged("table.chip_bets"):
+            found.add("table.chip_bets", "bets from chips need a reader: add a [chip_reader] section")
+        return
+    if rule is None and found.judged("chip_reader"):
+        found.add("table.chip_bets", "a [chip_reader] needs the table's rule for chip bets: add [table.chip_bets]")
+    if getattr(config.devices, "chipreader", None) is None and found.judged("chip_reader", "devices"):
+        found.add("devices.chipreader", "a [chip_reader] needs its device: add [devices.chipreader]")
+    if not found.judged("chip_reader.antennas", "table.game", "table.boxes", "table.side_bets"):
+        return
+    game = game_named(config.table.game)
+    regions = (*game.regions, *(name for name in config.table.side_bets if name not in game.regions))
+    boxes = {str(n) for n in range(1, config.table.boxes + 1)} | {
+        f"S{n}" for n in range(1, config.table.standing_regions + 1)}
+    for number, place in reader.places().items():
+        if place.box and place.box not in boxes:
+            found.add(f"chip_reader.antennas.{number}", f"box {place.box!r} is not a box of this table "
+                                                        f"(1 to {config.table.boxes})")
+        elif place.is_spot and place.region not in regions:
+            found.add(f"chip_reader.antennas.{number}",
+                      f"{place.region!r} is not a bet of this table; use one of {', '.join(regions)}")
 
 
 def simulated_bet_problem(table: TableSection, region: str, amount: int) -> str | None:

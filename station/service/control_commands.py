@@ -12,7 +12,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -26,6 +26,9 @@ from station.events import (
     BetPlaced,
     BetWithdrawn,
     BuyIn,
+    ChipBetsConfirmed,
+    ChipPaymentAccepted,
+    ChipStatusSet,
     DealerAction,
     DealerSignedIn,
     DropCounted,
@@ -210,6 +213,24 @@ class ProgressiveResetArguments(_Arguments):
         description="why, for the journal")
 
 
+class ChipStatusArguments(_Arguments):
+    uid: Annotated[str, StringConstraints(pattern=r"^[0-9A-F]{16}$")] = Field(
+        description="the chip's UID, 16 hexadecimal digits in capitals, as an alarm names it")
+    status: Literal["active", "flagged", "retired"] = Field(description="what the chip is from now")
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)] = Field(
+        description="why, for the journal")
+
+
+class AcceptPaymentArguments(_Arguments):
+    round_id: Name = Field(description="the round whose wrong payment holds the table, as `status` lists it")
+    note: Reason = Field("", description="how it was settled otherwise, for the journal")
+
+
+class ChipBetsArguments(_Arguments):
+    box: Annotated[str, StringConstraints(max_length=32)] = Field(
+        "", description="the box whose chips become its bets; left out: every box")
+
+
 class DealerArguments(_Arguments):
     name: Name = Field(description="the dealer who takes the table, as [[control.users]] names them")
 
@@ -227,6 +248,7 @@ ARGUMENTS: dict[str, type[_Arguments]] = {
     "limits": LimitsArguments, "rate": RateArguments, "unrate": UnrateArguments, "buy-in": BuyInArguments,
     "tray": TrayArguments, "drop": DropArguments, "tray-correct": TrayCorrectArguments,
     "progressive-sign-off": SignOffArguments, "progressive-reset": ProgressiveResetArguments,
+    "chip-bets": ChipBetsArguments, "chip-status": ChipStatusArguments, "accept-payment": AcceptPaymentArguments,
 }
 
 
@@ -369,6 +391,16 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
         "progressive-reset": Command(SUPERVISOR, posting(lambda a, args: ProgressiveReset(
             args["amount"], args["reason"], a)), "set the progressive's meter (docs/progressive.md)",
             ARGUMENTS["progressive-reset"]),
+        # A table that reads its chips (docs/chips.md).
+        "chip-bets": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: ChipBetsConfirmed(
+            a, (args["box"],) if args["box"] else ())), "the chips on the layout become the bets (one tap)",
+            ARGUMENTS["chip-bets"]),
+        "chip-status": Command(SUPERVISOR, posting(lambda a, args: ChipStatusSet(
+            args["uid"], args["status"], args["reason"], a)), "flag, retire or put back in play one chip",
+            ARGUMENTS["chip-status"]),
+        "accept-payment": Command(SUPERVISOR, posting(lambda a, args: ChipPaymentAccepted(
+            args["round_id"], a, args["note"])), "accept a wrong payment as the payout zones hold it",
+            ARGUMENTS["accept-payment"]),
         "payout-option": Command(SUPERVISOR, posting(lambda a, args: PayoutOptionChanged(args["option"], a)),
                                  "switch the Banker payout (rule 5.11)", ARGUMENTS["payout-option"]),
         "ack": Command(SUPERVISOR, posting(lambda a, args: AlertAcknowledged(args["ident"], a, args["note"])),

@@ -122,7 +122,8 @@ def test_each_shipped_configuration_gives_its_features_in_the_start_up_order(sou
     names = [f.name for f in build_features(loaded, RunOptions(), _spine(tmp_path / "j.sqlite3"))]
     # The start-up's order (docs/architecture.md): the records' keepers before any device opens,
     # the boards before the extensions that play on them, the socket before the console that asks through it.
-    expected = ["floor", "integrity", "meters", "devices"]
+    # A chip reader's stable reads believe what the journal believes before any device opens.
+    expected = ["floor", "integrity", "meters", *(["chip reader"] if loaded.config.chip_reader else []), "devices"]
     expected += ["shuffler agent"] if loaded.config.devices.shuffler is not None else []
     expected += ["web scoreboard"] if loaded.config.web.enabled else []
     expected += ["publisher", "extensions"]

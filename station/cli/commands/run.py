@@ -70,6 +70,10 @@ def _check(path: Path, args: argparse.Namespace) -> int:
         except ConfigError as exc:
             problems = list(exc.problems)
     problems += journal_folder_problems(loaded, args.journal)
+    if not any(refused("chip_reader", [key]) for key, _ in problems):
+        from station.service.chip_parts import chip_registry_problems
+
+        problems += chip_registry_problems(loaded.config, loaded.path)
     findings = [Finding(key, text, True) for key, text in problems]
     findings += [f for f in preflight(loaded, journal) if not any(refused(f.where, [key]) for key, _ in problems)]
     for finding in sorted(findings, key=lambda f: not f.error):
@@ -115,7 +119,7 @@ def _extensions(loaded: LoadedConfig) -> tuple[StationExtension, ...]:
         return ()
     from station.config.options import core_options
 
-    return (Simulation(loaded.config, core_options(loaded.config, loaded.path)),)
+    return (Simulation(loaded.config, core_options(loaded.config, loaded.path), config_path=loaded.path),)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -87,6 +87,9 @@ def runnable_copy(source: Path, folder: Path, *, pace_ms: int | None = 0, floor:
     journal = folder / "journal.sqlite3"
     control = folder / "control.sock"
     data.setdefault("station", {})["journal"] = str(journal)
+    reader = data.get("chip_reader")
+    if reader is not None:  # the chip maker's file stays where it ships, beside the source
+        reader["registry"] = str((source.parent / reader["registry"]).resolve())
     data.setdefault("control", {})["socket"] = str(control)
     dealer = data.setdefault("dealer", {})
     if pace_ms is not None:

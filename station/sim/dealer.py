@@ -40,7 +40,8 @@ from station.core import outputs as out
 from station.core import states as st
 from station.core.dealer_steps import BURN_WORDS
 from station.core.options import CoreOptions
-from station.events import Actor, BetPlaced, DealerAction, Event, PayoutsConfirmed
+from station.events import Actor, BetPlaced, ChipBetsConfirmed, DealerAction, Event, PayoutsConfirmed
+from station.sim.chip_hands import CHIP_OUTPUTS, ChipHands, ChipLayoutDevice, DealerHalted
 from station.sim.dealing import CONFIRM_WORDS, RoundDealing
 from station.sim.equipment import DealerEquipment, SimulatedShoe, SimulatedShuffler
 from station.sim.script import DealerScript, DealerStopped
@@ -77,6 +78,7 @@ class SimulatedDealer:
         start_afresh: Callable[[], None] | None = None,
         gate: Callable[[int | None], None] | None = None,
         cautious: Callable[[], bool] | None = None,
+        chip_layout: ChipLayoutDevice | None = None,
     ) -> None:
         self._post = post
         self._burst_sink = post_burst
@@ -100,6 +102,12 @@ class SimulatedDealer:
             self.rounds.cautious = cautious
         self.error: str | None = None
         self.stopped = threading.Event()
+        #: At a table that reads its chips, the dealer bets, pays and clears with chips (None: keys bets).
+        self.hands = (ChipHands(chip_layout, script.chips, self._stop, patience_s=script.patience_s,
+                                gives_up=script.gives_up)
+                      if chip_layout is not None and script.chips is not None else None)
+        self._to_pay: out.RoundSettled | None = None
+        self._to_clear = False
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -148,7 +156,16 @@ class SimulatedDealer:
             self._thread.join(5)
 
     def on_output(self, output: out.Output) -> None:
-        """An output the dealer acts on (a settlement, a void, a war decision, an irregularity)."""
+        """An output the dealer acts on (a settlement, a void, a war decision, an irregularity;
+        at a chip table, what the station reads of the chips)."""
+        if self.hands is not None:
+            if isinstance(output, CHIP_OUTPUTS):
+                self.hands.heard(output)
+                return
+            if isinstance(output, out.RoundSettled):
+                self._to_pay, self._to_clear = output, True
+            elif isinstance(output, out.RoundVoided):
+                self._to_pay, self._to_clear = None, True
         self.watch.hear(output)
 
     def observed(self, state: str, expectation: str) -> None:
@@ -166,6 +183,8 @@ class SimulatedDealer:
             while not self._stop.is_set() and self.watch.wait_for_change(self._look_again()):
                 while self._act() and not self._stop.is_set():
                     pass
+        except DealerHalted:
+            pass  # told to stop while it waited for the station to read its chips
         except DealerStopped as exc:
             self.error = str(exc)
             log.error("simulated_dealer_stopped", reason=self.error)
@@ -250,6 +269,8 @@ class SimulatedDealer:
         """Paying: clear the layout for the next round (at full speed, deal it too, and the
         ones after it while the station keeps up)."""
         rounds, watch, expectation = self.rounds, self.watch, self.watch.expectation
+        if self.hands is not None and self._to_clear:
+            self._pay_and_clear(self.hands)
         rounds.confirm_again()
         if rounds.confirmed_and_on_its_way() or (CONFIRM_WORDS in expectation and not watch.payouts_due):
             # Confirmed and "next round" sent: the station is on its way. Or the round's
@@ -313,6 +334,20 @@ class SimulatedDealer:
             self._post(bet)
         self._action("no_more_bets", by_screen)
 
+    def _pay_and_clear(self, hands: ChipHands) -> None:
+        """At a chip table: the winners paid in their payout zones, then the layout cleared (a
+        Tie's Banker and Player bets stay on for the next round, 5.16)."""
+        settled, self._to_pay, self._to_clear = self._to_pay, None, False
+        keep: set[str] = set()
+        if settled is not None:
+            owed: dict[str, int] = {}
+            for bet in settled.bets:
+                owed[bet.box] = owed.get(bet.box, 0) + (bet.net if bet.outcome == "win" else 0)
+            hands.pay(owed)
+            carry = self.options.rules.carry_regions
+            keep = {f"spot:{b.box}:{b.region}" for b in settled.bets if b.outcome == "push" and b.region in carry}
+        hands.clear(keep)
+
     def _bets_for_round(self) -> list[Event]:
         """The script's bets for the next round, then no more bets on the dealer's screen.
 
@@ -321,6 +356,11 @@ class SimulatedDealer:
         self.equipment.collect()
         self.rounds.new_round()
         carried = self.options.rules.carry_regions if self.watch.last_outcome == "tie" else ()
+        if self.hands is not None:
+            # The chips are the bets: put down, read by the station, and (by tap) confirmed.
+            self.hands.bet(self.script.box, self.script.bets)
+            tap: list[Event] = [ChipBetsConfirmed(SIMULATED_DEALER)] if self.hands.confirm_by_tap else []
+            return [*tap, DealerAction("no_more_bets")]
         events: list[Event] = [BetPlaced(self.script.box, self.script.player, region, amount)
                                for region, amount in self.script.bets.items() if region not in carried]
         return [*events, DealerAction("no_more_bets")]

@@ -235,7 +235,7 @@ class RoundDealing:
         looking up between cards (styles A and C, where nothing is squeezed in between). The
         station still checks every card against the rules and stops the round on a wrong one."""
         return (self.script.pace_s == 0 and not self.options.rules.choices and self.options.dealing_style in ("A", "C")
-                and not self.lost_track)
+                and not self.lost_track and self.script.chips is None)
 
     def burn_for_new_dealer(self, closed: int | None = None) -> None:
         """The card a dealer who took over burns before their first card (docs/dealers.md):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -30,6 +31,7 @@ from station.core.options import CoreOptions
 from station.core.rounds import RoundId
 from station.service.config import StationConfig
 from station.service.extension import StationHooks
+from station.sim.chip_script import ChipScript, chip_script
 from station.sim.messages import Resume, View
 from station.sim.script import DealerScript
 from station.sim.spec import TableSpec
@@ -65,8 +67,10 @@ def is_simulated(config: StationConfig) -> bool:
 class Simulation:
     """Simulated devices and, when wanted, the simulated dealer, for one station run."""
 
-    def __init__(self, config: StationConfig, options: CoreOptions, overrides: DealerOverrides | None = None) -> None:
+    def __init__(self, config: StationConfig, options: CoreOptions, overrides: DealerOverrides | None = None,
+                 config_path: Path | None = None) -> None:
         self.config = config
+        self.config_path = config_path
         self.options = options
         self.overrides = overrides or DealerOverrides()
         self.table: SimulatedTable | None = None
@@ -147,6 +151,8 @@ class Simulation:
             "decks": self.options.decks, "set_colour": self.options.set_colours[0], "load": False,
             "seed": self.overrides.seed,
         }}
+        if self.config.chip_reader is not None:  # as many antennas as the layout has places
+            table_facts["chipreader"] = {"antennas": max(self.config.chip_reader.places())}
         devices = {}
         for name, section in self.config.devices.configured():
             if name not in ("pedals", "cardreader") and section.url.startswith(SIM):
@@ -162,10 +168,28 @@ class Simulation:
             stacked_shoe=o.stacked_shoe,
             bets=o.bets if o.bets is not None else dict(configured.bets),
             rounds=o.rounds, patience_s=configured.patience_ms / 1000, gives_up=o.gives_up,
+            chips=self._chip_script() if "chipreader" in devices else None,
         )
         pedals = self.config.devices.pedals
         simulated_pedals = pedals is not None and pedals.url.startswith(SIM)
         return TableSpec(devices, self.options, script, frozenset(PEDAL_BUTTONS) if simulated_pedals else frozenset())
+
+    def _chip_script(self) -> ChipScript | None:
+        """The simulated dealer's chips: the configured antennas and the registry's active chips."""
+        reader, rule = self.config.chip_reader, self.config.table.chip_bets
+        if reader is None or rule is None or self.config_path is None:
+            return None
+        from station.chips.registry import ChipStatus
+        from station.money import Money
+        from station.service.chip_parts import chip_registry
+
+        table = self.config.table
+        registry = chip_registry(reader, self.config_path, Money(table.minor_digits, table.currency))
+        rack: dict[int, list[str]] = {}
+        for record in registry.records:
+            if record.status is ChipStatus.ACTIVE:
+                rack.setdefault(record.value, []).append(record.uid)
+        return chip_script(reader.places(), rack, rule.confirm)
 
     def _post(self, event: Any) -> None:
         if self._hooks is not None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from drivers.simulators import shuffled_shoe
 from drivers.simulators.pool import ShoeItem
+from station.sim.chip_script import ChipScript
 
 #: Cards left behind the cut card in a dealt shoe (casinos place it 14-16 from the back).
 CUT_FROM_BACK = 15
@@ -27,6 +28,9 @@ class DealerScript:
     rounds: int = 0
     """The session ends after this many rounds (0: no limit): a dealer who knows it never
     starts a round beyond it, even when dealing ahead."""
+    chips: ChipScript | None = None
+    """At a table that reads its chips: the antennas and the rack the dealer bets and pays with
+    (docs/chips.md); None: bets are keyed."""
     patience_s: float = 15.0
     """How long the station may stand still before the dealer says so."""
     gives_up: bool = False

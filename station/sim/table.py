@@ -70,7 +70,7 @@ log = structlog.get_logger(__name__)
 
 #: What the dealer acts on besides the state and the expectation (see ``StationWatch._take``).
 DEALER_OUTPUTS = (out.RoundSettled, out.RoundVoided, out.WarDecisionNeeded, out.IrregularityRaised, out.PayoutsDue,
-                  out.DealerChanged)
+                  out.DealerChanged, out.ChipsSeen, out.ChipBetsProposed, out.ChipPaymentChecked)
 #: Every output :meth:`SimulatedTable.on_output` relays (the rest it has no use for).
 TABLE_OUTPUTS = (out.StateChanged, out.ExpectationChanged, *DEALER_OUTPUTS)
 START_TIMEOUT_S = 15.0

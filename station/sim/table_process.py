@@ -269,7 +269,8 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
 
     dealer = SimulatedDealer(screen.post, spec.options, spec.script, shoe=shoe, post_burst=screen.post_burst,
                              press=press, shuffler=shuffler, pool=pool, start_afresh=screen.start_afresh,
-                             gate=screen.gate, cautious=lambda: door.injected_within(CAUTIOUS_S))
+                             gate=screen.gate, cautious=lambda: door.injected_within(CAUTIOUS_S),
+                             chip_layout=running["chipreader"].simulator if "chipreader" in running else None)
     if pool is not None and resume.shoe_in_progress:
         # After a restart the simulated continuous shuffler starts full: the cards the journal
         # says are out of it come out of its pool and go back to the dealer, who returns them.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tomllib
 from pathlib import Path
 
 from station.cli.main import CliError
@@ -45,7 +46,26 @@ def _init(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write {target}: {exc.strerror or exc}", status=73) from None
     print(f"{target}: written from the {args.example or 'default'} configuration; "
           f"check it with: station run -c {target} --check")
+    _companions(_source(args.example), target)
     return 0
+
+
+def _companions(source: Path, target: Path) -> None:
+    """The files an example names beside itself (a chip reader's registry) are written beside
+    the new file too, unless one is there already: the start would refuse without them."""
+    reader = tomllib.loads(source.read_text()).get("chip_reader") or {}
+    name = reader.get("registry")
+    if not isinstance(name, str) or Path(name).is_absolute():
+        return
+    companion, beside = source.parent / name, target.parent / name
+    if beside.exists():
+        print(f"{beside}: kept as it is (the chip registry the configuration names)")
+        return
+    try:
+        beside.write_bytes(companion.read_bytes())
+    except OSError as exc:
+        raise CliError(f"cannot write {beside}: {exc.strerror or exc}", status=73) from None
+    print(f"{beside}: written, the chip registry the configuration names (replace it with the chip maker's file)")
 
 
 def _list(_args: argparse.Namespace) -> int:

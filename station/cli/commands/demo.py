@@ -379,7 +379,7 @@ def _run(args: argparse.Namespace) -> int:
             simulation = Simulation(demo.config, core_options(demo.config, demo.path), DealerOverrides(
                 simulated=True, pace_s=0.0 if args.fast else None, seed=args.seed, stacked_shoe=stacked,
                 bets=dict(args.bet) if args.bet else None, rounds=rounds, gives_up=True,
-            ))
+            ), config_path=demo.path)
             run = RunOptions(journal=journal, control_socket=False, hold_devices=False,
                              extensions=(simulation, report, bounds))
             station = Station(demo, run)

@@ -114,7 +114,9 @@ class ChipHands:
             self._seen.verdicts = {}
         paying = {box: amount for box, amount in owed.items() if amount > 0 and f"payout:{box}" in self.script.antennas}
         for box, amount in paying.items():
-            self._put(f"payout:{box}", self._from_rack(amount))
+            short = amount - self._value_on(f"payout:{box}")  # a payment begun before a restart is finished
+            if short > 0:
+                self._put(f"payout:{box}", self._from_rack(short))
         self._wait(lambda seen: all(seen.verdicts.get(box) == "right" for box in paying),
                    f"the station to find the payment {paying} right")
 
@@ -127,6 +129,18 @@ class ChipHands:
             self.device.remove(self.script.antennas[place], self._on.pop(place))
         self._wait(lambda seen: all(not seen.places.get(place) for place in cleared),
                    f"the station to read {', '.join(cleared) or 'the layout'} empty")
+
+    def restore(self, on: Iterable[tuple[str, Iterable[str]]]) -> None:
+        """After a restart the simulated layout is empty: the chips the journal last read go
+        back where they were (real chips stay on the felt while the PC restarts)."""
+        for place, uids in on:
+            if place in self.script.antennas:
+                self._put(place, list(uids))
+
+    def spots_of(self, regions: Iterable[str]) -> set[str]:
+        """The spots of ``regions`` that hold the dealer's chips."""
+        wanted = set(regions)
+        return {place for place in self._on if place.startswith("spot:") and place.rsplit(":", 1)[1] in wanted}
 
     # -- the layout -----------------------------------------------------------------------------
 

@@ -108,6 +108,7 @@ class SimulatedDealer:
                       if chip_layout is not None and script.chips is not None else None)
         self._to_pay: out.RoundSettled | None = None
         self._to_clear = False
+        self._resumed: tuple[dict[str, int], bool] | None = None  # owed, and a Tie's bets left on
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -143,6 +144,17 @@ class SimulatedDealer:
         self.watch.confirming = required
         if due:
             self.watch.payouts_due = self.watch.paid_round = due
+
+    def resume_chips(self, on: Sequence[tuple[str, tuple[str, ...]]], owed: Sequence[tuple[str, int]] | None,
+                     last_outcome: str, state: str) -> None:
+        """After a restart at a chip table: the chips the journal read go back on the simulated
+        layout, and a settled round not yet cleared is paid (what is not paid yet) and cleared."""
+        if self.hands is None:
+            return
+        self.hands.restore(on)
+        if owed is not None or state == st.PAYING:  # settled (or voided: every bet goes back) and not cleared
+            self._resumed = (dict(owed or ()), owed is not None and last_outcome == "tie")
+            self._to_clear = True
 
     def hand_back(self, cards: list[Card]) -> None:
         """Cards already out of a continuous shuffler when the dealer takes over (a restart):
@@ -337,15 +349,19 @@ class SimulatedDealer:
     def _pay_and_clear(self, hands: ChipHands) -> None:
         """At a chip table: the winners paid in their payout zones, then the layout cleared (a
         Tie's Banker and Player bets stay on for the next round, 5.16)."""
-        settled, self._to_pay, self._to_clear = self._to_pay, None, False
+        settled, resumed = self._to_pay, self._resumed
+        self._to_pay, self._resumed, self._to_clear = None, None, False
+        carry = self.options.rules.carry_regions
         keep: set[str] = set()
         if settled is not None:
             owed: dict[str, int] = {}
             for bet in settled.bets:
                 owed[bet.box] = owed.get(bet.box, 0) + (bet.net if bet.outcome == "win" else 0)
             hands.pay(owed)
-            carry = self.options.rules.carry_regions
             keep = {f"spot:{b.box}:{b.region}" for b in settled.bets if b.outcome == "push" and b.region in carry}
+        elif resumed is not None:
+            hands.pay(resumed[0])
+            keep = hands.spots_of(carry) if resumed[1] else set()
         hands.clear(keep)
 
     def _bets_for_round(self) -> list[Event]:

@@ -50,6 +50,11 @@ class Resume:
     payouts_due: str = ""
     """The round, settled before the restart, whose payouts still wait for the dealer's
     confirmation (the station said so before it stopped; it does not say it again)."""
+    chips_on: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """At a chip table: the chips the journal last read on each place. A restarted simulated
+    reader has an empty layout; the dealer puts them back, as real chips stay on the felt."""
+    chips_owed: tuple[tuple[str, int], ...] | None = None
+    """At a chip table, a settled round not yet cleared: what each of its boxes is owed."""
 
 
 # --- station to table ------------------------------------------------------------------------

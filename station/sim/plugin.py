@@ -236,7 +236,18 @@ def resume_point(machine: TableMachine, state: str, expectation: str, options: C
         last_outcome=last_outcome if last_outcome != "tie" or _bets_left_on(machine) else "",
         confirm_payouts=machine.confirm_payouts,
         payouts_due=machine.round.round_id if machine.round is not None and machine.payouts_hold() else "",
+        **_chips_left(machine),
     )
+
+
+def _chips_left(machine: TableMachine) -> dict[str, Any]:
+    """The chips the journal last read, and what a settled round still on the table owes."""
+    layout = machine.chip_layout
+    if layout is None:
+        return {}
+    on = tuple((place, tuple(c.uid for c in chips)) for place, chips in sorted(layout.seen.items()) if chips)
+    owed = None if layout.owed is None else tuple(sorted(layout.owed.items()))
+    return {"chips_on": on, "chips_owed": owed}
 
 
 def _bets_left_on(machine: TableMachine) -> bool:

@@ -288,6 +288,7 @@ def _start_dealer(spec: TableSpec, running: dict[str, Any], resume: Resume, scre
 
     dealer.resume_round(list(resume.round_cards), resume.last_outcome, resume.shoes_dealt)
     dealer.resume_payouts(resume.confirm_payouts, resume.payouts_due)
+    dealer.resume_chips(resume.chips_on, resume.chips_owed, resume.last_outcome, resume.state)
     dealer.start(resume.state, resume.expectation, resume.remaining, resume.cut_card_out)
     threading.Thread(target=report, name="sim-dealer-watch", daemon=True).start()
     return dealer

@@ -43,6 +43,7 @@ def station_status(loop: CoreLoop, table_name: str, journal_path: Path, disk: Di
         "tray": None if table.tray is None else dict(table.tray),
         "ratings": [dict(rating) for rating in table.ratings],
         "progressive": None if table.progressive is None else dict(table.progressive),
+        "chips": None if table.chips is None else dict(table.chips),
         "card_read": table.card_read or None,
         "devices": {},
         "faulted": dict(table.faulted),

@@ -43,6 +43,7 @@ import structlog
 
 from station import strict_json
 from station.held_lock import held
+from station.sim.chip_faults import chip_faults, inject_chip_fault
 from station.sim.table_folder import LOCK_NAME, PREFIX
 
 if TYPE_CHECKING:
@@ -105,6 +106,7 @@ FAULTS: dict[str, Fault] = {fault.name: fault for fault in (
     Fault("garbage", (BYTES,), "put these bytes on the line now"),
     Fault("mute", (SECONDS,), "stop answering for seconds (a hung device, cable in)"),
     Fault("list", (), "the devices present and the faults known"),
+    *chip_faults(Argument, Fault),
 )}
 
 
@@ -122,6 +124,7 @@ class FaultRequest:
     seconds: float | None = None
     count: int | None = None
     data: bytes | None = None
+    antenna: int | None = None
 
 
 def _shown(value: Any) -> str:
@@ -168,7 +171,8 @@ def check_request(value: Any) -> FaultRequest:
         if argument.name not in value:
             raise FaultRefused(f"{name} needs {argument.words()}")
         found[argument.name] = _checked(argument, value[argument.name])
-    return FaultRequest(device, name, found.get("seconds"), found.get("count"), found.get("bytes"))
+    return FaultRequest(device, name, found.get("seconds"), found.get("count"), found.get("bytes", found.get("chips")),
+                        found.get("antenna"))
 
 
 def _checked(argument: Argument, value: Any) -> float | int | bytes:
@@ -387,7 +391,10 @@ class FaultDoor:
                 device.mute(True)
                 self._later(name, "mute", request.seconds or 0.0, lambda: device.mute(False))
                 return f"{name} muted; answers again in {request.seconds:g} s"
-        raise FaultRefused(f"no fault {_shown(request.fault)}")  # check_request lets none through
+        try:
+            return inject_chip_fault(request, device)
+        except ValueError as exc:
+            raise FaultRefused(str(exc)) from None
 
     def _not_already(self, name: str, fault: str, state: str) -> None:
         timed = self._timers.get((name, fault))

@@ -131,7 +131,7 @@ def test_reboot_and_power_cycle_send_a_boot(door: Door) -> None:
 @pytest.mark.parametrize(("request_", "words"), [
     ({"device": "toaster", "fault": "reboot"}, 'no device "toaster"; the serial devices are shoe, shuffler'),
     ({"device": "shuffler", "fault": "reboot"}, "this table has no shuffler (it has display, shoe)"),
-    ({"device": "shoe", "fault": "explode"}, 'no fault "explode"; the faults are corrupt, drop_replies'),
+    ({"device": "shoe", "fault": "explode"}, 'no fault "explode"; the faults are collide, corrupt, drop_replies'),
     ({"device": "shoe"}, 'no fault named: give "fault"'),
     ({"fault": "reboot"}, 'no device named: give "device"'),
     ({"device": 7, "fault": "reboot"}, "no device 7"),

@@ -58,7 +58,8 @@ def _fault_parser(kinds: Any) -> None:
         description="Inject a fault into a device of a simulated table while its station runs, through the "
                     "table's fault door (faults.sock in the table's folder; docs/drivers.md). Prints what was "
                     "done; exit 0 done, 1 refused (or no table answers), 2 a bad command line.")
-    fault.add_argument("device", nargs="?", metavar="DEVICE", help="shoe, shuffler, display or buttonbox")
+    fault.add_argument("device", nargs="?", metavar="DEVICE",
+                       help="shoe, shuffler, display, buttonbox, sign or chipreader")
     fault.add_argument("fault", nargs="?", metavar="FAULT",
                        help="unplug, reboot, power_cycle, drop_replies, corrupt, lose_acks, garbage, mute")
     fault.add_argument("--table", metavar="DIR",
@@ -68,6 +69,10 @@ def _fault_parser(kinds: Any) -> None:
     fault.add_argument("--seconds", metavar="S", help="unplug, mute: how long the fault lasts")
     fault.add_argument("--count", metavar="N", help="drop_replies, corrupt, lose_acks: how many")
     fault.add_argument("--bytes", dest="data", metavar="HEX", help="garbage: the bytes to put on the line")
+    fault.add_argument("--antenna", metavar="N", help="chipreader place, remove, miss, collide, lose_antenna, "
+                                                      "restore_antenna: the antenna")
+    fault.add_argument("--chips", metavar="UID,...",
+                       help="chipreader place, remove: the chips' UIDs (16 hex digits each)")
     fault.set_defaults(handler=run_fault)
 
 
@@ -105,7 +110,8 @@ def run_fault(args: argparse.Namespace) -> int:
 
 def _fault_request(args: argparse.Namespace) -> dict[str, Any]:
     """The door's request from the command line; a line that does not make one is a usage error."""
-    options = {"seconds": args.seconds, "count": args.count, "bytes": args.data}
+    options = {"seconds": args.seconds, "count": args.count, "bytes": args.data, "antenna": args.antenna,
+               "chips": None if args.chips is None else args.chips.replace(",", "").replace(" ", "")}
     given = {name: value for name, value in options.items() if value is not None}
     if args.list:
         if args.device is not None or args.fault is not None or given:
@@ -116,7 +122,7 @@ def _fault_request(args: argparse.Namespace) -> dict[str, Any]:
     request: dict[str, Any] = {"device": args.device, "fault": args.fault}
     for name, value in given.items():
         try:
-            request[name] = {"seconds": float, "count": int, "bytes": str}[name](value)
+            request[name] = {"seconds": float, "count": int, "bytes": str, "antenna": int, "chips": str}[name](value)
         except ValueError:
             kind = "a number" if name == "seconds" else "a whole number"
             raise CliError(f"--{name} {value}: not {kind}") from None

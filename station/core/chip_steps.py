@@ -78,9 +78,15 @@ class ChipSteps(MachineBase):
             self._watch_spot(layout, place, ev)
         elif layout.owed is not None and place.kind is PlaceKind.PAYOUT and chips:
             layout.paid[place.box] = ev.chips
+            kept = self._round_chips()
             for check in layout.payout_checks(self.table.money, (place.box,)):
+                text = check.text(self.table.money)
+                if kept is not None:
+                    kept["payment"] = [p for p in kept["payment"] if p["box"] != check.box] + [
+                        {"box": check.box, "owed": check.owed, "paid": check.paid, "verdict": check.verdict.value,
+                         "text": text}]
                 self._emit(out.ChipPaymentChecked(layout.owed_round, check.box, check.owed, check.paid,
-                                                  check.verdict.value, check.text(self.table.money)))
+                                                  check.verdict.value, text))
             if layout.hold and not layout.payment_wrong(self.table.money):
                 layout.hold = ""
 
@@ -93,6 +99,9 @@ class ChipSteps(MachineBase):
             self._refuse(ev, "chip bets are confirmed while betting is open")
             return
         boxes = set(ev.boxes)
+        kept = self._round_chips()
+        assert kept is not None
+        kept["confirmed"].append({"boxes": sorted(boxes), "role": ev.actor.role, "who": ev.actor.who})
         for spot in self._chip_spots(layout):
             place = ChipPlace.parse(spot["place"])
             if (not boxes or place.box in boxes) and not spot["agrees"]:
@@ -132,11 +141,24 @@ class ChipSteps(MachineBase):
         else:
             layout.accepted = layout.hold
             layout.hold = ""
+            kept = self._round_chips()
+            if kept is not None:
+                kept["accepted"] = {"role": ev.actor.role, "who": ev.actor.who, "note": ev.note}
             self._emit(out.ChipPaymentWasAccepted(ev.round_id, ev.actor.role, ev.actor.who, ev.note))
 
     def _on_chip_registry(self, ev: ChipRegistryInForce) -> None:
         """The registry the reads are valued by: the journal names it; nothing else changes."""
         self._chip_layout_or_refuse(ev)
+
+    def _round_chips(self) -> dict[str, Any] | None:
+        """What the round on the table keeps of its chips (None between rounds)."""
+        r = self.round
+        if r is None:
+            return None
+        if not r.chips:
+            r.chips.update({"proposed": [], "confirmed": [], "moved": [], "payment": [], "held": None,
+                            "accepted": None, "alarms": []})
+        return r.chips
 
     # -- betting --------------------------------------------------------------------------------
 
@@ -173,7 +195,11 @@ class ChipSteps(MachineBase):
     def _propose_chip_bets(self) -> None:
         layout, r, rules = self.chip_layout, self.round, self.options.chips
         assert layout is not None and r is not None and rules is not None
-        self._emit(out.ChipBetsProposed(str(r.round_id), tuple(self._chip_spots(layout)), rules.confirm))
+        spots = tuple(self._chip_spots(layout))
+        kept = self._round_chips()
+        assert kept is not None
+        kept["proposed"] = [dict(spot) for spot in spots]
+        self._emit(out.ChipBetsProposed(str(r.round_id), spots, rules.confirm))
 
     def _chip_player(self, place: ChipPlace) -> str:
         """Whose chips lie on ``place``: the one player betting at its box, or rated there."""
@@ -210,9 +236,14 @@ class ChipSteps(MachineBase):
         round_id = str(r.round_id) if r is not None else ""
         moved = [fresh for f in layout.findings(place, ev.read, ev.at_ms, self.table.money)
                  if (fresh := layout.first_report(f)) is not None]
+        kept = self._round_chips()
         for finding in moved:
             layout.count(finding.kind.value)
             text = finding.text(self.table.money)
+            if kept is not None:
+                kept["moved"].append({"found": finding.kind.value, "place": str(finding.place), "text": text,
+                                      "amount": finding.amount, "chips": [c.uid for c in finding.chips],
+                                      "read": ev.read, "at_ms": ev.at_ms})
             self._emit(out.ChipsMoved(finding.kind.value, str(finding.place), text, finding.amount,
                                       tuple(c.uid for c in finding.chips), round_id, ev.read, ev.at_ms))
         if moved and self.state not in (st.IRREGULARITY, st.PAUSED):
@@ -247,6 +278,9 @@ class ChipSteps(MachineBase):
             layout.hold = layout.owed_round
             layout.count("wrong_payments")
             layout.count("wrong_payment_amount", sum(abs(c.difference) for c in wrong))
+            kept = self._round_chips()
+            if kept is not None:
+                kept["held"] = {"wrong": [c.text(money) for c in wrong], "difference": sum(c.difference for c in wrong)}
             self._emit(out.ChipPaymentHeld(layout.owed_round, tuple(c.text(money) for c in wrong),
                                            sum(c.difference for c in wrong)))
         return (f"a wrong payment of round {layout.owed_round}: {'; '.join(c.text(money) for c in wrong)}. "
@@ -301,7 +335,10 @@ class ChipSteps(MachineBase):
                 continue
             layout.alarmed.add(key)
             layout.count(f"chip_{chip.status.value}")
+            detail = f"{place.words()}: chip {chip.uid} is {chip.status_words()}"
+            kept = self._round_chips()
+            if kept is not None:
+                kept["alarms"].append({"code": f"chip_{chip.status.value}", "detail": detail})
             self._register_alert(
-                f"chip_{chip.status.value}", "alarm",
-                f"{place.words()}: chip {chip.uid} is {chip.status_words()}",
+                f"chip_{chip.status.value}", "alarm", detail,
                 data={"place": str(place), "uid": chip.uid, "status": chip.status.value, "value": chip.value})

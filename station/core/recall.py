@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from station.core import outputs as out
+from station.core.chip_recall import describe_chips
 from station.core.history import History
 from station.core.landmarks import Landmarks
 from station.core.options import CoreOptions
@@ -264,6 +265,7 @@ def describe(round_: dict[str, Any], money: Money | None = None) -> str:
         lines.append("  jackpot      waits for a supervisor's sign-off" if off is None else
                      f"  jackpot      #{off['seq']} signed off by {off['role']} {off['who']}: paid "
                      f"{amount(off['total'])}" + (f" ({off['note']})" if off["note"] else ""))
+    lines += describe_chips(round_, amount)
     for decision in round_["decisions"]:
         lines.append("  decision     " + ", ".join(f"{k}={v}" for k, v in decision.items() if v not in ("", [], None)))
     for c in round_.get("corrections", []):

@@ -84,6 +84,10 @@ class Round:
     dealer_burned: Card | None = None
     #: The limits it was played under (:meth:`station.games.limits.TableLimits.to_json`).
     limits: dict[str, Any] = field(default_factory=dict)
+    #: At a table that reads its chips, what they said of the round (docs/chips.md): the bets
+    #: proposed, the taps confirming them, chips moved, each box's payment, a wrong payment held
+    #: or accepted, the chips that raised an alarm. Empty elsewhere (and then not written).
+    chips: dict[str, Any] = field(default_factory=dict)
 
     @property
     def settled(self) -> bool:
@@ -121,5 +125,6 @@ class Round:
             "dealer": self.dealer,
             "dealer_burned": self.dealer_burned.code if self.dealer_burned is not None else None,
             "limits": self.limits,
+            **({"chips": self.chips} if self.chips else {}),
             **self.play.to_json(),
         }

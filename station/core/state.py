@@ -14,6 +14,7 @@ order of a settlement), so a checkpoint is journaled and hashed like any record.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import fields
 from typing import Any
@@ -44,7 +45,8 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: tray's last ledgers (docs/tray.md). 9: the ratings open, their count, the card last read
 #: (docs/ratings.md).
 #: 10: the progressive's ledger (docs/progressive.md). 11: the chips on the layout, the bets
-#: locked at no more bets and the payment being checked (docs/chips.md).
+#: locked at no more bets and the payment being checked, and what each round's chips said
+#: (docs/chips.md).
 STATE_FORMAT = 11
 
 
@@ -131,6 +133,7 @@ def _round(machine: TableMachine, r: Round) -> dict[str, Any]:
         "voided": r.voided, "void_reason": r.void_reason, "bets_closed": r.bets_closed,
         "confirmations": [dict(c) for c in r.confirmations], "dealer": r.dealer,
         "dealer_burned": r.dealer_burned.code if r.dealer_burned is not None else None, "limits": r.limits,
+        "chips": r.chips,
     }
 
 
@@ -142,7 +145,7 @@ def _round_back(machine: TableMachine, d: dict[str, Any]) -> Round:
         _cards(d["dummy"]), list(d["decisions"]), d["payout_option"], d["result"],
         None if settlement is None else tuple(SettledBet(**s) for s in settlement), d["voided"], d["void_reason"],
         d["bets_closed"], [dict(c) for c in d["confirmations"]], d["dealer"], _card(d["dealer_burned"]),
-        dict(d["limits"]),
+        dict(d["limits"]), copy.deepcopy(d["chips"]),
     )
 
 

@@ -199,3 +199,30 @@ def test_a_table_without_a_reader_refuses_chips(make_table: Any) -> None:
     table = make_table().start_shoe()
     table.post(on("spot:1:banker", chip(A)))
     assert table.of(out.Refused)[-1].reason == "this table reads no chips ([table.chips] is not configured)"
+
+
+def test_a_round_keeps_what_its_chips_said_and_recall_reads_it(make_table: Any) -> None:
+    from station.core.recall import describe, recall_rounds
+
+    table = _table(make_table).start_shoe()
+    table.post(on("spot:1:banker", chip(A), chip(B)), ChipBetsConfirmed(DEALER))
+    table.act("no_more_bets").post(on("spot:1:banker", chip(A), chip(B), chip(C, 500, ChipStatus.FLAGGED), read=4))
+    table.decide("resume").cards(BANKER_WINS)
+    table.post(on("payout:1", chip(D, 1000), read=5)).act("next_round")
+    table.post(ChipPaymentAccepted(table.machine.chip_layout.hold, SUP, "cash"))
+    table.act("next_round")
+    [record] = [c.record for c in table.of(out.RoundClosed)]
+    chips = record["chips"]
+    assert chips["confirmed"] == [{"boxes": [], "role": "dealer", "who": "dee"}]
+    assert [m["found"] for m in chips["moved"]] == ["past_posting"]
+    assert chips["payment"][0]["verdict"] == "under" and chips["held"]["difference"] == -900
+    assert chips["accepted"] == {"role": "supervisor", "who": "sam", "note": "cash"}
+    assert chips["alarms"] == [{"code": "chip_flagged", "detail": f"Box 1 · Banker: chip {C} is flagged"}]
+    [recalled] = [r for r in recall_rounds(table.path, table.options) if r["round_id"] == record["round_id"]]
+    text = describe(recalled, table.options.table.money)
+    for words in ("chip bet     Box 1 · Banker: chips 20.00, bet 20.00 (agrees)",
+                  "chip tap     confirmed as the bets by dealer dee", "chips moved  Box 1 · Banker: 1 chip",
+                  "payment      Box 1 paid 10.00, owed 19.00: under by 9.00",
+                  "payment      accepted by supervisor sam (cash)",
+                  f"chip alarm   Box 1 · Banker: chip {C} is flagged"):
+        assert words in text, text

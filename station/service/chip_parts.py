@@ -40,7 +40,7 @@ log = structlog.get_logger("station.service")
 Post = Callable[[Event], None]
 
 #: How often a steady read is looked at again (the ``stable_ms`` rule needs a clock).
-TICK_S = 0.05
+TICK_S = 0.01
 
 
 def chip_registry(section: ChipReaderSection, config_path: Path, money: Money) -> ChipRegistry:

@@ -17,6 +17,11 @@ The whole path of a chip, as at a table:
    p50/p99/max. Target: p99 < 100 ms.
 2. **A stack of 100 chips** put on one spot at once, read in parts of 16 (7 report parts, each
    fetched and put together before the read counts): ``--stacks`` times. Target: < 500 ms.
+3. **The table's pace with the reader reading**: rounds per second of ``station demo --fast``
+   (bench/throughput.py's measure: a whole shoe, the simulated dealer keying its bets) of the
+   shipped chip table with its reader in continuous mode (``[dealer] bets_by = "keys"``, a
+   payment not held since nobody pays in the payout zones), and
+   of the same table without the reader, ``--runs`` runs each, alternating. Target: within 5%.
 
 The rule's own wait is part of the figure: with ``period_ms = 50`` a chip is read 0-50 ms after
 it is put down, and believed ``stable_ms`` after that. Prints the figures; asserts nothing.
@@ -170,17 +175,59 @@ def _wait_started(socket: Path, station: subprocess.Popen[bytes]) -> None:
     raise TimeoutError("the station did not answer")
 
 
+def _pace_configs(directory: Path) -> tuple[Path, Path]:
+    """The shipped chip table with the reader reading and the dealer keying, and without the reader."""
+    import tomllib
+
+    import tomli_w
+
+    source = REPO / "config" / "examples" / "baccarat-chips.toml"
+    data = tomllib.loads(source.read_text())
+    data["chip_reader"]["registry"] = str(source.parent / data["chip_reader"]["registry"])
+    data["dealer"]["bets_by"] = "keys"
+    data["table"]["chip_bets"]["hold_wrong_payment"] = False  # nobody pays in the payout zones here
+    reading = directory / "reading.toml"
+    reading.write_text(tomli_w.dumps(data))
+    for key in ("chip_reader",):
+        data.pop(key)
+    data["table"].pop("chip_bets")
+    data["devices"].pop("chipreader")
+    data["dealer"].pop("bets_by")
+    plain = directory / "plain.toml"
+    plain.write_text(tomli_w.dumps(data))
+    return reading, plain
+
+
+def pace(runs: int, directory: Path) -> dict[str, list[float]]:
+    sys.path.insert(0, str(REPO / "bench"))
+    from throughput import demo_rate  # type: ignore[import-not-found]
+
+    reading, plain = _pace_configs(directory)
+    rates: dict[str, list[float]] = {"reading": [], "plain": []}
+    for n in range(runs):
+        for name, config in (("reading", reading), ("plain", plain)):
+            rate, _, _ = demo_rate(1, directory / f"{name}-{n}.sqlite3", str(config))
+            rates[name].append(rate)
+    return rates
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--placements", type=int, default=200)
     parser.add_argument("--stacks", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=3, help="demo runs of each table for the pace (0: none)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="chips-bench-") as folder:
         found = run(args.placements, args.stacks, Path(folder))
+        rates = pace(args.runs, Path(folder)) if args.runs else {}
     print(f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
           f"period_ms {PERIOD_MS}, stable_ms {STABLE_MS}")
     print(_figures("one chip to its bet shown", found["one"]))
     print(_figures("100-chip stack to its bet shown", found["stack"]))
+    if rates:
+        reading, plain = statistics.median(rates["reading"]), statistics.median(rates["plain"])
+        print(f"pace: {reading:.0f} rounds/s with the reader reading, {plain:.0f} without "
+              f"({(reading / plain - 1) * 100:+.1f}%); runs {rates}")
     return 0
 
 

@@ -35,6 +35,10 @@ class DealerSection(StrictSection):
     waits on; ``station demo``'s stops the demo."""
     bets: dict[str, int] = Field(default_factory=dict)
     """Simulated bets placed for one player in box 1 every round: region -> minor units."""
+    bets_by: Literal["chips", "keys"] = "chips"
+    """At a table with a simulated chip reader, how the simulated dealer bets: ``chips`` on the
+    simulated layout (the reader reads them), or ``keys`` as at a table without one (the reader
+    reads on, continuously, an empty layout; bench/chips.py compares the two tables' pace)."""
     buttons: dict[str, DealerActionName] = Field(default_factory=_default_buttons)
     sign_in_button: str = ""
     """The button box's button whose long press begins a dealer's sign-in (their dealer_id as

@@ -168,7 +168,7 @@ class Simulation:
             stacked_shoe=o.stacked_shoe,
             bets=o.bets if o.bets is not None else dict(configured.bets),
             rounds=o.rounds, patience_s=configured.patience_ms / 1000, gives_up=o.gives_up,
-            chips=self._chip_script() if "chipreader" in devices else None,
+            chips=self._chip_script() if "chipreader" in devices and configured.bets_by == "chips" else None,
         )
         pedals = self.config.devices.pedals
         simulated_pedals = pedals is not None and pedals.url.startswith(SIM)

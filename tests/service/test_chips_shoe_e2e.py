@@ -75,3 +75,23 @@ def test_a_whole_shoe_of_chips_and_no_keyed_bet_is_settled_exactly(tmp_path: Pat
     verified = subprocess.run([sys.executable, "-m", "station", "journal", "verify", "--deep", "--journal",
                                str(journal)], capture_output=True, text=True, timeout=300)
     assert verified.returncode == 0 and "intact" in verified.stdout, verified.stdout + verified.stderr
+
+
+def test_a_simulated_dealer_told_to_key_its_bets_keys_them_while_the_reader_reads(tmp_path: Path) -> None:
+    import tomllib
+
+    import tomli_w
+
+    data = tomllib.loads(shipped("baccarat-chips").read_text())
+    data["chip_reader"]["registry"] = str(shipped("baccarat-chips").parent / data["chip_reader"]["registry"])
+    data["dealer"]["bets_by"] = "keys"
+    data["table"]["chip_bets"]["hold_wrong_payment"] = False
+    config = tmp_path / "keys.toml"
+    config.write_text(tomli_w.dumps(data))
+    journal = tmp_path / "journal.sqlite3"
+    done = subprocess.run([sys.executable, "-m", "station", "demo", "--fast", "--rounds", "3", "--journal",
+                           str(journal), "-c", str(config)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as db:
+        kinds = dict(db.execute("SELECT kind, count(*) FROM records GROUP BY kind").fetchall())
+    assert kinds["BetPlaced"] >= 3 and "ChipBetsConfirmed" not in kinds and kinds["ChipRegistryInForce"] == 1

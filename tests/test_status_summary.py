@@ -74,3 +74,20 @@ def test_the_zone_is_the_one_the_journal_was_written_under(tmp_path: Path) -> No
 def test_a_journal_that_cannot_be_read_gives_utc_said_as_utc(tmp_path: Path) -> None:
     assert table_zone(str(tmp_path / "absent.sqlite3")) == ZoneInfo("UTC")
     assert "(as of 2026-12-01 20:45:12 UTC)" in summary({**STATUS, "journal": str(tmp_path / "x")}, now=NOW)
+
+
+def test_a_chip_table_says_its_chips_each_payment_and_a_wrong_one_holding_it() -> None:
+    paying = {**STATUS, "irregularity": None, "state": "paying", "limits": {"min_bet": 1000, "max_bet": 50000},
+              "chips": {"places": {
+                  "spot:1:banker": {"words": "Box 1 \u00b7 Banker", "amount": 2000, "chips": [{"uid": "E0"}]},
+                  "spot:1:player": {"words": "Box 1 \u00b7 Player", "amount": 0, "chips": []},
+                  "payout:1": {"words": "Box 1 payout zone", "amount": 1000, "chips": [{"uid": "E1"}]}},
+                  "locked": True, "payment": [{"text": "Box 1 paid 10.00, owed 19.00: under by 9.00"}],
+                  "hold": "3-12"}}
+    lines = summary(paying, VIENNA, NOW).splitlines()
+    assert "  chips:    Box 1 \u00b7 Banker 20.00, Box 1 payout zone 10.00 (locked at no more bets)" in lines
+    assert "  payment:  Box 1 paid 10.00, owed 19.00: under by 9.00" in lines
+    assert ("  WRONG PAYMENT of round 3-12 holds the table: put it right in the payout zone, or a supervisor "
+            "accepts it (ctl send accept-payment)") in lines
+    empty = {**paying, "chips": {"places": {}, "locked": False, "payment": [], "hold": ""}}
+    assert "  chips:    none on the layout" in summary(empty, VIENNA, NOW).splitlines()

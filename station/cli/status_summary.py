@@ -112,6 +112,20 @@ def _limits_lines(status: dict[str, Any]) -> list[str]:
             won = ", ".join(f"box {a['box']} {a['player']} {money(a['amount'])}" for a in pending.get("awards", []))
             lines.append(f"  JACKPOT of round {pending.get('round_id')}: {won}; waits for a supervisor's sign-off "
                          "(ctl send progressive-sign-off)")
+    return lines + _chip_lines(status.get("chips"), money)
+
+
+def _chip_lines(chips: Any, money: Money) -> list[str]:
+    """A table that reads its chips: the chips on each place, each box's payment, a wrong one."""
+    if not isinstance(chips, dict):
+        return []
+    on = [f"{place['words']} {money(place['amount'])}" for place in chips.get("places", {}).values() if place["chips"]]
+    lines = [f"  chips:    {', '.join(on) or 'none on the layout'}" + (" (locked at no more bets)"
+                                                                      if chips.get("locked") else "")]
+    lines += [f"  payment:  {check['text']}" for check in chips.get("payment", [])]
+    if chips.get("hold"):
+        lines.append(f"  WRONG PAYMENT of round {chips['hold']} holds the table: put it right in the payout zone, or "
+                     "a supervisor accepts it (ctl send accept-payment)")
     return lines
 
 

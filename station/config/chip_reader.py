@@ -39,8 +39,10 @@ class ChipReaderSection(StrictSection):
     """Antenna number (1-255) = the place over it: ``spot:BOX:REGION``, ``payout:BOX`` or ``tray``."""
     stable_reads: int = Field(default=2, ge=1, le=20)
     """Clean reads of the same chips in a row before a place's chips are believed."""
-    stable_ms: int = Field(default=1000, ge=0, le=60_000)
-    """Or this long since the first of them, the reader saying nothing new (0: reads only)."""
+    stable_ms: int = Field(default=1000, ge=10, le=60_000)
+    """Or this long since the first of them, the reader saying nothing new. The station reads
+    continuously, and a reader in continuous mode reports an antenna only when its chips change:
+    a steady read is not reported again, so this is what makes it believed (at least 10 ms)."""
     period_ms: int = Field(default=100, ge=50, le=60_000)
     """How often the reader reads every antenna in continuous mode (the station sets it)."""
 

@@ -91,7 +91,7 @@ class ChipReadsPart(FeatureBase):
         self.devices: Callable[[str], Any] = lambda _name: None
         self.registry, self.source, self.device = registry, source, device
         self._clock = clock
-        self._reads = StableReads(StableRule(section.stable_reads, section.stable_ms or None))
+        self._reads = StableReads(StableRule(section.stable_reads, section.stable_ms))
         self._lock = threading.Lock()
         self._post: Post | None = None
         self._stop = threading.Event()

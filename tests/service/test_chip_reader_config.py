@@ -57,6 +57,7 @@ def test_a_reader_with_its_rule_device_and_places_is_valid(tmp_path: Path) -> No
     (("1 = \"spot:1:banker\"", "0 = \"spot:1:banker\""), "chip_reader.antennas", "numbered 1 to 255"),
     (("3 = \"tray\"", "3 = \"payout:1\""), "chip_reader.antennas", "antennas 2 and 3 are both under payout:1"),
     (("confirm = \"tap\"", "confirm = \"swipe\""), "table.chip_bets.confirm", "tap"),
+    (("registry = \"chips.csv\"", "registry = \"chips.csv\"\nstable_ms = 0"), "chip_reader.stable_ms", "10"),
 ])
 def test_each_mistake_names_its_key(tmp_path: Path, change: tuple[str, str], key: str, words: str) -> None:
     problems = problems_of(tmp_path, READER.replace(*change))

@@ -24,7 +24,7 @@ class Clock:
         return self.now
 
 
-def part(stable_ms: int = 0, reads: int = 2) -> tuple[ChipReadsPart, list[Event], Clock]:
+def part(stable_ms: int = 60_000, reads: int = 2) -> tuple[ChipReadsPart, list[Event], Clock]:
     section = ChipReaderSection(registry="chips.csv", antennas={"1": "spot:1:banker", "2": "payout:1"},
                                 stable_reads=reads, stable_ms=stable_ms)
     clock = Clock()

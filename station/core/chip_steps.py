@@ -54,6 +54,7 @@ class ChipSteps(MachineBase):
         layout = self._chip_layout_or_refuse(ev)
         if layout is None:
             return
+        layout.touch()
         try:
             place = ChipPlace.parse(ev.place)
         except ValueError as exc:
@@ -124,6 +125,7 @@ class ChipSteps(MachineBase):
         if problem:
             self._refuse(ev, problem)
             return
+        layout.touch()
         layout.statuses[ev.uid] = ev.status
         self._emit(out.ChipStatusChanged(ev.uid, ev.status, ev.reason, ev.actor.role, ev.actor.who))
         for place in sorted(layout.seen):
@@ -139,6 +141,7 @@ class ChipSteps(MachineBase):
         elif not layout.hold or layout.hold != ev.round_id:
             self._refuse(ev, f"no wrong payment of round {ev.round_id} holds the table")
         else:
+            layout.touch()
             layout.accepted = layout.hold
             layout.hold = ""
             kept = self._round_chips()
@@ -229,6 +232,7 @@ class ChipSteps(MachineBase):
 
     def _chips_bets_closed(self) -> None:
         if self.chip_layout is not None:
+            self.chip_layout.touch()
             self.chip_layout.lock_bets()
 
     def _watch_spot(self, layout: ChipLayout, place: ChipPlace, ev: ChipsOnPlace) -> None:
@@ -255,6 +259,7 @@ class ChipSteps(MachineBase):
         layout = self.chip_layout
         if layout is None:
             return
+        layout.touch()
         owed: dict[str, int] = {}
         for bet in bets:
             owed[bet.box] = owed.get(bet.box, 0) + (bet.net if bet.outcome == "win" else 0)
@@ -268,6 +273,7 @@ class ChipSteps(MachineBase):
         if layout is None or rules is None or layout.owed is None or layout.accepted == layout.owed_round:
             return ""
         money = self.table.money
+        layout.touch()
         wrong = layout.payment_wrong(money)
         if not wrong:
             layout.hold = ""
@@ -292,6 +298,7 @@ class ChipSteps(MachineBase):
         layout = self.chip_layout
         if layout is None:
             return
+        layout.touch()
         if layout.owed is not None:
             losing = [ChipPlace.parse(p) for p in layout.losing]
             for finding in layout.losing_left(losing, 0, 0, self.table.money):

@@ -79,6 +79,12 @@ class ChipLayout:
     accepted: str = ""
     alarmed: set[str] = field(default_factory=set)
     counts: dict[str, int] = field(default_factory=dict)
+    #: Bumped by every step that may change the layout: the snapshot makes its view again only
+    #: then (not kept in checkpoints; a restored layout is a new object).
+    version: int = field(default=0, compare=False)
+
+    def touch(self) -> None:
+        self.version += 1
 
     # -- what the layout holds ------------------------------------------------------------------
 

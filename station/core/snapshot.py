@@ -98,7 +98,7 @@ class Snapshots:
         self._tray_view: Mapping[str, Any] | None = None
         self._progressive_at: tuple[Any, ...] = ()
         self._progressive_view: Mapping[str, Any] | None = None
-        self._chips_at = -1
+        self._chips_at: tuple[int, int] = (0, -1)
         self._chips_view: Mapping[str, Any] | None = None
 
     def take(self, machine: TableMachine, seq: int) -> TableSnapshot:
@@ -127,12 +127,14 @@ class Snapshots:
         )
 
     def _chips(self, machine: TableMachine) -> Mapping[str, Any] | None:
-        """The chips on the layout, made again only when an input was applied since (a table
-        without a reader: None)."""
-        if machine.chip_layout is None:
+        """The chips on the layout, made again only when a step touched the layout since (a
+        table without a reader: None)."""
+        layout = machine.chip_layout
+        if layout is None:
             return None
-        if machine.events_applied != self._chips_at:
-            self._chips_at = machine.events_applied
+        at = (id(layout), layout.version)
+        if at != self._chips_at:
+            self._chips_at = at
             view = machine.chip_view()
             self._chips_view = None if view is None else MappingProxyType(view)
         return self._chips_view

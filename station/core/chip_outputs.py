@@ -63,11 +63,17 @@ class ChipPaymentChecked(Output):
 
 @dataclass(frozen=True)
 class ChipPaymentHeld(Output):
-    """A wrong payment of round ``round_id`` holds the next round (each wrong box's text)."""
+    """A wrong payment of round ``round_id``, found when the next round was called (once a
+    round): each wrong box's text, the boxes paid over and under (minor units, each 0 or more)
+    and their sum with its sign (``difference``: paid less owed); ``held`` says it holds the
+    next round (a table told not to hold only counts it)."""
 
     round_id: str
     wrong: tuple[str, ...]
     difference: int
+    over: int = 0
+    under: int = 0
+    held: bool = True
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ def describe_chips(round_: dict[str, Any], amount: Money) -> list[str]:
         lines.append(f"  payment      {check['text']}")
     held, accepted = chips["held"], chips["accepted"]
     if held is not None:
-        lines.append(f"  payment      held the next round: {'; '.join(held['wrong'])}")
+        how = "held the next round" if held.get("held", True) else "wrong (not held)"
+        lines.append(f"  payment      {how}: {'; '.join(held['wrong'])}")
     if accepted is not None:
         note = f" ({accepted['note']})" if accepted["note"] else ""
         lines.append(f"  payment      accepted by {accepted['role']} {accepted['who']}{note}")

@@ -278,17 +278,22 @@ class ChipSteps(MachineBase):
         if not wrong:
             layout.hold = ""
             return ""
-        if not rules.hold_wrong_payment:
-            return ""
-        if layout.hold != layout.owed_round:
-            layout.hold = layout.owed_round
+        if layout.noted != layout.owed_round:  # counted once a round, held or not
+            layout.noted = layout.owed_round
+            over = sum(c.difference for c in wrong if c.difference > 0)
+            under = -sum(c.difference for c in wrong if c.difference < 0)
             layout.count("wrong_payments")
-            layout.count("wrong_payment_amount", sum(abs(c.difference) for c in wrong))
+            layout.count("wrong_payment_amount", over + under)
+            held = rules.hold_wrong_payment
             kept = self._round_chips()
             if kept is not None:
-                kept["held"] = {"wrong": [c.text(money) for c in wrong], "difference": sum(c.difference for c in wrong)}
-            self._emit(out.ChipPaymentHeld(layout.owed_round, tuple(c.text(money) for c in wrong),
-                                           sum(c.difference for c in wrong)))
+                kept["held"] = {"wrong": [c.text(money) for c in wrong], "difference": over - under, "over": over,
+                                "under": under, "held": held}
+            self._emit(out.ChipPaymentHeld(layout.owed_round, tuple(c.text(money) for c in wrong), over - under,
+                                           over, under, held))
+        if not rules.hold_wrong_payment:
+            return ""
+        layout.hold = layout.owed_round
         return (f"a wrong payment of round {layout.owed_round}: {'; '.join(c.text(money) for c in wrong)}. "
                 "Put it right in the payout zone, or a supervisor accepts it")
 

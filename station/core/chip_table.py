@@ -22,6 +22,7 @@ from station.chips.payout_check import PayoutCheck, check_payouts
 from station.chips.places import ChipPlace, PlaceKind
 from station.chips.recognise import BetProposal, propose_bets
 from station.chips.registry import ChipRecord, ChipRegistry, ChipStanding, ChipStatus
+from station.chips.stable import StableChange
 from station.chips.watch import BetLock, ChipFinding, losing_chips_left
 from station.money import Money
 
@@ -63,7 +64,8 @@ class ChipLayout:
     ``owed_round`` is to be paid in its payout zone (None before a settlement); ``paid``: each
     payout zone's latest chips since (an empty read is the player taking the payment, not a
     payment taken back); ``losing``: the settled round's losing spots; ``hold``: the round whose
-    wrong payment holds the next one ("" when none); ``accepted``: the round whose payment a
+    wrong payment holds the next one ("" when none); ``noted``: the round whose wrong payment was
+    counted (once, held or not); ``accepted``: the round whose payment a
     supervisor accepted; ``alarmed``: the chips already raised as an alarm where they lie;
     ``counts``: what the meters count."""
 
@@ -76,6 +78,7 @@ class ChipLayout:
     paid: dict[str, tuple[ChipStanding, ...]] = field(default_factory=dict)
     losing: list[str] = field(default_factory=list)
     hold: str = ""
+    noted: str = ""
     accepted: str = ""
     alarmed: set[str] = field(default_factory=set)
     counts: dict[str, int] = field(default_factory=dict)
@@ -141,8 +144,8 @@ class ChipLayout:
         if self.lock is None or not place.is_spot:
             return ()
         lock = BetLock.at({ChipPlace.parse(p): frozenset(c.uid for c in chips) for p, chips in self.lock.items()})
-        now = {place: frozenset(c.uid for c in self.seen.get(str(place), ()))}
-        return lock.differences(now, read, at_ms, self.registry(money))
+        now = frozenset(c.uid for c in self.seen.get(str(place), ()))
+        return lock.findings(StableChange(place, lock.chips(place), now, read, at_ms), self.registry(money))
 
     # -- the payment ----------------------------------------------------------------------------
 
@@ -164,7 +167,7 @@ class ChipLayout:
     def round_over(self) -> None:
         """The round left the table: nothing of it is watched or checked any longer."""
         self.lock, self.reported, self.owed, self.owed_round = None, set(), None, ""
-        self.paid, self.losing, self.hold, self.accepted = {}, [], "", ""
+        self.paid, self.losing, self.hold, self.noted, self.accepted = {}, [], "", "", ""
 
     def losing_left(self, losing: Iterable[ChipPlace], read: int, at_ms: int, money: Money) -> tuple[ChipFinding, ...]:
         return losing_chips_left(self.stable(PlaceKind.SPOT), losing, read, at_ms, self.registry(money))
@@ -186,6 +189,7 @@ class ChipLayout:
             "paid": {box: [_standing_json(c) for c in chips] for box, chips in sorted(self.paid.items())},
             "losing": list(self.losing),
             "hold": self.hold,
+            "noted": self.noted,
             "accepted": self.accepted,
             "alarmed": sorted(self.alarmed),
             "counts": dict(sorted(self.counts.items())),
@@ -204,6 +208,7 @@ class ChipLayout:
             {box: tuple(_standing_back(c) for c in chips) for box, chips in data["paid"].items()},
             list(data["losing"]),
             data["hold"],
+            data["noted"],
             data["accepted"],
             set(data["alarmed"]),
             dict(data["counts"]),

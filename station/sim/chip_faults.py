@@ -9,10 +9,25 @@ only a chip reader takes, and what they do.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from station.sim.faults import Argument, Fault, FaultRequest
+FaultT = TypeVar("FaultT")
+
+
+class ChipFaultRequest(Protocol):
+    """What of the door's checked request a chip fault reads (:class:`station.sim.faults.FaultRequest`)."""
+
+    @property
+    def device(self) -> str: ...
+    @property
+    def fault(self) -> str: ...
+    @property
+    def count(self) -> int | None: ...
+    @property
+    def data(self) -> bytes | None: ...
+    @property
+    def antenna(self) -> int | None: ...
 
 #: The chip reader's faults, by name: (arguments, what it does).
 ANTENNA = ("antenna", "whole", 1, 255, "the antenna ([chip_reader.antennas] says which place is over it)")
@@ -29,8 +44,8 @@ CHIP_FAULTS: dict[str, tuple[tuple[tuple[str, str, float, float, str], ...], str
 }
 
 
-def chip_faults(argument: type[Argument], fault: type[Fault]) -> list[Fault]:
-    """The chip reader's faults as the door lists them."""
+def chip_faults(argument: Callable[..., Any], fault: Callable[..., FaultT]) -> list[FaultT]:
+    """The chip reader's faults as the door lists them (made with its own argument and fault types)."""
     return [fault(name, tuple(argument(*a) for a in arguments), what)
             for name, (arguments, what) in CHIP_FAULTS.items()]
 
@@ -40,7 +55,7 @@ def uids_of(data: bytes) -> list[str]:
     return [data[i:i + 8].hex().upper() for i in range(0, len(data), 8)]
 
 
-def inject_chip_fault(request: FaultRequest, device: Any) -> str:
+def inject_chip_fault(request: ChipFaultRequest, device: Any) -> str:
     """Do ``request`` to the chip reader ``device``; the words of what was done. ``ValueError``
     (a refusal, said to the client) for a device that is no chip reader or chips of a bad length."""
     if not hasattr(device, "place"):

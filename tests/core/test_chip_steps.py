@@ -93,6 +93,14 @@ def test_a_chip_added_after_no_more_bets_stops_the_round_as_past_posting(make_ta
     assert [(b.region, b.stake) for b in settled.bets] == [("banker", 2000)]  # the bet as locked
 
 
+def test_a_chip_moved_on_one_spot_says_nothing_of_the_other_spots(make_table: Any) -> None:
+    table = _table(make_table, confirm="as_read").start_shoe()
+    table.post(on("spot:1:banker", chip(A), chip(B)), on("spot:1:player", chip(C)), on("spot:2:tie", chip(D)))
+    table.act("no_more_bets")
+    table.post(on("spot:1:banker", chip(A), chip(B), chip(E, 500), read=3))
+    assert [(m.found, m.place, m.chips) for m in table.of(out.ChipsMoved)] == [("past_posting", "spot:1:banker", (E,))]
+
+
 def test_a_chip_taken_after_no_more_bets_is_pinching_and_the_round_can_be_voided(make_table: Any) -> None:
     table = _table(make_table, confirm="as_read").start_shoe()
     table.post(on("spot:2:player", chip(A), chip(B)))

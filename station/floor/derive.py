@@ -12,7 +12,8 @@ exactly what it had sent, and a consumer recognises a repeat by its numbers.
 Two kinds of messages form the table's *sequenced* feed, each numbered on its own: ``round``
 (a settled or voided round) and ``event`` (irregularities, decisions with who, refusals,
 device faults and recoveries, shoe starts and ends, payout and late-bet decisions, pauses, the
-configuration and software records). ``n`` counts a kind's messages in this journal (1, 2, 3,
+configuration and software records, the chips moved and the payments checked:
+:mod:`station.floor.chip_feed`). ``n`` counts a kind's messages in this journal (1, 2, 3,
 ... with no gap) and ``prev`` is the ``seq`` of the kind's previous message (0 before the
 first), so a consumer drops what it has seen and notices what it has not. ``state`` (the
 table's state now) is a snapshot, not numbered. The payloads are described by the JSON
@@ -32,6 +33,7 @@ from station.core.history import TableReading
 from station.core.options import CoreOptions
 from station.core.projection import UNJOURNALABLE_INPUT, Projection
 from station.event_codec import to_plain
+from station.floor.chip_feed import CHIP_FEED_OUTPUTS, chip_body
 from station.journal import JournalRecord
 from station.significant.derive import SignificantDeriver, feed_body
 
@@ -358,7 +360,8 @@ class FeedDeriver:
             return "event", {"type": "bets_reduced", "reduced_round": output.round_id, "currency": self.currency,
                              "reductions": [{"box": box, "player": player, "region": region, "from": old, "to": new}
                                             for box, player, region, old, new in output.reductions]}
-        return None
+        chips = chip_body(output, self.reading.table, self.currency) if isinstance(output, CHIP_FEED_OUTPUTS) else None
+        return None if chips is None else ("event", chips)
 
 
 

@@ -90,6 +90,12 @@ class Figures:
     #: the casino put in to bring the meter back to its seed (``topped``), resets (``resets``)
     #: and what they took away (``removed``; below 0: what they added).
     progressive: dict[str, int] = field(default_factory=dict)
+    #: A table that knows its chips (docs/chips.md; :mod:`station.meters.chips` names the keys):
+    #: chips moved after no more bets (``past_posting``, ``pinching``) and losing chips left on a
+    #: spot (``left_on_losing_spot``), each with what they were worth (``<kind>_amount``), wrong
+    #: payments that held the table (``wrong_payments``) with what was paid over (``paid_over``)
+    #: and under (``paid_under``), and those a supervisor accepted (``payments_accepted``).
+    chips: dict[str, int] = field(default_factory=dict)
 
     # --- the figures people read -----------------------------------------------------------
 
@@ -155,6 +161,7 @@ class Figures:
         self.ratings.update(other.ratings)  # a rating ends once: in one part only
         _add_counts(self.cash, other.cash)
         _add_counts(self.progressive, other.progressive)
+        _add_counts(self.chips, other.chips)
 
     def played_under(self, limits: tuple[int, int]) -> None:
         """A round ended that was played under these table limits (min, max; (0, 0) unknown)."""
@@ -188,6 +195,7 @@ class Figures:
             "ratings": {key: dict(self.ratings[key]) for key in sorted(self.ratings, key=int)},
             "cash": dict(sorted(self.cash.items())),
             "progressive": dict(sorted(self.progressive.items())),
+            "chips": dict(sorted(self.chips.items())),
         }
 
     @classmethod
@@ -209,6 +217,7 @@ class Figures:
             ratings={str(k): dict(v) for k, v in data.get("ratings", {}).items()},
             cash={str(k): int(v) for k, v in data.get("cash", {}).items()},
             progressive={str(k): int(v) for k, v in data.get("progressive", {}).items()},
+            chips={str(k): int(v) for k, v in data["chips"].items()},
         )
 
     def report(self) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Every reader of the journal hears the same outputs for the same record
 (:mod:`station.core.projection`); the meters add up the few that carry money and events:
 a round settled or voided, a correction, a refusal, an irregularity, an integrity alarm, a shoe
-started or ended, a pause, a dealer taking the table. Each is counted in one *part*: the play of
+started or ended, a pause, a dealer taking the table, chips moved after no more bets and
+wrong payments (:mod:`station.meters.chips`). Each is counted in one *part*: the play of
 one gaming day, in one dealer session, from one shoe (:data:`PartKey`). A day's, a session's
 and a shoe's figures are the sums of their parts (:mod:`station.meters.report`).
 
@@ -13,8 +14,9 @@ Which part a figure goes to:
   of the dealer who dealt it and to its shoe;
 - a correction re-settles its round where the round was counted: the round's part loses the
   settlement it had and gains the corrected one;
-- a refusal, an irregularity or an alarm goes to the part in play when it happened: the gaming
-  day of its time, the session signed in, the shoe in play (shoe 0 before the first).
+- a refusal, an irregularity, an alarm or what the chips showed goes to the part in play when
+  it happened: the gaming day of its time, the session signed in, the shoe in play (shoe 0
+  before the first).
 
 Open table time runs from a shoe's start (its first card exposed and burned) to its last
 round's end, without the pauses and without the time the station was not running: each round
@@ -51,6 +53,7 @@ from station.localtime import (
     gaming_day_bounds,
     zone,
 )
+from station.meters.chips import CHIP_OUTPUTS, count_chips
 from station.meters.figures import Figures
 
 #: A part of play: (gaming day ``YYYY-MM-DD``, dealer session number, shoe number).
@@ -456,7 +459,14 @@ def _progressive(fold: MetersFold, output: out.Output, time: str) -> None:
         figures.progressive[key] = figures.progressive.get(key, 0) + amount
 
 
+def _chips(fold: MetersFold, output: out.Output, time: str) -> None:
+    """What a table that knows its chips found (:mod:`station.meters.chips`), counted where
+    play is when the table said it."""
+    count_chips(fold._in_play(time), output)
+
+
 _HANDLERS: dict[type[out.Output], Any] = {
+    **dict.fromkeys(CHIP_OUTPUTS, _chips),
     out.ProgressiveMeter: _progressive,
     out.ProgressivePaid: _progressive,
     out.ProgressiveWasReset: _progressive,

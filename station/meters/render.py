@@ -118,6 +118,41 @@ def _inventory(totals: dict[str, Any], digits: int) -> list[str]:
                     f"rounds' house result{flag}"]
 
 
+def _chip_words(chips: dict[str, int], digits: int) -> list[str]:
+    """A part's chips in words (docs/meters.md): "past-posting 1 (100.00)", ..., "wrong payments
+    1 (paid over 0.00, under 9.00)", "accepted by a supervisor 1"; nothing of a kind not counted."""
+    words = [f"{name} {chips[kind]} ({format_amount(chips.get(f'{kind}_amount', 0), digits)})"
+             for kind, name in (("past_posting", "past-posting"), ("pinching", "pinching"),
+                                ("left_on_losing_spot", "left on a losing spot")) if chips.get(kind)]
+    if chips.get("wrong_payments"):
+        words.append(f"wrong payments {chips['wrong_payments']} (paid over "
+                     f"{format_amount(chips.get('paid_over', 0), digits)}, under "
+                     f"{format_amount(chips.get('paid_under', 0), digits)})")
+    if chips.get("payments_accepted"):
+        words.append(f"accepted by a supervisor {chips['payments_accepted']}")
+    return words
+
+
+def _chips(rows: list[tuple[str, dict[str, Any]]], digits: int, width: int) -> list[str]:
+    """The chips moved after no more bets and the wrong payments (docs/chips.md), for the day and
+    each of its rows that had any, each row's words going on in lines no wider than ``width``
+    where they can."""
+    lines = ["chips moved and payments checked:"]
+    for label, figures in rows:
+        words = _chip_words(figures["chips"], digits)
+        if not words:
+            continue
+        line = f"  {label}: {words[0]}"
+        for word in words[1:]:
+            if len(line) + 2 + len(word) > width:
+                lines.append(line + ",")
+                line = f"    {word}"
+            else:
+                line += f", {word}"
+        lines.append(line)
+    return lines
+
+
 def _when(text: str, tz: Any) -> str:
     return local_time(text, tz, seconds=False) if text else "-"
 
@@ -157,6 +192,8 @@ def _day(day: dict[str, Any], report: dict[str, Any], tz: Any, digits: int, mone
                      f"{p.get('jackpots', 0)} jackpot(s) paid {format_amount(p.get('paid', 0), digits)} (casino "
                      f"topped {format_amount(p.get('topped', 0), digits)}), {p.get('resets', 0)} reset(s) took "
                      f"{format_amount(p.get('removed', 0), digits)}")
+    if totals.get("chips"):
+        lines += _chips(rows, digits, width)
     lines.append(f"irregularities: {_counts(totals['irregularities'])}")
     lines.append(f"integrity alarms: {_counts(totals['integrity_alarms'])}; "
                  f"alerts: {_counts(totals['integrity_alerts'])}")

@@ -32,7 +32,8 @@ def _money_figures() -> dict[str, Any]:
             "commission": 0, "void_parts_returned": 0, "voided_returned": 0, "corrections": 0,
             "corrected_house": 0, "refusals": 0, "irregularities": {}, "integrity_alarms": {},
             "integrity_alerts": {}, "rounds_by_limits": {}, "tray": {}, "tray_entries": {},
-            "ratings": {}, "cash": {}, "progressive": {}}  # no table here offers a progressive
+            "ratings": {}, "cash": {}, "progressive": {},  # no table here offers a progressive
+            "chips": {}}  # nor reads its chips
 
 
 def point(code: str) -> int:

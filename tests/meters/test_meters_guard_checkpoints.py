@@ -62,13 +62,14 @@ def fold_at(journal: Path, seq: int) -> MetersFold:
     return fold
 
 
-def test_the_week_s_checkpoints_are_of_layout_1(week: WeekFixture) -> None:
-    """Journals in the field hold meters checkpoints of layout (``format``) 1, and a reader
-    passes over a checkpoint of any other layout: the number changes only with the layout, on
-    purpose, or every station would read its journal from the first record."""
+def test_the_week_s_checkpoints_are_of_layout_2(week: WeekFixture) -> None:
+    """Meters checkpoints are of layout (``format``) 2 since the figures count the chips
+    (layout 1's did not: tests/meters/test_chip_meters.py), and a reader passes over a
+    checkpoint of any other layout: the number changes only with the layout, on purpose, or
+    every station would read its journal from the first record."""
     path, _, service = week
     written = meters_checkpoints(path)
-    assert written and {record.payload["format"] for record in written} == {1}
+    assert written and {record.payload["format"] for record in written} == {2}
     assert service.checkpoints == len(written)  # every checkpoint handed to the loop was journaled
 
 

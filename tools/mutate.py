@@ -846,6 +846,11 @@ def main(argv: list[str] | None = None) -> int:
     test_folders = args.tests or sorted({t for m in mutants for t in guard_of(m.path).tests})
     command = ["tools/mutate.py", *(argv if argv is not None else sys.argv[1:])]
     signal.signal(signal.SIGTERM, _stop)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # Started in the background by a shell (`setsid ... &`), SIGINT comes ignored and every
+        # process the tests start would inherit it: the tests that end a command with Ctrl-C
+        # (station diag monitor, station simulate) would fail on the unmutated code.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.monotonic()
     # In memory where there is a tmpfs: the tests' journals fsync every batch, and on a disk
     # shared with other test runs that waiting is much of a mutant's time.

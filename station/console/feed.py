@@ -5,7 +5,8 @@ the scoreboard's does, so its pages and whatever a browser or a scanner sends ne
 core loop's interpreter. This module imports no web framework.
 
 - **The picture.** The core loop hands each output the console shows to :meth:`on_output`
-  (on the loop's thread: it only queues, with the round on the table at that moment). A
+  (on the loop's thread: it only queues, with the round on the table at that moment and, at a
+  table with a chip reader, the core's chips when a step has touched the layout since). A
   worker thread folds them into the :class:`~station.console.view.ConsoleView`, encodes the
   whole picture once and sends it, at most one every ``PICTURE_INTERVAL_S`` (a change at a
   dealer's pace goes out at once); pictures overtaken before they go out are never sent.
@@ -31,7 +32,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -89,7 +90,7 @@ class ConsoleProcess:
         self.door = door
         self.people = people
         self.url = ""
-        self._outputs: queue.Queue[tuple[out.Output, str]] = queue.Queue()
+        self._outputs: queue.Queue[tuple[out.Output, str, Mapping[str, Any] | None]] = queue.Queue()
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._pool = ThreadPoolExecutor(DOOR_THREADS, thread_name_prefix="console-door")
@@ -118,9 +119,10 @@ class ConsoleProcess:
 
     # --- the loop's side -----------------------------------------------------------------
 
-    def on_output(self, output: out.Output, round_id: str) -> None:
-        """An output the console shows (the core loop's thread): queued, never more."""
-        self._outputs.put((output, round_id))
+    def on_output(self, output: out.Output, round_id: str, chips: Mapping[str, Any] | None = None) -> None:
+        """An output the console shows (the core loop's thread): queued, never more; ``chips``
+        the core's chips on the layout as they stand after it (None: unchanged)."""
+        self._outputs.put((output, round_id, chips))
         self._wake.set()
 
     # --- life --------------------------------------------------------------------------
@@ -195,11 +197,11 @@ class ConsoleProcess:
                 sent_at = time.monotonic()
 
     def _fold(self) -> None:
-        taken: list[tuple[out.Output, str]] = []
+        taken: list[tuple[out.Output, str, Mapping[str, Any] | None]] = []
         take_waiting(self._outputs, taken, 100_000)
-        for output, round_id in taken:
+        for output, round_id, chips in taken:
             try:
-                self.view.apply(output, round_id)
+                self.view.apply(output, round_id, chips)
             except Exception:
                 log.exception("console_view_failed", output=output.kind)
 

@@ -8,7 +8,8 @@ Two things happen here, in this order, before the core loop runs:
    each round was paid under and replays it exactly, whatever the configuration says later;
 2. when ``[console] enabled`` and the control socket runs (the console's door: a demo has
    neither), the console's process starts (:class:`~station.console.feed.ConsoleProcess`) with
-   a picture resumed from the replayed machine, and the core loop's outputs feed it.
+   a picture resumed from the replayed machine, and the core loop's outputs feed it (at a table
+   with a chip reader, with the core's chips taken again once a step has touched its layout).
 
 The console reaches the table only through the control socket's own checks: each request
 is answered by :meth:`~station.service.control.ControlServer.serve_line` for the user signed
@@ -20,7 +21,7 @@ control socket's door and the journal of refusals.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,8 +86,19 @@ def start_console(station: ConsoleWiring) -> ConsoleProcess | None:
     def in_play(machine: TableMachine) -> str:
         return machine.round.round_id if machine.round is not None else ""
 
+    taken_at: list[tuple[int, int]] = [(0, -1)]  # the layout (and its version) whose chips were taken last
+
+    def chips_now(machine: TableMachine) -> Mapping[str, Any] | None:
+        """The core's chips when a step touched the layout since they were taken last (None: not),
+        as the snapshot takes them: a busy table's outputs do not each rebuild the view."""
+        layout = machine.chip_layout
+        if layout is None or (id(layout), layout.version) == taken_at[0]:
+            return None
+        taken_at[0] = (id(layout), layout.version)
+        return machine.chip_view()
+
     def shown(output: out.Output) -> None:  # on the loop's thread: the round as the output is handed over
-        console.on_output(output, loop.inspect(in_play))
+        console.on_output(output, loop.inspect(in_play), loop.inspect(chips_now))
 
     loop.subscribe(shown, KINDS)
     end_sessions_of_the_last_run(station)

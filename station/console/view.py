@@ -12,7 +12,8 @@ line, the shoe and round, the round's cards as they are turned, the bets on the 
 their players, the last round's payouts (each bet's line, the boxes still to confirm, the
 confirmations with who), a war decision's boxes, the active irregularity with what each of
 its decisions does, the open integrity alerts, device faults, the Banker payout option, the
-last correction with its differences, and a progressive's meter with its jackpot waiting.
+last correction with its differences, a progressive's meter with its jackpot waiting, and the
+chips a chip reader reads on the layout (:mod:`station.console.chip_panel`).
 Words come from :mod:`station.console.words`.
 """
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from station.config.chip_colours import chip_colour, ink_for
+from station.console.chip_panel import ChipPanelPicture
 from station.console.progressive import ProgressivePicture
 from station.console.words import (
     box_name,
@@ -51,6 +53,9 @@ KINDS: tuple[type[out.Output], ...] = (
     out.RoundCorrected, out.JournalUnwritable, out.JournalWritable, out.LimitsScheduled, out.LimitsApplied,
     out.PlayerCardPresented, out.RatingStarted, out.RatingEnded, out.TrayRecorded, out.TrayReconciled,
     out.ProgressiveMeter, out.ProgressiveHit, out.ProgressivePaid, out.ProgressiveWasReset,
+    # The chip table's: each brings the core's chips when a step touched the layout (launch.py).
+    out.ChipsSeen, out.ChipBetsProposed, out.ChipsMoved, out.ChipPaymentChecked, out.ChipPaymentHeld,
+    out.ChipPaymentWasAccepted, out.ChipStatusChanged,
 )
 
 
@@ -158,6 +163,8 @@ class ConsoleView:
         #: The progressive's meter and its jackpot waiting (station/console/progressive.py).
         seed = layout.progressive_seed
         self.progressive = None if seed is None else ProgressivePicture(layout.money, seed, seed)
+        #: The chips on the layout, at a table with a chip reader (station/console/chip_panel.py).
+        self.chip_panel: ChipPanelPicture | None = None
         self._layout_json = layout.to_json()
 
     def _new_limits(self, limits: Mapping[str, Any]) -> None:
@@ -180,6 +187,9 @@ class ConsoleView:
         if progressive is not None:
             self.progressive = ProgressivePicture.resumed(self.layout.money, progressive)
         self.ratings = {key: _rated(r["box"], r["player"], r["card"]) for key, r in machine.ratings.items()}
+        chips = machine.chip_view()
+        if chips is not None:
+            self.chips_seen(chips)
         if machine.tray_ledgers:
             from station.core.tray_steps import tray_summary
 
@@ -215,14 +225,25 @@ class ConsoleView:
 
     # --- folding outputs ---------------------------------------------------------------
 
-    def apply(self, output: out.Output, current_round: str) -> None:
-        """One output, published while ``current_round`` was on the table ("" between rounds)."""
+    def apply(self, output: out.Output, current_round: str, chips: Mapping[str, Any] | None = None) -> None:
+        """One output, published while ``current_round`` was on the table ("" between rounds);
+        ``chips``: the core's chips as they stood once it was published (None: not taken)."""
         if current_round and current_round != self.round_id:
             self._new_round(current_round)
         handler = getattr(self, f"_on_{type(output).__name__}", None)
         if handler is not None:
             handler(output)
+        if chips is not None:
+            self.chips_seen(chips)
+        if handler is not None or chips is not None:
             self.version += 1
+
+    def chips_seen(self, chips: Mapping[str, Any]) -> None:
+        """The core's chips on the layout (``chip_view``), as they stand now."""
+        if self.chip_panel is None:
+            self.chip_panel = ChipPanelPicture(self.layout.money, chips)
+        else:
+            self.chip_panel.seen(chips)
 
     def _new_round(self, rid: str) -> None:
         self.round_id = rid
@@ -230,6 +251,8 @@ class ConsoleView:
         self.correction = None
         if self.progressive is not None:
             self.progressive.new_round()
+        if self.chip_panel is not None:
+            self.chip_panel.new_round()
         if self.payouts is not None and self.payouts.round_id != rid and not self.payouts.pending:
             self.payouts = None
         self.bets = {k: v for k, v in self.bets.items() if k == rid}
@@ -406,6 +429,14 @@ class ConsoleView:
             self.progressive = ProgressivePicture(self.layout.money, 0, 0)
         return self.progressive
 
+    def _on_ChipStatusChanged(self, o: out.ChipStatusChanged) -> None:
+        if self.chip_panel is not None:
+            self.chip_panel.status_changed(o)
+
+    def _on_ChipPaymentWasAccepted(self, o: out.ChipPaymentWasAccepted) -> None:
+        if self.chip_panel is not None:
+            self.chip_panel.payment_accepted(o)
+
     def _on_JournalUnwritable(self, o: out.JournalUnwritable) -> None:
         self.journal_problem = o.reason
 
@@ -443,6 +474,8 @@ class ConsoleView:
             "card_read": _tail(self.card_read),
             "tray": self.tray,
             "progressive": None if self.progressive is None else self.progressive.to_json(),
+            "chips": None if self.chip_panel is None else self.chip_panel.to_json(
+                self.state, self.bets.get(self.round_id, {})),
             "correction": self.correction, "journal_problem": self.journal_problem,
         }
 

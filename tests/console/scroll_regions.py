@@ -1,8 +1,9 @@
 """The console's layout check: tests/layout.py's, with one allowance said here, and only here.
 
-**A scroll region** is an element the page marks ``data-layout="scroll"`` (the console's one is
+**A scroll region** is an element the page marks ``data-layout="scroll"`` (the console's are
 the list of payout lines, ``#payout-lines``: a round may pay more lines than any screen holds,
-and the confirm buttons under it must stay on the screen). Its lines may be scrolled out of
+and the confirm buttons under it must stay on the screen; and a chip table's lines under the
+felt, ``#chip-lines``: a full table's spots or payments are more than the room there). Its lines may be scrolled out of
 sight, so text the region hides *vertically* is not "cut off", on these conditions, each of
 which is a problem when it fails:
 

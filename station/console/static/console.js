@@ -376,6 +376,12 @@ function renderSupervisor(view) {
     ui.limitsOpen = !ui.limitsOpen;
     render();
   }, {"aria-expanded": String(Boolean(ui.limitsOpen)), "aria-controls": "limits-form"}));
+  if (view.chips) {
+    out.push(button(ui.chipStatusOpen ? "Close chip status" : "Chip status", () => {
+      ui.chipStatusOpen = !ui.chipStatusOpen;
+      render();
+    }, {"aria-expanded": String(Boolean(ui.chipStatusOpen)), "aria-controls": "chip-status-form"}));
+  }
   if (view.progressive) {
     out.push(button(ui.meterOpen ? "Close progressive meter" : "Progressive meter", () => {
       ui.meterOpen = !ui.meterOpen;
@@ -485,6 +491,78 @@ async function resetMeter(event) {
     $("meter-amount").value = "";
     $("meter-reason").value = "";
     ui.meterOpen = false;
+    render();
+  }
+}
+
+// --- the chips on the layout (docs/chips.md) ---------------------------------------------
+
+function renderChipPanel(view) {
+  // A line per spot, box by box: its chips beside the keyed bet (a spot that differs says so);
+  // while a round is paid, each box's payment; a chip that does not count named; the dealer's tap.
+  const c = view.chips;
+  $("layout-chips").hidden = !c;
+  renderChipHold(view);
+  if (!c) return;
+  $("layout-chips-title").textContent = c.title;
+  const lines = [];
+  for (const b of c.boxes) {
+    for (const s of b.spots) {
+      const kind = s.verdict === "not read" ? "unread" : s.verdict || "read";
+      lines.push(el("li", {class: `chip-line chip-spot ${kind}`, "data-box": b.box, "data-region": s.region},
+        el("span", {class: "chip-spot-name"}, s.place),
+        el("span", {class: "chip-amount"}, s.chips_words),
+        s.keyed_words ? el("span", {class: "keyed-amount"}, s.keyed_words) : null,
+        s.verdict ? el("span", {class: "chip-verdict"}, s.verdict) : null));
+    }
+    for (const p of b.payment) {
+      lines.push(el("li", {class: `chip-line chip-payment chip-payment-${p.verdict}`, "data-box": b.box}, p.text));
+    }
+    for (const text of b.bad) lines.push(el("li", {class: "chip-line chip-bad", "data-box": b.box}, text));
+  }
+  for (const text of c.elsewhere) lines.push(el("li", {class: "chip-line chip-bad"}, text));
+  $("chip-lines").replaceChildren(...(lines.length ? lines : [el("li", {class: "chip-line chip-empty"}, c.empty)]));
+  $("chip-news").textContent = c.news;
+  const actions = [];
+  if (c.confirm === "tap" && view.state === "betting") {
+    actions.push(button("Confirm chip bets", () => send("chip-bets"), {id: "chip-bets"}));
+  }
+  $("chip-actions").replaceChildren(...actions);
+}
+
+function renderChipHold(view) {
+  // A wrong payment holding the table: over the felt, as loud as a jackpot; a supervisor accepts it.
+  const hold = view.chips ? view.chips.hold : null;
+  $("chip-hold").hidden = !hold;
+  $("chip-hold-form").hidden = !hold || ui.session.acting_role !== "supervisor";
+  if (!hold) return;
+  $("chip-hold-words").textContent = hold.words;
+  $("chip-hold-detail").textContent = hold.detail;
+  $("chip-hold-form").dataset.round = hold.round_id;
+}
+
+async function acceptPayment(event) {
+  event.preventDefault();
+  const note = $("chip-hold-note").value.trim();
+  if (await send("accept-payment", {round_id: $("chip-hold-form").dataset.round, note})) {
+    $("chip-hold-note").value = "";
+  }
+}
+
+function renderChipStatus(view) {
+  // Drawn while a supervisor acts; the form stays closed for the next turn once a change is made.
+  $("chip-status-form").hidden = !view.chips || !ui.chipStatusOpen || ui.session.acting_role !== "supervisor";
+}
+
+async function setChipStatus(event) {
+  event.preventDefault();
+  const uid = $("chip-uid").value.trim().toUpperCase();
+  if (!/^[0-9A-F]{16}$/.test(uid)) { say("Chip UID: 16 hexadecimal digits, as an alarm names it"); return; }
+  const args = {uid, status: $("chip-new-status").value, reason: $("chip-status-reason").value.trim()};
+  if (await send("chip-status", args)) {
+    $("chip-uid").value = "";
+    $("chip-status-reason").value = "";
+    ui.chipStatusOpen = false;
     render();
   }
 }
@@ -645,9 +723,13 @@ function render() {
   renderCards(view);
   renderPayouts(view);
   renderProgressive(view);
+  renderChipPanel(view);
   renderSupervisor(view);
   renderPlayers(view);
-  if (ui.session.acting_role === "supervisor") { renderLimits(view); renderTray(view); renderMeter(view); }
+  if (ui.session.acting_role === "supervisor") {
+    renderLimits(view); renderTray(view); renderMeter(view);
+  }
+  renderChipStatus(view);
   renderCorrection(view);
 }
 
@@ -750,6 +832,8 @@ async function boot() {
   $("limits-form").addEventListener("submit", submitLimits);
   $("jackpot-form").addEventListener("submit", signOffJackpot);
   $("meter-form").addEventListener("submit", resetMeter);
+  $("chip-hold-form").addEventListener("submit", acceptPayment);
+  $("chip-status-form").addEventListener("submit", setChipStatus);
   $("tray-form").addEventListener("submit", submitTray);
   $("drop-submit").addEventListener("click", submitDrop);
   $("tray-correct").addEventListener("click", correctTray);

@@ -77,7 +77,17 @@ def archive(journal: Journal, cut: int, carried: JournalRecord | None,
                            f"{start_seq + 1}-{last_moved.seq})")
     _write_archive(conn, target, start_seq, start_hash, last_moved, first_hash,
                    seam.archive if seam is not None else None, progress)
-    _cut_live(journal, cut, last_moved, first_hash, target.name, carried)
+    try:
+        _cut_live(journal, cut, last_moved, first_hash, target.name, carried)
+    except (sqlite3.Error, JournalError) as exc:
+        # The live journal rolled back whole: the archive just written would hold records the
+        # journal still holds, and a second try would find it in its way. It goes.
+        target.unlink(missing_ok=True)
+        fsync_directory(target.parent)
+        if isinstance(exc, JournalError):
+            raise
+        raise JournalError(f"journal {path}: the records could not be taken out of it ({exc}); nothing moved, "
+                           "the journal is whole") from None
     return Archived(target, start_seq + 1, last_moved.seq, cut)
 
 

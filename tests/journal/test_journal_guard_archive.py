@@ -118,7 +118,7 @@ def test_a_cut_that_fails_leaves_the_live_journal_whole(tmp_path: Path) -> None:
     conn.execute("DROP TRIGGER records_are_append_only_delete")
     conn.commit()
     conn.close()
-    with Journal(path) as journal, pytest.raises(JournalError, match="could not be taken out of it .*nothing moved"):
+    with Journal(path) as journal, pytest.raises(JournalError, match=r"could not be taken out of it .*nothing moved"):
         archive(journal, 6, journal.get(1))
     with JournalReader(path) as reader:
         assert reader.seam() is None and [r.seq for r in reader.records()] == list(range(1, 11))

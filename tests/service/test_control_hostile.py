@@ -130,7 +130,7 @@ def test_strangers_learn_nothing_about_the_commands(table: Table) -> None:
     reply = request(table.server.path, "guess", "format-disk")
     assert reply == {"ok": False, "error": "unknown token"}
     known = request(table.server.path, DEALER, "format-disk")["error"]
-    assert ("dora may use: action, bet, buy-in, change-bet, confirm-payouts, dealer, rate, status, unrate, "
+    assert ("dora may use: action, bet, buy-in, change-bet, chip-bets, confirm-payouts, dealer, rate, status, unrate, "
             "withdraw") in known
     assert "payout-option" not in known
 

@@ -76,7 +76,8 @@ def test_limits_change_by_ctl_and_by_the_configuration_without_a_new_journal(ext
     # The file now gives a minimum of 2500: applied as a change by the configuration.
     table.config.write_text(table.config.read_text().replace("min_bet = 500", "min_bet = 2500"))
     table.start_station()
-    waiting = table.status()["next_limits"]
+    # The configuration's change is posted as the station starts: waited for, not assumed applied.
+    waiting = table.wait_for(lambda s: s["next_limits"] is not None)["next_limits"]
     assert waiting["min_bet"] == 2500 and waiting["max_bet"] == 50_000  # the rest as the table had it
     assert waiting["by"] == f"configuration {table.config}"
     changes = [r for r in table.journal_records() if r["kind"] == "LimitsChanged"]

@@ -6,6 +6,9 @@ The whole path of a chip, as at a table:
 
 * the chip reader (a simulator in this process, on a pseudo-terminal) reads its antennas every
   ``period_ms`` in continuous mode and reports an antenna whose chips changed;
+* (the time from the chip put down to the journal's record of the spot's new chips, its
+  ``time`` against the wall clock, is printed too: what the reader and the rule take, apart
+  from the station's journaling and publishing);
 * ``station run`` (a real subprocess, its journal durable) reads the report, keeps the
   stable-read rule (``stable_ms``: a read the reader keeps saying nothing new about is
   believed after that long), journals the spot's chips, values them by the registry and
@@ -136,12 +139,13 @@ def run(placements: int, stacks: int, directory: Path) -> dict[str, Any]:
     try:
         shown = _waiter(directory / "control.sock")
         _wait_started(directory / "control.sock", station)
-        one, many = [], []
+        one, many, journaled = [], [], []
         for n in range(placements):
             chip = single[n % 2]
-            started = time.perf_counter()
+            started, wall = time.perf_counter(), time.time()
             layout.place(SPOT, [chip])
             one.append(shown("spot:1:banker", 1000, 10) - started)
+            journaled.append(_journaled_at(directory / "journal.sqlite3") - wall)
             layout.remove(SPOT, [chip])
             shown("spot:1:banker", 0, 10)
         for _ in range(stacks):
@@ -155,7 +159,17 @@ def run(placements: int, stacks: int, directory: Path) -> dict[str, Any]:
         station.wait(30)
         reader.stop()
         shoe.stop()
-    return {"one": one, "stack": many}
+    return {"one": one, "stack": many, "journaled": journaled}
+
+
+def _journaled_at(journal: Path) -> float:
+    """The wall-clock time of the journal's latest ChipsOnPlace record (its ``time``, UTC)."""
+    import sqlite3
+    from datetime import datetime
+
+    with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as db:
+        row = db.execute("SELECT time FROM records WHERE kind = 'ChipsOnPlace' ORDER BY seq DESC LIMIT 1").fetchone()
+    return datetime.fromisoformat(str(row[0]).replace("Z", "+00:00")).timestamp()
 
 
 def _wait_started(socket: Path, station: subprocess.Popen[bytes]) -> None:
@@ -223,6 +237,7 @@ def main() -> int:
     print(f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
           f"period_ms {PERIOD_MS}, stable_ms {STABLE_MS}")
     print(_figures("one chip to its bet shown", found["one"]))
+    print(_figures("  of which: the chip put down to its read journaled", found["journaled"]))
     print(_figures("100-chip stack to its bet shown", found["stack"]))
     if rates:
         reading, plain = statistics.median(rates["reading"]), statistics.median(rates["plain"])

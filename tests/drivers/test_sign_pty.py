@@ -228,7 +228,10 @@ def test_a_whole_session_from_the_signs_side(sign: Rig, rec: Recorder, clock: St
         assert not feed.wait_idle(0.2)
         sim.replug()
         rec.wait_kind(ev.DeviceRecovered)
-        assert feed.wait_idle(WAIT)
+        # The station hears the sign is back before the feed is told to repaint it (both on the
+        # link's thread, in that order): the repaint is waited for, not assumed begun.
+        wait_until(lambda: any(isinstance(c, wire.SignClear) for c in sim.commands()[before_unplug:])
+                   and feed.wait_idle(0.1), WAIT, "the repaint after the sign came back")
         after = sim.commands()[before_unplug:]
         # (an update may slip in during the handshake, before the repaint it is part of)
         first_clear = next(i for i, c in enumerate(after) if isinstance(c, wire.SignClear))

@@ -79,13 +79,11 @@ def archive(journal: Journal, cut: int, carried: JournalRecord | None,
                    seam.archive if seam is not None else None, progress)
     try:
         _cut_live(journal, cut, last_moved, first_hash, target.name, carried)
-    except (sqlite3.Error, JournalError) as exc:
+    except sqlite3.Error as exc:
         # The live journal rolled back whole: the archive just written would hold records the
         # journal still holds, and a second try would find it in its way. It goes.
-        target.unlink(missing_ok=True)
+        target.unlink()
         fsync_directory(target.parent)
-        if isinstance(exc, JournalError):
-            raise
         raise JournalError(f"journal {path}: the records could not be taken out of it ({exc}); nothing moved, "
                            "the journal is whole") from None
     return Archived(target, start_seq + 1, last_moved.seq, cut)

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from ..browser import BROWSER_MARKS, screenshot
+from ..waiting import wait_until
 from .console_page import WAIT_MS, ConsolePage, check_every_size, open_console
 from .test_console_browser import recall_json
 
@@ -96,9 +97,9 @@ def test_a_casino_war_wager_of_ten_built_from_two_five_chips_and_paid_in_chips(b
     console.player("ann")
     console.tap("Chip 5.00")
     assert "could not be halved in chips" in tap_spot(console, "1", "War")  # a surrender pays back half
-    assert "ann: War +5.00 pending" in box_bets(console, "1")
+    wait_until(lambda: "ann: War +5.00 pending" in box_bets(console, "1"), 10, "the 5.00 chip pending")
     assert tap_spot(console, "1", "War") == ""  # the second 5.00 chip makes the 10.00 wager
-    assert "ann: War 10.00" in box_bets(console, "1")
+    wait_until(lambda: "ann: War 10.00" in box_bets(console, "1"), 10, "the 10.00 wager on the box")
     console.act("No more bets", "dealing")
     state = console.deal_until("paying", "war_decision")
     while state == "war_decision":

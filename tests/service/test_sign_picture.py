@@ -172,7 +172,9 @@ def test_a_sign_that_comes_back_is_painted_again_in_full(rig: Rig) -> None:
     before = len(sim.commands())
     sim.replug()
     events.wait_kind(ev.DeviceRecovered)
-    assert feed.wait_idle(SINK_WAIT_S)
+    # The station hears the sign is back before the feed is told to repaint (both on the link's
+    # thread, in that order): the repaint is waited for, not assumed begun.
+    wait_until(lambda: feed.repaints == 2 and feed.wait_idle(0.1), SINK_WAIT_S, "the repaint after the sign came back")
     after = sim.commands()[before:]
     clear = after.index(wire.SignClear())
     assert after[clear:] == [wire.SignClear(), wire.ShowHit("Mega Jackpot", 250_000, 2, "EUR", "5"),

@@ -8,6 +8,7 @@ right; the journal holds no keyed bet and verifies deep."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -53,6 +54,10 @@ def test_a_whole_shoe_of_chips_and_no_keyed_bet_is_settled_exactly(tmp_path: Pat
     done = subprocess.run([sys.executable, "-m", "station", "demo", "--fast", "--shoe-file", str(shoe), "--journal",
                            str(journal), "-c", str(config)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    said = [line for line in done.stdout.splitlines() if line.startswith("chips: ")]
+    assert len(said) == 1 and "0 wrong payments; 0 chips moved" in said[0], done.stdout
+    checked, right = (int(n) for n in re.findall(r"(\d+) (?:payments checked|right)", said[0]))
+    assert checked == right > 0, said
     recalled = subprocess.run([sys.executable, "-m", "station", "recall", "--last", "0", "--json", "--journal",
                                str(journal), "--config", str(config)], capture_output=True, text=True, timeout=300,
                               check=True)

@@ -174,7 +174,8 @@ class DemoReport(_Subscriber):
     first write that fails asks the station to stop, and nothing more is written."""
 
     #: The outputs it reports (the core loop calls it for these only).
-    kinds = (out.ShoeStarted, out.RoundSettled, out.RoundVoided, out.ShoeEnded, out.Refused)
+    kinds = (out.ShoeStarted, out.RoundSettled, out.RoundVoided, out.ShoeEnded, out.Refused, out.ChipPaymentChecked,
+             out.ChipsMoved, out.ChipPaymentHeld)
 
     def __init__(self, stream: TextIO | None, lines: TextIO | None = None, *, timezone: str = "UTC",
                  digits: int = 0, currency: str = "", clock: Callable[[], datetime] = utc_now) -> None:
@@ -190,6 +191,9 @@ class DemoReport(_Subscriber):
         self.house_net = 0
         self.voided = 0
         self.refusals: list[str] = []
+        #: At a chip table: each box's payment as last checked, by (round, box); chips moved; wrong payments.
+        self.payments: dict[tuple[str, str], str] = {}
+        self.chips_moved = self.wrong_payments = 0
         self.first_time = self.last_time = ""  # journal times (UTC) of the first and last record
 
     def money(self, amount: int, signed: bool = False) -> str:
@@ -251,6 +255,12 @@ class DemoReport(_Subscriber):
                        f"round {output.round_id}: void: {output.reason}")
         elif isinstance(output, out.ShoeEnded):
             self._emit({"type": "shoe_end", "shoe": output.shoe, "rounds": output.rounds})
+        elif isinstance(output, out.ChipPaymentChecked):
+            self.payments[(output.round_id, output.box)] = output.verdict
+        elif isinstance(output, out.ChipsMoved):
+            self.chips_moved += 1
+        elif isinstance(output, out.ChipPaymentHeld):
+            self.wrong_payments += 1
         elif isinstance(output, out.Refused):
             self.refusals.append(f"{output.what}: {output.reason}")
             self._emit({"type": "refused", "what": output.what, "reason": output.reason})
@@ -259,7 +269,11 @@ class DemoReport(_Subscriber):
         times = {name: local(text, self.zone).isoformat(timespec="seconds")
                  for name, text in (("first", self.first_time), ("last", self.last_time)) if text}
         return {"type": "summary", "shoes": self.shoes, "rounds": self.rounds, "outcomes": dict(self.outcomes),
-                "voided": self.voided, "house_net": self.house_net, "refused": len(self.refusals), **times}
+                "voided": self.voided, "house_net": self.house_net, "refused": len(self.refusals), **times,
+                **({"chips": {"payments_checked": len(self.payments),
+                              "payments_right": sum(v == "right" for v in self.payments.values()),
+                              "chips_moved": self.chips_moved, "wrong_payments": self.wrong_payments}}
+                   if self.payments or self.chips_moved or self.wrong_payments else {})}
 
 
 def quiet_closed_output() -> None:
@@ -402,6 +416,11 @@ def _run(args: argparse.Namespace) -> int:
             print(f"dealt {report.span()}")
         print(f"house result: {report.money(summary['house_net'], signed=True)}; voided rounds: {summary['voided']}; "
               f"refused inputs: {summary['refused']}")
+        chips = summary.get("chips")
+        if chips:
+            print(f"chips: {chips['payments_checked']} payments checked in the payout zones, {chips['payments_right']} "
+                  f"right; {chips['wrong_payments']} wrong payments; {chips['chips_moved']} chips moved after no more "
+                  "bets or left on a losing spot")
         for reason in sorted(set(report.refusals)):
             print(f"  refused: {reason}")
         if floor.line():

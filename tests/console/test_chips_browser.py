@@ -25,6 +25,7 @@ from drivers.simulators import RunningSimulator, start_simulator
 from station.cards import parse_cards
 
 from ..browser import BROWSER_MARKS
+from ..chip_rig import CHIP_TABLE, chip_reader_sections, write_registry
 from .conftest import ConsoleTable
 from .console_page import WAIT_MS, ConsolePage, check_every_size, open_console
 
@@ -40,13 +41,6 @@ FLAGGED = "E0040100000F0001"
 SHOTS = ((1280, 800), (1366, 768))
 
 
-def registry_text() -> str:
-    rows = [f"{uid},{value},EUR,active,test series," for chips, value in (
-        (TENS + MORE_TENS, "10.00"), (FIVES, "5.00"), (ONES, "1.00")) for uid in chips]
-    rows.append(f"{FLAGGED},10.00,EUR,flagged,test series,reported stolen")
-    return "uid,value,currency,status,set,note\n" + "\n".join(rows) + "\n"
-
-
 #: A full table's antennas: every box's Player and Banker spots, then every box's payout zone.
 FULL = {n + 1: place for n, place in enumerate(
     [f"spot:{box}:{region}" for box in range(1, 8) for region in ("player", "banker")]
@@ -60,13 +54,9 @@ def chip_station(console_table: Any, directory: Path,
     """A mini baccarat table whose bets are its chips (one tap), a wrong payment holding it, and
     its console; its chip reader a simulator here with ``antennas`` (number to place)."""
     reader = start_simulator("chipreader", {"directory": str(directory)}, antennas=len(antennas))
-    registry = directory / "chips.csv"
-    registry.write_text(registry_text())
-    places = "\n".join(f'{n} = "{place}"' for n, place in antennas.items())
-    table = console_table(
-        table_extra='currency = "EUR"\n[table.chip_bets]\nconfirm = "tap"\nhold_wrong_payment = true',
-        config_extra=f'\n[devices.chipreader]\nurl = "{reader.url}"\n[chip_reader]\nregistry = "{registry}"\n'
-                     f"stable_reads = 2\nstable_ms = 300\nperiod_ms = 50\n[chip_reader.antennas]\n{places}\n")
+    registry = write_registry(directory / "chips.csv", {"10.00": TENS + MORE_TENS, "5.00": FIVES, "1.00": ONES},
+                              [f"{FLAGGED},10.00,EUR,flagged,test series,reported stolen"])
+    table = console_table(table_extra=CHIP_TABLE, config_extra=chip_reader_sections(reader.url, registry, antennas))
     return table, reader
 
 

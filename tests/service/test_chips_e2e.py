@@ -19,6 +19,7 @@ import pytest
 from drivers.simulators import RunningSimulator, start_simulator
 from station.service.control import ControlError
 
+from ..chip_rig import CHIP_TABLE, chip_reader_sections, write_registry
 from .conftest import SUPERVISOR_TOKEN
 from .test_rule_corners_e2e import action, draw, open_stacked_shoe, recalled
 from .test_side_bets_e2e import verified_deep
@@ -34,24 +35,13 @@ ONES = [f"E0040100000001{n:02X}" for n in range(12)]  # 1.00 each
 FLAGGED, RETIRED, UNKNOWN = "E0040100000F0001", "E0040100000F0002", "E0040100000F00FF"
 
 
-def registry_text() -> str:
-    rows = [f"{uid},{value},EUR,active,test series," for chips, value in ((TENS, "10.00"), (FIVES, "5.00"),
-                                                                          (ONES, "1.00")) for uid in chips]
-    rows += [f"{FLAGGED},10.00,EUR,flagged,test series,reported stolen",
-             f"{RETIRED},10.00,EUR,retired,test series,worn"]
-    return "uid,value,currency,status,set,note\n" + "\n".join(rows) + "\n"
-
-
 @pytest.fixture
 def chip_table(external_table: Any, tmp_path: Path) -> Iterator[tuple[Any, RunningSimulator]]:
     reader = start_simulator("chipreader", {"directory": str(tmp_path)}, antennas=len(ANTENNAS))
-    registry = tmp_path / "chips.csv"
-    registry.write_text(registry_text())
-    antennas = "\n".join(f'{n} = "{place}"' for n, place in ANTENNAS.items())
-    table = external_table(
-        table_extra='currency = "EUR"\n[table.chip_bets]\nconfirm = "tap"\nhold_wrong_payment = true',
-        config_extra=f'\n[devices.chipreader]\nurl = "{reader.url}"\n[chip_reader]\nregistry = "{registry}"\n'
-                     f"stable_reads = 2\nstable_ms = 300\nperiod_ms = 50\n[chip_reader.antennas]\n{antennas}\n")
+    registry = write_registry(tmp_path / "chips.csv", {"10.00": TENS, "5.00": FIVES, "1.00": ONES},
+                              [f"{FLAGGED},10.00,EUR,flagged,test series,reported stolen",
+                               f"{RETIRED},10.00,EUR,retired,test series,worn"])
+    table = external_table(table_extra=CHIP_TABLE, config_extra=chip_reader_sections(reader.url, registry, ANTENNAS))
     try:
         yield table, reader
     finally:

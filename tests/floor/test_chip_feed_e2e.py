@@ -17,8 +17,9 @@ import pytest
 from drivers.simulators import start_simulator
 from station.service.control import ControlError
 
+from ..chip_rig import CHIP_TABLE, chip_reader_sections, write_registry
 from ..service.conftest import SUPERVISOR_TOKEN, ExternalTable
-from ..service.test_chips_e2e import ANTENNAS, BANKER, FIVES, PAYOUT, PLAYER, TENS, believed, registry_text
+from ..service.test_chips_e2e import ANTENNAS, BANKER, FIVES, ONES, PAYOUT, PLAYER, TENS, believed
 from ..service.test_rule_corners_e2e import action, draw, open_stacked_shoe
 from .helpers import (
     ROOT,
@@ -84,16 +85,12 @@ def play(table: ExternalTable, layout: Any) -> str:
 def test_chips_moved_and_wrong_payments_reach_the_floor_as_the_journal_says(tmp_path: Path, broker: Broker) -> None:
     subscriber = Subscriber(broker.port, "dealing-station/#")
     reader = start_simulator("chipreader", {"directory": str(tmp_path)}, antennas=len(ANTENNAS))
-    registry = tmp_path / "chips.csv"
-    registry.write_text(registry_text())
-    antennas = "\n".join(f'{n} = "{place}"' for n, place in ANTENNAS.items())
+    registry = write_registry(tmp_path / "chips.csv", {"10.00": TENS, "5.00": FIVES, "1.00": ONES})
     folder = tmp_path / "table"
     folder.mkdir()
-    table = ExternalTable(
-        folder, table_extra='currency = "EUR"\n[table.chip_bets]\nconfirm = "tap"\nhold_wrong_payment = true',
-        config_extra=f'\n[devices.chipreader]\nurl = "{reader.url}"\n[chip_reader]\nregistry = "{registry}"\n'
-                     f"stable_reads = 2\nstable_ms = 300\nperiod_ms = 50\n[chip_reader.antennas]\n{antennas}\n"
-                     f'\n[floor]\nenabled = true\nbroker = "{broker.url}"\ntable = "BAC-01"\n')
+    table = ExternalTable(folder, table_extra=CHIP_TABLE,
+                          config_extra=chip_reader_sections(reader.url, registry, ANTENNAS)
+                          + f'\n[floor]\nenabled = true\nbroker = "{broker.url}"\ntable = "BAC-01"\n')
     try:
         table.start_station()
         paid_round = play(table, reader.simulator)

@@ -33,13 +33,17 @@ class TrayCounted(Event):
     (chips sent back to the cage), ``closer`` (the table closes with this inventory). ``chips``
     are (denomination, count) in minor units; ``actor`` signs (a supervisor) and ``witness``
     is the second signature (the dealer, or the runner who brought a fill); ``slip`` is the fill
-    or credit slip's number."""
+    or credit slip's number. ``counted_by``: ``hand`` (people counted ``chips``) or ``reader``
+    (an opener or closer whose counts the core takes from the tray antenna's stable read as it
+    stands when this is applied, ``chips`` left empty: docs/tray.md); a journal written before
+    the tray antenna counted has no such field, and every count in it was by hand."""
 
     what: str
     chips: tuple[tuple[int, int], ...]
     witness: str
     actor: Actor
     slip: str = ""
+    counted_by: str = "hand"
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from station.cli.status_summary import summary, table_zone
@@ -91,3 +92,17 @@ def test_a_chip_table_says_its_chips_each_payment_and_a_wrong_one_holding_it() -
             "accepts it (ctl send accept-payment)") in lines
     empty = {**paying, "chips": {"places": {}, "locked": False, "payment": [], "hold": ""}}
     assert "  chips:    none on the layout" in summary(empty, VIENNA, NOW).splitlines()
+
+
+def test_the_tray_says_which_of_its_counts_the_tray_antenna_made() -> None:
+    """docs/tray.md: an opener or a closer the tray antenna counted is said so beside the totals."""
+    entries: list[dict[str, Any]] = [{"entry": 4, "kind": "opener", "counted_by": "reader"},
+                                     {"entry": 5, "kind": "closer", "counted_by": "hand"}]
+    tray = {"ledger": 2, "open": False, "opener": 2500, "fill": 0, "credit": 0, "closer": 3000, "drop": 0,
+            "drop_counted": False, "entries": entries}
+    lines = summary({**STATUS, "limits": {"min_bet": 1000, "max_bet": 50000}, "tray": tray}, VIENNA, NOW).splitlines()
+    assert ("  tray:     opening 2 closed: opener 25.00, fills 0.00, credits 0.00, closer 30.00, drop not counted; "
+            "opener counted by the tray antenna") in lines
+    entries[1]["counted_by"] = "reader"
+    lines = summary({**STATUS, "limits": {"min_bet": 1000, "max_bet": 50000}, "tray": tray}, VIENNA, NOW).splitlines()
+    assert any(line.endswith("; opener and closer counted by the tray antenna") for line in lines)

@@ -99,9 +99,11 @@ def _limits_lines(status: dict[str, Any]) -> list[str]:
     if isinstance(tray, dict) and "ledger" in tray:
         state = "open" if tray.get("open") else "closed"
         drop = f"drop {money(tray.get('drop', 0))}" if tray.get("drop_counted") else "drop not counted"
+        by_antenna = [str(e.get("kind")) for e in tray.get("entries") or () if e.get("counted_by") == "reader"]
         lines.append(f"  tray:     opening {tray['ledger']} {state}: opener {money(tray.get('opener', 0))}, fills "
                      f"{money(tray.get('fill', 0))}, credits {money(tray.get('credit', 0))}, closer "
-                     f"{money(tray.get('closer', 0))}, {drop}")
+                     f"{money(tray.get('closer', 0))}, {drop}"
+                     + (f"; {' and '.join(by_antenna)} counted by the tray antenna" if by_antenna else ""))
     progressive = status.get("progressive")
     if isinstance(progressive, dict) and "meter" in progressive:
         pool = progressive.get("pool", "")

@@ -65,3 +65,7 @@ class ChipReaderSection(StrictSection):
     def places(self) -> dict[int, ChipPlace]:
         """Antenna number -> the place over it."""
         return {int(number): ChipPlace.parse(place) for number, place in self.antennas.items()}
+
+    def reads_tray(self) -> bool:
+        """An antenna lies under the chip tray: it may count an opener or a closer (docs/tray.md)."""
+        return str(ChipPlace.tray()) in self.antennas.values()

@@ -60,6 +60,8 @@ class ConsoleWiring:
     #: The control socket's door; None when the socket does not run (a demo): no console then.
     door: Door | None
     refused: Refused
+    #: The chip reader has an antenna under the tray: the tray form offers its count (docs/tray.md).
+    tray_antenna: bool = False
 
 
 def start_console(station: ConsoleWiring) -> ConsoleProcess | None:
@@ -165,6 +167,7 @@ def table_layout(station: ConsoleWiring) -> TableLayout:
         rules.late_bets, tuple(chip_colour(chip, t.minor_digits, t.chip_colours) for chip in chips),
         dict(t.chip_colours),
         progressive_seed=None if station.options.progressive is None else station.options.progressive.seed,
+        tray_antenna=station.tray_antenna,
     )
 
 

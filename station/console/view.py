@@ -34,6 +34,7 @@ from station.console.words import (
     difference_words,
     region_label,
     settled_lines,
+    tray_entry_words,
 )
 from station.core import outputs as out
 from station.core import states as st
@@ -86,6 +87,8 @@ class TableLayout:
     chip_colours: Mapping[str, str] = field(default_factory=dict)
     #: ``[table.progressive] seed``: the table has a progressive (docs/progressive.md); None: none.
     progressive_seed: int | None = None
+    #: The chip reader has an antenna under the tray: the tray form offers a count by it (docs/tray.md).
+    tray_antenna: bool = False
 
     def with_limits(self, limits: Mapping[str, Any]) -> TableLayout:
         """The layout under new limits (docs/limits.md): its chips, each in its colour, and its
@@ -114,6 +117,7 @@ class TableLayout:
             "currency": m.currency, "digits": m.digits, "timezone": self.timezone,
             "choices": list(self.choices), "betting_choices": list(self.betting_choices),
             "payout_options": list(self.payout_options), "late_bets": self.late_bets,
+            "tray_antenna": self.tray_antenna,
         }
 
 
@@ -195,7 +199,8 @@ class ConsoleView:
 
             summary = tray_summary(machine.tray_ledgers[-1], machine.house_net)
             self.tray = {key: value for key, value in summary.items() if key not in ("entries", "house")}
-            self.tray["entries"] = [f"{e['entry']} {e['kind']}" for e in summary["entries"]]
+            self.tray["entries"] = [tray_entry_words(e["entry"], e["kind"], e["counted_by"])
+                                    for e in summary["entries"]]
         pending = machine.pending_limits
         if pending is not None:
             self.next_limits = self._next_words(pending["limits"], pending["role"], pending["who"])
@@ -376,7 +381,7 @@ class ConsoleView:
         if tray is None or tray["ledger"] != o.ledger:
             return  # a correction of an earlier opening: the form shows the last one
         tray[o.what] += o.change if o.corrects else o.value
-        tray["entries"].append(f"{o.entry} {o.what}" + (f" (corrects {o.corrects})" if o.corrects else ""))
+        tray["entries"].append(tray_entry_words(o.entry, o.what, o.counted_by, o.corrects))
         if o.what == "closer":
             tray["open"] = False
         if o.what == "drop":

@@ -159,3 +159,10 @@ def settled_lines(bets: Any, money: Money, chips: Sequence[int] = ()) -> list[di
 
 def bet_text(bet: Mapping[str, Any], money: Money) -> str:
     return f"{region_words(str(bet['region']))} {money(int(bet['amount']))}"
+
+
+def tray_entry_words(entry: int, kind: str, counted_by: str = "hand", corrects: int = 0) -> str:
+    """A tray entry as the supervisor's tray form lists it (docs/tray.md): "1 opener", "1 opener
+    by the tray antenna" (a person then knows no one counted it by hand), "3 opener (corrects 1)"."""
+    return (f"{entry} {kind}" + (" by the tray antenna" if counted_by == "reader" else "")
+            + (f" (corrects {corrects})" if corrects else ""))

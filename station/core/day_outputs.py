@@ -45,7 +45,9 @@ class TrayRecorded(Output):
     """An entry of the chip tray's ledger (docs/tray.md): an opener, fill, credit or closer
     (``chips`` by denomination, ``value`` their sum), or the drop (``value`` the amount); a
     correction repeats the entry with ``corrects`` its number and ``reason`` why. ``ledger``
-    numbers the table's openings; ``signed`` is who signed (the supervisor, then the witness)."""
+    numbers the table's openings; ``signed`` is who signed (the supervisor, then the witness);
+    ``counted_by``: ``reader`` when the counts were the tray antenna's, ``hand`` otherwise (the
+    drop, and a correction, are people's)."""
 
     ledger: int
     entry: int
@@ -57,6 +59,7 @@ class TrayRecorded(Output):
     corrects: int = 0
     reason: str = ""
     change: int = 0  # a correction: the value's change
+    counted_by: str = "hand"
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,9 @@ from station.games.shoe_procedure import ShoeMode, ShoePhase, ShoeProgress
 #: (docs/ratings.md).
 #: 10: the progressive's ledger (docs/progressive.md). 11: the chips on the layout, the bets
 #: locked at no more bets and the payment being checked, and what each round's chips said
-#: (docs/chips.md).
-STATE_FORMAT = 11
+#: (docs/chips.md). 12: each entry of the chip tray's ledgers says who counted it (``counted_by``:
+#: ``hand``, or ``reader`` for the tray antenna; docs/tray.md).
+STATE_FORMAT = 12
 
 
 def _codes(cards: Any) -> list[str]:

@@ -12,6 +12,11 @@ own ``house_net``, corrections included), and their difference, the *variance*, 
 mispaid bet or chips gone missing look like. The integrity monitor raises an alarm over
 ``[integrity] tray_variance``.
 
+An opener or a closer may be counted by the tray antenna of a table that reads its chips
+(``counted_by = "reader"``): its counts are the core's own stable read of the tray as it stands
+when the count is applied, so a replay counts the same chips (:func:`tray_antenna_count`). A
+fill or a credit is the chips brought from or sent to the cage, not the tray: always by hand.
+
 A ledger entry is never changed but by a correction (:class:`~station.events.TrayCorrected`),
 journaled with who and why; a correction of a reconciled ledger reconciles it again. The core
 keeps the last :data:`LEDGERS_KEPT` ledgers (a correction reaches back that far); the journal
@@ -20,16 +25,25 @@ keeps them all.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 from station.core import outputs as out
+from station.core.chip_table import ChipLayout
 from station.core.machine_base import SUPERVISOR_ROLES, MachineBase
 from station.events import DropCounted, Event, TrayCorrected, TrayCounted
 
 #: Kinds of tray count, in the order a table's day has them.
 COUNT_KINDS = ("opener", "fill", "credit", "closer")
+#: Who counted a tray entry: people, or the tray antenna of the chip reader.
+COUNTED_BY = ("hand", "reader")
+#: The kinds the tray antenna counts: the whole tray (a fill or a credit is chips brought from or
+#: sent to the cage, which no antenna reads apart from the tray's own).
+READER_KINDS = ("opener", "closer")
+#: Chips that do not count named in a refusal, at most (then how many more).
+NAMED_CHIPS = 3
 #: Ledgers the core keeps (each is a few entries): the open one, and the closed ones a late drop
 #: or a correction may still reach.
 LEDGERS_KEPT = 3
@@ -38,6 +52,40 @@ LEDGERS_KEPT = 3
 def chips_value(chips: Iterable[tuple[int, int]]) -> int:
     """What chips counted by denomination are worth, in minor units."""
     return sum(denomination * count for denomination, count in chips)
+
+
+def tray_antenna_count(layout: ChipLayout | None, what: str,
+                       given: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, int], ...], str]:
+    """The tray's counts by denomination, sorted, as the tray antenna's latest stable read in
+    ``layout`` says (each chip at the value it was read with, its status as a supervisor may
+    have changed it since), or why the antenna cannot count this ``what`` (empty counts then).
+
+    Only chips in the journal decide it: the stable reads (``ChipsOnPlace``) are journaled
+    before the count that takes them, so a replay takes the same chips. A chip that does not
+    count (unknown, flagged, retired) refuses the whole count rather than being left out: the
+    tray would be counted short of what lies in it."""
+    if what not in READER_KINDS:
+        cage = "brought from" if what == "fill" else "sent to"
+        return (), (f"a {what} is the chips {cage} the cage, not the tray: count it by hand (the tray antenna "
+                    f"counts an opener or a closer)")
+    if given:
+        return (), ("give the counts by hand or count by the tray antenna, not both: leave the chips out to "
+                    "count by the antenna")
+    if layout is None:
+        return (), "this table has no chip reader: count the tray by hand"
+    if "tray" not in layout.seen:
+        return (), ("the tray antenna has not read the tray (no antenna is under the tray, or its chips are not "
+                    "steady yet): count it by hand, or wait until the tray's chips are shown")
+    chips = layout.chips("tray")
+    bad = [chip for chip in chips if not chip.counts]
+    if bad:
+        named = ", ".join(f"{chip.uid} is {chip.status_words()}" for chip in bad[:NAMED_CHIPS])
+        more = f" and {len(bad) - NAMED_CHIPS} more" if len(bad) > NAMED_CHIPS else ""
+        return (), (f"{len(bad)} chip(s) on the tray do not count ({named}{more}): take them off the tray, or "
+                    "count it by hand")
+    if not chips:
+        return (), "the tray antenna reads no chips on the tray: count it by hand"
+    return tuple(sorted(Counter(chip.value for chip in chips).items())), ""
 
 
 class TraySteps(MachineBase):
@@ -76,10 +124,16 @@ class TraySteps(MachineBase):
         return last if last is not None and last["closer"] is None else None
 
     def _on_tray_counted(self, ev: TrayCounted) -> None:
-        problem = (self._tray_signer_problem(ev, ev.witness)
-                   or ("" if ev.what in COUNT_KINDS else f"a tray count is an {', '.join(COUNT_KINDS)}, "
-                                                          f"not {ev.what!r}")
-                   or self._chips_problem(ev.chips, ev.what))
+        chips, problem = ev.chips, (
+            self._tray_signer_problem(ev, ev.witness)
+            or ("" if ev.what in COUNT_KINDS else f"a tray count is an {', '.join(COUNT_KINDS)}, not {ev.what!r}")
+            or ("" if ev.counted_by in COUNTED_BY else f"a tray is counted by hand or by the reader (its tray "
+                                                         f"antenna), not {ev.counted_by!r}"))
+        if not problem and ev.counted_by == "reader":
+            chips, problem = tray_antenna_count(self.chip_layout, ev.what, ev.chips)
+            if not problem and (read := self._chips_problem(chips, ev.what)):
+                problem = f"{read}, as the tray antenna reads the tray"
+        problem = problem or self._chips_problem(chips, ev.what)
         if not problem and ev.what in ("fill", "credit") and not ev.slip.strip():
             problem = f"a {ev.what} needs the number of its slip"
         ledger = self._open_ledger()
@@ -97,8 +151,8 @@ class TraySteps(MachineBase):
             self.tray_ledgers.append(ledger)
             del self.tray_ledgers[:-LEDGERS_KEPT]
         assert ledger is not None
-        entry = self._add_entry(ledger, ev.what, chips_value(ev.chips), ev.chips, ev.slip.strip(),
-                                (ev.actor.who, ev.witness.strip()))
+        entry = self._add_entry(ledger, ev.what, chips_value(chips), chips, ev.slip.strip(),
+                                (ev.actor.who, ev.witness.strip()), counted_by=ev.counted_by)
         if ev.what == "closer":
             ledger["closer"] = entry["entry"]
             ledger["house"] = self.house_net - ledger["house_at_open"]
@@ -145,20 +199,22 @@ class TraySteps(MachineBase):
         ledger, entry = found
         value = ev.amount if entry["kind"] == "drop" else chips_value(ev.chips)
         change = value - entry["value"]
-        entry["value"], entry["chips"] = value, [list(c) for c in ev.chips]
+        # The entry's counts are people's from now: a correction is counted by hand.
+        entry["value"], entry["chips"], entry["counted_by"] = value, [list(c) for c in ev.chips], "hand"
         self.tray_entries += 1
         self._emit(out.TrayRecorded(ledger["ledger"], self.tray_entries, entry["kind"], value, tuple(ev.chips),
                                     entry["slip"], (ev.actor.who,), ev.entry, ev.reason.strip(), change))
         self._reconcile(ledger)
 
     def _add_entry(self, ledger: dict[str, Any], kind: str, value: int, chips: tuple[tuple[int, int], ...],
-                   slip: str, signed: tuple[str, ...], note: str = "") -> dict[str, Any]:
+                   slip: str, signed: tuple[str, ...], note: str = "", counted_by: str = "hand") -> dict[str, Any]:
         self.tray_entries += 1
         entry: dict[str, Any] = {"entry": self.tray_entries, "kind": kind, "value": value,
-                                 "chips": [list(c) for c in chips], "slip": slip, "signed": list(signed)}
+                                 "chips": [list(c) for c in chips], "slip": slip, "signed": list(signed),
+                                 "counted_by": counted_by}
         ledger["entries"].append(entry)
         self._emit(out.TrayRecorded(ledger["ledger"], self.tray_entries, kind, value, chips, slip, signed,
-                                    reason=note.strip()))
+                                    reason=note.strip(), counted_by=counted_by))
         return entry
 
     def _reconcile(self, ledger: dict[str, Any]) -> None:
@@ -197,6 +253,6 @@ def tray_summary(ledger: dict[str, Any], house_now: int) -> Mapping[str, Any]:
         "ledger": ledger["ledger"], "open": ledger["closer"] is None, **totals,
         "drop_counted": ledger["drop"] is not None, "house": house, "win": win,
         "variance": None if win is None else win - house,
-        "entries": [{key: entry[key] for key in ("entry", "kind", "value", "slip", "signed")}
+        "entries": [{key: entry[key] for key in ("entry", "kind", "value", "slip", "signed", "counted_by")}
                     for entry in ledger["entries"]],
     })

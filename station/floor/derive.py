@@ -333,7 +333,7 @@ class FeedDeriver:
             return "event", {"type": "tray", "ledger": output.ledger, "entry": output.entry, "what": output.what,
                              "value": output.value, "chips": [list(c) for c in output.chips], "slip": output.slip,
                              "signed": list(output.signed), "corrects": output.corrects, "change": output.change,
-                             "reason": output.reason, "currency": self.currency}
+                             "reason": output.reason, "counted_by": output.counted_by, "currency": self.currency}
         if isinstance(output, out.TrayReconciled):
             return "event", {"type": "tray_reconciled", "ledger": output.ledger, "opener": output.opener,
                              "fills": output.fills, "credits": output.credits, "closer": output.closer,

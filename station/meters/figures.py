@@ -81,6 +81,8 @@ class Figures:
     #: corrected, and how many (docs/tray.md).
     tray: dict[str, int] = field(default_factory=dict)
     tray_entries: dict[str, int] = field(default_factory=dict)
+    #: Of those entries, how many of each kind the tray antenna counted (``counted_by`` reader).
+    tray_by_reader: dict[str, int] = field(default_factory=dict)
     #: Ratings ended here, by their number (docs/ratings.md), and cash bought in by player
     #: (their card when rated, else "box <n> <player>").
     ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -158,6 +160,7 @@ class Figures:
         _add_counts(self.rounds_by_limits, other.rounds_by_limits)
         _add_counts(self.tray, other.tray)
         _add_counts(self.tray_entries, other.tray_entries)
+        _add_counts(self.tray_by_reader, other.tray_by_reader)
         self.ratings.update(other.ratings)  # a rating ends once: in one part only
         _add_counts(self.cash, other.cash)
         _add_counts(self.progressive, other.progressive)
@@ -192,6 +195,7 @@ class Figures:
             "integrity_alerts": dict(sorted(self.integrity_alerts.items())),
             "rounds_by_limits": dict(sorted(self.rounds_by_limits.items())),
             "tray": dict(sorted(self.tray.items())), "tray_entries": dict(sorted(self.tray_entries.items())),
+            "tray_by_reader": dict(sorted(self.tray_by_reader.items())),
             "ratings": {key: dict(self.ratings[key]) for key in sorted(self.ratings, key=int)},
             "cash": dict(sorted(self.cash.items())),
             "progressive": dict(sorted(self.progressive.items())),
@@ -214,6 +218,8 @@ class Figures:
             rounds_by_limits={str(k): int(v) for k, v in data.get("rounds_by_limits", {}).items()},
             tray={str(k): int(v) for k, v in data.get("tray", {}).items()},
             tray_entries={str(k): int(v) for k, v in data.get("tray_entries", {}).items()},
+            # Meters written before the tray antenna counted have none: every entry was by hand.
+            tray_by_reader={str(k): int(v) for k, v in data.get("tray_by_reader", {}).items()},
             ratings={str(k): dict(v) for k, v in data.get("ratings", {}).items()},
             cash={str(k): int(v) for k, v in data.get("cash", {}).items()},
             progressive={str(k): int(v) for k, v in data.get("progressive", {}).items()},

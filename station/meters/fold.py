@@ -321,6 +321,8 @@ class MetersFold:
                                                                         else output.value)
         if not output.corrects:
             figures.tray_entries[output.what] = figures.tray_entries.get(output.what, 0) + 1
+        if not output.corrects and output.counted_by == "reader":
+            figures.tray_by_reader[output.what] = figures.tray_by_reader.get(output.what, 0) + 1
 
     def _rating_ended(self, output: out.RatingEnded, time: str) -> None:
         """A rating counts in the part in play when it ended (docs/ratings.md)."""

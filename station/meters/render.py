@@ -104,18 +104,25 @@ def _limits_played(rounds_by_limits: dict[str, int], digits: int) -> str:
 
 def _inventory(totals: dict[str, Any], digits: int) -> list[str]:
     """The chip tray's day: "tray: opener 20,000.00, fills 2,000.00, ...", then "win 1,234.00,
-    hold 12.34%, variance -25.00 from the rounds' house result" (docs/tray.md)."""
+    hold 12.34%, variance -25.00 from the rounds' house result" (docs/tray.md); the entries the
+    tray antenna counted, when it did ("counted by the tray antenna: opener 1, closer 1")."""
     tray = totals["tray"]
     parts = [f"{name} {format_amount(tray.get(kind, 0), digits)}" for kind, name in (
         ("opener", "opener"), ("fill", "fills"), ("credit", "credits"), ("closer", "closer"), ("drop", "drop"))]
     lines = ["tray: " + ", ".join(parts)]
     if totals["win"] is None:
-        return [*lines, "  no win by inventory without an opener and a closer"]
-    hold = "-" if totals["hold_percent"] is None else f"{totals['hold_percent']:.2f}%"
-    variance = format_amount(totals["variance"], digits)
-    flag = "" if totals["variance"] == 0 else " VARIANCE"
-    return [*lines, f"  win {format_amount(totals['win'], digits)}, hold {hold}, variance {variance} from the "
-                    f"rounds' house result{flag}"]
+        lines.append("  no win by inventory without an opener and a closer")
+    else:
+        hold = "-" if totals["hold_percent"] is None else f"{totals['hold_percent']:.2f}%"
+        variance = format_amount(totals["variance"], digits)
+        flag = "" if totals["variance"] == 0 else " VARIANCE"
+        lines.append(f"  win {format_amount(totals['win'], digits)}, hold {hold}, variance {variance} from the "
+                     f"rounds' house result{flag}")
+    by_reader = totals.get("tray_by_reader") or {}
+    if by_reader:
+        lines.append("  counted by the tray antenna: " + ", ".join(
+            f"{kind} {by_reader[kind]}" for kind in ("opener", "closer") if by_reader.get(kind)))
+    return lines
 
 
 def _chip_words(chips: dict[str, int], digits: int) -> list[str]:

@@ -99,7 +99,8 @@ def build_features(loaded: LoadedConfig, run: RunOptions, spine: StationSpine) -
         parts.append(ProgressiveSignPart(devices.get, money, SIGN_TITLE))
     control: ControlPart | None = None
     if run.control_socket:
-        control = ControlPart(config.control, journal_path, loaded.path, spine.status, spine.refusals)
+        control = ControlPart(config.control, journal_path, loaded.path, spine.status, spine.refusals,
+                              tray_antenna=config.chip_reader is not None and config.chip_reader.reads_tray())
         parts.append(control)
     parts.append(ConsolePart(options, config.console, config.control, config.table, config.station.name,
                              (loaded.path, journal_path), control, spine.refusals))

@@ -152,11 +152,14 @@ ChipCount = Annotated[list[Amount], Field(min_length=2, max_length=2)]
 class TrayArguments(_Arguments):
     what: Annotated[str, StringConstraints(pattern="^(opener|fill|credit|closer)$")] = Field(
         description="opener, fill, credit or closer")
-    chips: list[ChipCount] = Field(min_length=1, max_length=30,
-                                   description="[denomination, count] pairs in minor units: [[2500,40],[10000,10]]")
+    chips: list[ChipCount] = Field([], max_length=30,
+                                   description="[denomination, count] pairs in minor units: [[2500,40],[10000,10]]; "
+                                               "left out when the tray antenna counts")
     witness: Name = Field(description="the second signature: the dealer, or the runner of a fill or credit")
     slip: Annotated[str, StringConstraints(max_length=32, strip_whitespace=True)] = Field(
         "", description="the fill or credit slip's number")
+    counted_by: Literal["hand", "reader"] = Field(
+        "hand", description="hand (the chips given), or reader: an opener or closer counted by the tray antenna")
 
 
 class DropArguments(_Arguments):
@@ -300,10 +303,12 @@ Post = Callable[[Event, Callable[[Verdict], None]], None]
 
 def control_commands(post: Post, status: Callable[[], dict[str, Any]],
                      wait_s: float = REPLY_WAIT_S, dealers: Mapping[str, str] | None = None,
-                     card_read: Callable[[], str] = str) -> dict[str, Command]:
+                     card_read: Callable[[], str] = str, tray_antenna: bool = False) -> dict[str, Command]:
     """The command table: each turns a checked request into an event posted for the table
     (journaled with the role and name of who asked) and answers what became of it, except
-    ``status``, which reads. ``dealers``: the users who may deal, by name, with their role."""
+    ``status``, which reads. ``dealers``: the users who may deal, by name, with their role.
+    ``tray_antenna``: the station's chip reader has an antenna under the tray (a count by it is
+    refused before anything is journaled when it has none)."""
 
     def posting(make: Callable[[Actor, dict[str, Any]], Event]) -> Callable[[Actor, dict[str, Any]], str]:
         def run(actor: Actor, args: dict[str, Any]) -> str:
@@ -334,6 +339,17 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
         if not read:
             raise ControlError("refused: no card has been read: swipe the player's card, or type its number (card=)")
         return posting(lambda a, _: RatingOpened(args["box"], args["player"], read, a, now(), "reader"))(actor, args)
+
+    post_tray = posting(lambda a, args: TrayCounted(
+        args["what"], chip_counts(args["chips"]), args["witness"], a, args["slip"], args["counted_by"]))
+
+    def count_tray(actor: Actor, args: dict[str, Any]) -> str:
+        """A count by the tray antenna needs one: said at once at a table without it (the
+        configuration is not the journal's, so the core cannot say it on a replay)."""
+        if args["counted_by"] == "reader" and not tray_antenna:
+            raise ControlError("refused: no chip reader's antenna is under this table's tray "
+                               "([chip_reader.antennas] names no \"tray\"): count the tray by hand")
+        return post_tray(actor, args)
 
     def sign_in_dealer(actor: Actor, args: dict[str, Any]) -> str:
         problem = dealer_problem(actor, args["name"], dealers or {})
@@ -377,9 +393,8 @@ def control_commands(post: Post, status: Callable[[], dict[str, Any]],
             args["box"], args["player"], a, now())), "end a player's rating", ARGUMENTS["unrate"]),
         "buy-in": Command(DEALER_OR_SUPERVISOR, posting(lambda a, args: BuyIn(
             args["box"], args["player"], args["amount"], a)), "cash bought in at the table", ARGUMENTS["buy-in"]),
-        "tray": Command(SUPERVISOR, posting(lambda a, args: TrayCounted(
-            args["what"], chip_counts(args["chips"]), args["witness"], a, args["slip"])),
-            "the chip tray counted and signed: opener, fill, credit or closer (docs/tray.md)", ARGUMENTS["tray"]),
+        "tray": Command(SUPERVISOR, count_tray, "the chip tray counted and signed: opener, fill, credit or closer, "
+                        "by hand or by the tray antenna (docs/tray.md)", ARGUMENTS["tray"]),
         "drop": Command(SUPERVISOR, posting(lambda a, args: DropCounted(args["amount"], a, args["note"])),
                         "the drop box's count (docs/tray.md)", ARGUMENTS["drop"]),
         "tray-correct": Command(SUPERVISOR, posting(lambda a, args: TrayCorrected(

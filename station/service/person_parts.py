@@ -52,9 +52,10 @@ class ControlPart(FeatureBase):
     stage = StopStage.INPUTS
 
     def __init__(self, section: ControlSection, journal_path: Path, config_path: Path,
-                 status: Callable[[], dict[str, Any]], refusals: RefusalRecorder) -> None:
+                 status: Callable[[], dict[str, Any]], refusals: RefusalRecorder, tray_antenna: bool = False) -> None:
+        """``tray_antenna``: the chip reader has an antenna under the tray (docs/tray.md)."""
         self.section, self.journal_path, self.config_path = section, journal_path, config_path
-        self._status, self._refusals = status, refusals
+        self._status, self._refusals, self.tray_antenna = status, refusals, tray_antenna
         self.server: ControlServer | None = None
 
     def start(self) -> None:
@@ -63,7 +64,7 @@ class ControlPart(FeatureBase):
         credentials = [Credential(u.name, u.role, u.token_sha256) for u in users if u.token_sha256]
         dealers = {u.name: u.role for u in users if u.role in DEALING_ROLES}
         commands = control_commands(tap.post, self._status, dealers=dealers,
-                                    card_read=lambda: tap.published.card_read)
+                                    card_read=lambda: tap.published.card_read, tray_antenna=self.tray_antenna)
         path = control_socket_path(self.section.socket or None, self.journal_path)
         problem = socket_path_problem(path)
         if problem:
@@ -102,7 +103,8 @@ class ConsolePart(FeatureBase):
         server = self.door.server if self.door is not None else None
         self.process = start_console(ConsoleWiring(
             self.tap, self.options, self.section, self.control.users, self.table, self.table_name, *self.paths,
-            server.serve_line if server is not None else None, self.refusals.refused))
+            server.serve_line if server is not None else None, self.refusals.refused,
+            tray_antenna=self.door is not None and self.door.tray_antenna))
 
     def begin_stop(self) -> None:
         if self.process is not None:

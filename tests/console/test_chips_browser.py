@@ -28,6 +28,7 @@ from ..browser import BROWSER_MARKS
 from ..chip_rig import CHIP_TABLE, chip_reader_sections, write_registry
 from .conftest import ConsoleTable
 from .console_page import WAIT_MS, ConsolePage, check_every_size, open_console
+from .test_supervisor_browser import supervisor_done
 
 pytestmark = [*BROWSER_MARKS, pytest.mark.e2e]  # a station, a chip reader simulator and a browser
 
@@ -273,3 +274,35 @@ def test_a_full_tables_chips_scroll_in_their_own_region_and_the_layout_holds(
     console.supervisor_signs_in("sue")
     check_every_size(page, "chips full table held supervisor", SHOTS[:1])
     table.stop_station()
+
+
+def test_a_supervisor_counts_the_opener_from_the_tray_antenna(browser: Any, console_table: Any,
+                                                               tmp_path: Path) -> None:
+    """At a table whose chip reader has an antenna under the tray, the chip tray's form offers
+    `Count from the tray antenna` (docs/tray.md): the opener is the tray's stable read, signed
+    with the witness typed as for a count by hand, and listed as the antenna's; the layout check
+    at every size with the button."""
+    table, reader = chip_station(console_table, tmp_path, {1: "tray"})
+    try:
+        table.start_station()
+        console = open_console(browser, table)
+        page = console.page
+        reader.simulator.place(1, [TENS[0], TENS[1], FIVES[0]])
+        table.wait_for(lambda s: (s["chips"]["places"].get("tray") or {}).get("amount") == 2500)
+        console.supervisor_signs_in("sue")
+        console.tap("Chip tray")
+        page.get_by_label("Count", exact=True).select_option("opener")
+        page.get_by_label("Witness", exact=True).fill("dee")
+        check_every_size(page, "supervisor chip tray with its antenna", SHOTS[:1])
+        console.tap("Count from the tray antenna")
+        supervisor_done(console)
+        [opener] = [r["payload"] for r in table.journal_records() if r["kind"] == "TrayCounted"]
+        assert (opener["what"], opener["chips"], opener["counted_by"], opener["witness"], opener["actor"]["who"]) == (
+            "opener", [], "reader", "dee", "sue")
+        console.supervisor_signs_in("sue")
+        console.tap("Chip tray")
+        assert console.wait_text("#tray-state", "by the tray antenna").startswith(
+            "Opening 1 open (entries 1 opener by the tray antenna): opener 25.00")
+        table.stop_station()
+    finally:
+        reader.stop()

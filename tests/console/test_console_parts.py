@@ -3,18 +3,23 @@ clock the test turns, the words of every kind of payout, and the picture folded 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from station.cards import parse_card
+from station.chip_inputs import ChipsOnPlace
+from station.chips.registry import ChipStanding, ChipStatus
 from station.config.pins import PinError, hash_pin, pin_problem, stored_problem, verify_pin
 from station.console.sessions import MAX_FAILURES, SUPERVISOR_TURN_S, SessionBook, User
 from station.console.settings import ConsoleSection
 from station.console.view import ConsoleView, TableLayout
 from station.console.words import in_chips, input_words, payout_words, settled_lines
 from station.core import outputs as out
+from station.core.chip_table import ChipRules
 from station.core.rounds import RoundId
+from station.events import Actor, TrayCorrected, TrayCounted
 from station.games.layout import SettledBet
 from station.money import Money
 
@@ -177,3 +182,31 @@ def test_the_chips_offered_are_the_table_s_up_to_its_maximum_each_with_ink_that_
         ("1.00", "#f4f1ea", "#111111"), ("5.00", "#c62828", "#ffffff"), ("25.00", "#1b1b1b", "#ffffff"),
         ("100.00", "#1b1b1b", "#ffffff")]  # 500.00 is over the table's maximum of 100.00
     assert chip_colour(100, 0, {}) == "#1b1b1b" and chip_colour(7, 2, {}) == "#8a8f98"  # 100 JPY black; 0.07 grey
+
+
+def test_the_tray_form_lists_an_entry_the_tray_antenna_counted_as_its_own_and_after_a_restart(
+        make_table: Any) -> None:
+    """docs/tray.md: the picture folded from the core's outputs and the one resumed from the
+    machine after a restart both list the antenna's opener as such (a hand count as before, and
+    the opener once corrected by hand); the layout tells the page whether to offer the antenna's
+    count."""
+    table = make_table(chips=ChipRules())
+    sue = Actor("supervisor", "sue")
+    table.post(ChipsOnPlace("tray", (ChipStanding("E004010000000001", ChipStatus.ACTIVE, 500),)),
+               TrayCounted("opener", (), "dee", sue, counted_by="reader"),
+               TrayCounted("fill", ((500, 2),), "rob", sue, "F-1"))
+    table.restart()
+    resumed = ConsoleView(layout())
+    resumed.resume(table.machine)
+    assert resumed.to_json()["tray"]["entries"] == ["1 opener by the tray antenna", "2 fill"]
+    table.post(TrayCorrected(1, "recounted", sue, ((500, 2),)))
+    folded = ConsoleView(replace(layout(), tray_antenna=True))
+    for output in table.outputs:
+        folded.apply(output, "")
+    shown = folded.to_json()
+    assert shown["tray"]["entries"] == ["1 opener by the tray antenna", "2 fill", "3 opener (corrects 1)"]
+    assert shown["table"]["tray_antenna"] is True and ConsoleView(layout()).to_json()["table"]["tray_antenna"] is False
+    table.restart()
+    resumed = ConsoleView(layout())
+    resumed.resume(table.machine)
+    assert resumed.to_json()["tray"]["entries"] == ["1 opener", "2 fill"]  # the opener's counts are the hand's now

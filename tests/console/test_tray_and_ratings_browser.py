@@ -46,6 +46,7 @@ def test_the_tray_a_buy_in_and_a_rating_from_the_console(browser: Any, console_t
     # The opener, counted by denomination and signed with a witness.
     console.supervisor_signs_in("sue")
     console.tap("Chip tray")
+    assert page.get_by_role("button", name="Count from the tray antenna").count() == 0  # no chip reader here
     page.get_by_label("Count", exact=True).select_option("opener")
     page.get_by_label("Count of 25.00 chips", exact=True).fill("40")
     page.get_by_label("Count of 5.00 chips", exact=True).fill("100")

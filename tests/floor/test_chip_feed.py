@@ -14,10 +14,18 @@ from typing import Any
 
 import pytest
 
+from station.chip_inputs import ChipsOnPlace
+from station.chips.registry import ChipStanding, ChipStatus
 from station.config.options import journal_options
+from station.core.chip_table import ChipRules
+from station.core.options import CoreOptions
+from station.event_codec import event_to_dict
+from station.events import Actor, TrayCounted
 from station.floor.derive import derive_all
-from station.journal import JournalReader
-from station.journal.anchors import journal_id_of
+from station.games.baccarat.table import BaccaratTable, Variant
+from station.games.table import Chips
+from station.journal import Journal, JournalReader
+from station.journal.anchors import journal_id, journal_id_of
 
 from ..meters.chip_play import play_chip_journal
 from .helpers import schema_validators
@@ -120,3 +128,29 @@ def test_the_schema_refuses_amounts_that_are_not_whole_minor_units(messages: lis
     moved = copy.deepcopy(chip_events(messages, "chips_moved")[0])
     moved["place"] = "Box 1 · Banker"
     assert errors(moved)
+
+
+def test_a_tray_count_by_the_tray_antenna_says_so_in_the_feed(tmp_path: Path) -> None:
+    """The floor's ``tray`` event says who counted (docs/tray.md): ``reader`` for an opener the
+    tray antenna counted from the tray's read journaled before it, ``hand`` for a closer people
+    counted; both valid against the schema."""
+    sam = Actor("supervisor", "sam")
+    path = tmp_path / "journal.sqlite3"
+    tray = tuple(ChipStanding(f"E00401000000001{n}", ChipStatus.ACTIVE, value) for n, value in enumerate((1000, 500)))
+    with Journal(path) as journal:
+        journal.append("Software", {"version": "test", "journal_schema": 1})
+        for event in (ChipsOnPlace("tray", tray, read=1, at_ms=100),
+                      TrayCounted("opener", (), "dana", sam, counted_by="reader"),
+                      TrayCounted("closer", ((500, 1), (1000, 1)), "dana", sam)):
+            journal.append(event.kind, event_to_dict(event))
+    with JournalReader(path) as reader:
+        records = list(reader.records())
+    options = CoreOptions(table=BaccaratTable(Variant.MINI, 7, 1000, 500_000, Chips((100, 500, 1000))),
+                          chips=ChipRules())
+    messages = [m.payload for m in derive_all(records, options, table="BAC-05", journal_id=journal_id(records[0].hash),
+                                              currency="EUR")]
+    trays = chip_events(messages, "tray")
+    assert [(t["what"], t["chips"], t["value"], t["counted_by"]) for t in trays] == [
+        ("opener", [[500, 1], [1000, 1]], 1500, "reader"), ("closer", [[500, 1], [1000, 1]], 1500, "hand")]
+    assert [m for m in messages if errors(m)] == []
+    assert errors({**trays[0], "counted_by": "scale"})  # the schema knows only the two

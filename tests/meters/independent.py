@@ -31,7 +31,7 @@ def _money_figures() -> dict[str, Any]:
     return {"rounds": 0, "voided_rounds": 0, "open_us": 0, "first_round": "", "last_round": "", "regions": {},
             "commission": 0, "void_parts_returned": 0, "voided_returned": 0, "corrections": 0,
             "corrected_house": 0, "refusals": 0, "irregularities": {}, "integrity_alarms": {},
-            "integrity_alerts": {}, "rounds_by_limits": {}, "tray": {}, "tray_entries": {},
+            "integrity_alerts": {}, "rounds_by_limits": {}, "tray": {}, "tray_entries": {}, "tray_by_reader": {},
             "ratings": {}, "cash": {}, "progressive": {},  # no table here offers a progressive
             "chips": {}}  # nor reads its chips
 

@@ -17,7 +17,7 @@ from station.meters.report import Table
 COUNTERS = ("rounds", "voided_rounds", "open_us", "commission", "void_parts_returned", "voided_returned",
             "corrections", "corrected_house", "refusals")
 COUNTS = ("irregularities", "integrity_alarms", "integrity_alerts", "rounds_by_limits", "tray", "tray_entries",
-          "cash", "progressive", "chips")
+          "tray_by_reader", "cash", "progressive", "chips")
 TIMES = st.sampled_from(["", "2026-12-06T20:00:00.000000Z", "2026-12-06T21:00:00.000000Z",
                          "2026-12-07T02:00:00.000000Z"])
 NUMBERS = st.integers(min_value=0, max_value=10**9)

@@ -7,6 +7,7 @@ rated play and ``read`` for parts not read from a journal. The blocks are render
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from station.core import outputs as out
@@ -112,7 +113,7 @@ def _tray_lines(*entries: TrayRecorded, rounds: int = 0) -> list[str]:
         feed.at(at(10 + n), entry)
     lines = block(feed.fold)
     start = next(i for i, line in enumerate(lines) if line.startswith("tray: "))
-    return lines[start:start + 2]
+    return lines[start:start + 3 if lines[start + 2].startswith("  counted by") else start + 2]
 
 
 def test_the_tray_s_lines() -> None:
@@ -128,6 +129,17 @@ def test_the_tray_s_lines() -> None:
                        rounds=1)[1] == "  win 10.00, hold 100.00%, variance 0.00 from the rounds' house result"
     assert _tray_lines(tray(1, "opener", 20_000), tray(2, "closer", 20_000), tray(3, "drop", 1001),
                        rounds=1)[1].endswith("variance 0.01 from the rounds' house result VARIANCE")
+
+
+def test_the_entries_the_tray_antenna_counted_are_said_after_the_tray_s_lines() -> None:
+    """An opener or a closer counted by the tray antenna is counted by kind and said in words
+    (docs/tray.md); its correction, by hand, does not count again."""
+    by_reader = replace(tray(1, "opener", 20_000), counted_by="reader")
+    lines = _tray_lines(by_reader, tray(2, "closer", 20_000), replace(tray(3, "closer", 20_000), counted_by="reader"),
+                        replace(tray(4, "opener", 20_100), corrects=1, change=100))
+    assert lines == ["tray: opener 201.00, fills 0.00, credits 0.00, closer 400.00, drop 0.00",
+                     "  win 199.00, hold -, variance 199.00 from the rounds' house result VARIANCE",
+                     "  counted by the tray antenna: opener 1, closer 1"]
 
 
 # --- the report ----------------------------------------------------------------------------

@@ -46,6 +46,10 @@ def test_a_reader_with_its_rule_device_and_places_is_valid(tmp_path: Path) -> No
     assert config.chip_reader is not None and config.table.chip_bets is not None
     assert {n: str(p) for n, p in config.chip_reader.places().items()} == {
         1: "spot:1:banker", 2: "payout:1", 3: "tray"}
+    assert config.chip_reader.reads_tray()  # it may count an opener or a closer (docs/tray.md)
+    path.write_text(READER.replace('3 = "tray"\n', ""))
+    reader = load_config(path).config.chip_reader
+    assert reader is not None and not reader.reads_tray()
 
 
 @pytest.mark.parametrize(("change", "key", "words"), [

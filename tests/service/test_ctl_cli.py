@@ -21,7 +21,7 @@ import pytest
 from station.cli.main import build_parser, main
 from station.config.errors import ConfigError
 from station.core.loop import Verdict
-from station.events import AlertAcknowledged, BetPlaced, DealerAction, Event, PauseRequested
+from station.events import Actor, AlertAcknowledged, BetPlaced, DealerAction, Event, PauseRequested, TrayCounted
 from station.service.config import parse_config
 from station.service.control import Authenticator, ControlServer, Credential, hash_token
 from station.service.control_commands import control_commands
@@ -207,3 +207,37 @@ def test_a_local_technician_account_reads_the_status_without_a_token_and_changes
         assert posted == []
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("antenna", [True, False])
+def test_the_documented_count_by_the_tray_antenna_is_posted_only_where_an_antenna_is_under_the_tray(
+        tmp_path: Path, capsys: Any, antenna: bool) -> None:
+    """docs/control.md's closer by the tray antenna, typed as written: no chips given, the event
+    says who counts; a station whose chip reader has no antenna under the tray refuses it in one
+    line, and nothing is journaled (the core could not say so on a replay: the antennas are the
+    configuration's)."""
+    posted: list[Event] = []
+    token_file = tmp_path / "token"
+    token_file.write_text(SUPERVISOR + "\n")
+
+    def post(event: Event, done: Any) -> None:
+        posted.append(event)
+        done(Verdict(True, ""))
+
+    server = ControlServer(tmp_path / "control.sock", Authenticator([Credential("sam", "supervisor",
+                                                                                hash_token(SUPERVISOR))]),
+                           control_commands(post, lambda: dict(STATUS), tray_antenna=antenna))
+    server.start()
+    try:
+        status = main(["ctl", "--socket", str(server.path), "--token-file", str(token_file), "send", "tray",
+                       "--set", "what=closer", "--set", "counted_by=reader", "--set", "witness=dana"])
+    finally:
+        server.stop()
+    if antenna:
+        assert status == 0 and posted == [TrayCounted("closer", (), "dana", Actor("supervisor", "sam"),
+                                                      counted_by="reader")]
+    else:
+        assert status == 1 and posted == []
+        assert capsys.readouterr().err == (
+            "refused: no chip reader's antenna is under this table's tray ([chip_reader.antennas] names no "
+            "\"tray\"): count the tray by hand\n")

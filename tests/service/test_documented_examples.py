@@ -97,6 +97,9 @@ REFUSED_HERE: dict[str, tuple[int, str, str]] = {
     "station ctl --token-file ~/.station-token send action --set action=decline_tie --set box=1 --set player=P1":
         (1, "refused: unknown dealer action 'decline_tie'", "decline_tie is Casino War's; the test's table deals "
                                                            "mini Baccarat"),
+    "station ctl --token-file ~/.station-token send tray --set what=closer --set counted_by=reader --set witness=dana":
+        (1, "refused: no chip reader's antenna is under this table's tray",
+         "the test's table reads no chips; tests/service/test_tray_antenna_e2e.py counts the tray by its antenna"),
     "station ctl --token-file ~/.station-token send confirm-payouts --set round_id=1-12":
         (1, "refused: cannot confirm payouts now", "the test's table is betting: no round's payouts wait to be "
                                                    "confirmed"),

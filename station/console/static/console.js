@@ -589,6 +589,8 @@ function renderTray(view) {
         `${moneyText(chip, digits)} ×`),
       el("input", {id: `tray-count-${chip}`, inputmode: "numeric"}))));
   }
+  // A table whose chip reader has an antenna under the tray: an opener or a closer may be its read.
+  $("tray-reader").hidden = !(view.table.tray_antenna && view.chips);
 }
 
 async function submitTray(event) {
@@ -604,6 +606,18 @@ async function submitTray(event) {
                 slip: $("tray-slip").value.trim()};
   if (await send("tray", args)) {
     for (const chip of ui.view.table.limit_values.chips) $(`tray-count-${chip}`).value = "";
+    $("tray-slip").value = "";
+    ui.trayOpen = false;
+    render();
+  }
+}
+
+async function countTrayByReader() {
+  // The same count, its chips the tray antenna's stable read (the station refuses a fill or a
+  // credit, or a tray read with a chip that does not count, with its reason).
+  const args = {what: $("tray-what").value, counted_by: "reader", witness: $("tray-witness").value.trim(),
+                slip: $("tray-slip").value.trim()};
+  if (await send("tray", args)) {
     $("tray-slip").value = "";
     ui.trayOpen = false;
     render();
@@ -835,6 +849,7 @@ async function boot() {
   $("chip-hold-form").addEventListener("submit", acceptPayment);
   $("chip-status-form").addEventListener("submit", setChipStatus);
   $("tray-form").addEventListener("submit", submitTray);
+  $("tray-reader").addEventListener("click", countTrayByReader);
   $("drop-submit").addEventListener("click", submitDrop);
   $("tray-correct").addEventListener("click", correctTray);
   $("rate-button").addEventListener("click", ratePlayer);

@@ -238,8 +238,8 @@ class Publisher:
     def _until_due(self) -> float | None:
         """How long the worker may sleep: until a held-back update or a retry is due."""
         due: list[float] = []
-        if self._roads_dirty:
-            due.append(self._last_roads + ROADS_INTERVAL_S)
+        if self._roads_dirty and self.display is not None:  # without a board nothing takes the roads:
+            due.append(self._last_roads + ROADS_INTERVAL_S)  # counted due, they kept the worker spinning
         if self._web_dirty:
             due.append(self._last_web + WEB_INTERVAL_S)
         if self.display is not None and self.display.connected and self._unpainted():

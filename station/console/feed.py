@@ -7,9 +7,11 @@ core loop's interpreter. This module imports no web framework.
 - **The picture.** The core loop hands each output the console shows to :meth:`on_output`
   (on the loop's thread: it only queues, with the round on the table at that moment and, at a
   table with a chip reader, the core's chips when a step has touched the layout since). A
-  worker thread folds them into the :class:`~station.console.view.ConsoleView`, encodes the
-  whole picture once and sends it, at most one every ``PICTURE_INTERVAL_S`` (a change at a
-  dealer's pace goes out at once); pictures overtaken before they go out are never sent.
+  worker thread folds them into the :class:`~station.console.view.ConsoleView` once the core
+  loop has handed over a whole batch, encodes the whole picture once and sends it, rationed by
+  a :class:`~station.console.picture_budget.PictureBudget` (``PICTURE_BURST`` at once,
+  ``PICTURE_RATE`` a second sustained: a change at a person's pace goes out at once); pictures
+  overtaken before they go out are never sent.
 - **Requests.** What a signed-in person asks comes back as a request line with who asks; a
   small pool of threads passes each through ``door`` (the control socket's own checks, see
   :meth:`station.service.control.ControlServer.serve_line`) and sends the answer back. A
@@ -31,7 +33,6 @@ import os
 import queue
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -48,6 +49,7 @@ from station.child_supervisor import (
     Restarts,
     Words,
 )
+from station.console.picture_budget import PictureBudget
 from station.console.view import ConsoleView
 from station.core import outputs as out
 from station.core.queues import take_waiting
@@ -59,8 +61,12 @@ STOP_TIMEOUT_S = 1.0
 RESTART_S = 2.0
 #: How often a console that could not listen is tried again.
 RETRY_S = 30.0
-#: Least time between two pictures sent (a dealer reads a change in far more than this).
-PICTURE_INTERVAL_S = 0.1
+#: Pictures a second sustained, and how many may go at once before the rate holds them back.
+#: Folding and encoding a picture takes under half a millisecond (bench/chips.py's trace), so
+#: 25 a second cost the table about 1% of a CPU; players putting chips down on several spots
+#: at once change the picture more than ten times a second, and each change should be on the
+#: dealer's screen within the 100 ms the chip reader's target allows (docs/benchmarks.md).
+PICTURE_RATE, PICTURE_BURST = 25.0, 5
 #: Requests served at once (each may wait up to 2 s for the table's verdict).
 DOOR_THREADS = 4
 MAX_FRAME = 1024 * 1024
@@ -121,9 +127,16 @@ class ConsoleProcess:
 
     def on_output(self, output: out.Output, round_id: str, chips: Mapping[str, Any] | None = None) -> None:
         """An output the console shows (the core loop's thread): queued, never more; ``chips``
-        the core's chips on the layout as they stand after it (None: unchanged)."""
+        the core's chips on the layout as they stand after it (None: unchanged). The picture
+        is drawn at :meth:`on_batch_end`, from all of the batch's outputs: woken by its first
+        output, the worker would send a picture of half an input, and the rest would wait
+        out ``PICTURE_INTERVAL_S`` (a chip put on a spot would reach the screen 100 ms late)."""
         self._outputs.put((output, round_id, chips))
-        self._wake.set()
+
+    def on_batch_end(self) -> None:
+        """The core loop has handed over a batch's outputs (its thread): draw the picture."""
+        if not self._outputs.empty():
+            self._wake.set()
 
     # --- life --------------------------------------------------------------------------
 
@@ -177,14 +190,14 @@ class ConsoleProcess:
     # --- the picture ---------------------------------------------------------------------
 
     def _fold_loop(self) -> None:
-        sent_at = 0.0
+        budget = PictureBudget(PICTURE_RATE, PICTURE_BURST)
         while not self._stopped.is_set():
             self._wake.wait(RESTART_S)
             self._wake.clear()
             self._fold()
-            # At a dealer's pace each change goes out at once; in a burst (a table at full
-            # speed) at most one picture per PICTURE_INTERVAL_S, the latest always within it.
-            wait = PICTURE_INTERVAL_S - (time.monotonic() - sent_at)
+            # At a person's pace each change goes out at once; in a flood (a table at full
+            # speed) the budget holds the rate, the latest picture always within its interval.
+            wait = budget.wait_s()
             if wait > 0 and self._stopped.wait(wait):
                 return
             if self._stopped.is_set():
@@ -194,7 +207,7 @@ class ConsoleProcess:
                 self._encoded = self.view.encode()
                 self._child.offer(self._encoded)  # the supervisor sends the newest, to each new console too
                 self._sent_version = self.view.version
-                sent_at = time.monotonic()
+                budget.spend()
 
     def _fold(self) -> None:
         taken: list[tuple[out.Output, str, Mapping[str, Any] | None]] = []

@@ -103,6 +103,7 @@ def start_console(station: ConsoleWiring) -> ConsoleProcess | None:
         console.on_output(output, loop.inspect(in_play), loop.inspect(chips_now))
 
     loop.subscribe(shown, KINDS)
+    loop.hear_batches(console.on_batch_end)
     end_sessions_of_the_last_run(station)
     return console
 

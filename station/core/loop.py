@@ -192,6 +192,7 @@ class CoreLoop(LoopTaps):
             i = m.irregularity
             outputs.append(IrregularityRaised(i.ident, i.reason, i.detail, i.round_id, i.decisions))
         self._deliver(outputs)
+        self._tell_batch_end()
 
     # --- state --------------------------------------------------------------------------
 
@@ -320,6 +321,7 @@ class CoreLoop(LoopTaps):
                     self._safely("core.verdict_callback_failed", done, verdict_of(event, outputs))
         self._sync_timer()
         self.published = self._snapshots.take(self.machine, self.projection.seq)
+        self._tell_batch_end()
         if self._shoe_ended:
             self._shoe_ended = False
             self._checkpoint("shoe_end")
@@ -409,6 +411,7 @@ class CoreLoop(LoopTaps):
             self._unwritable_since = time.monotonic()
             log.error("core.journal_unwritable", reason=reason)
             self._deliver([JournalUnwritable(reason)])
+            self._tell_batch_end()
         if self._heartbeat is not None:
             self._heartbeat()
         return not self._stop.wait(JOURNAL_RETRY_S)
@@ -418,6 +421,7 @@ class CoreLoop(LoopTaps):
         self.journal_error = None
         log.info("core.journal_writable", waited_s=round(waited, 1))
         self._deliver([JournalWritable(round(waited, 1))])
+        self._tell_batch_end()
 
     def _deliver(self, outputs: Iterable[Output]) -> None:
         for output in outputs:

@@ -4,7 +4,7 @@ A feature of the station (the floor feed and its anchors, the metrics, the meter
 integrity monitor, the console, the publisher, an extension) used to reach the loop in one of
 five ways: a subscription to outputs, a single ``on_commit`` slot, a single ``on_applied`` slot,
 a listener appended to the projection, and notes. Two of those slots held one feature each,
-so a second one replaced the first without a word. A tap has three ways to hear and two to
+so a second one replaced the first without a word. A tap has four ways to hear and two to
 speak, each open to any number of features:
 
 * :meth:`~LoopTap.subscribe`: the outputs of the kinds it names, as each input is applied;
@@ -12,6 +12,10 @@ speak, each open to any number of features:
   it holds (None for the station's own records) and all its outputs, in journal order;
 * :meth:`~LoopTap.hear_commits`: each journal commit, right after it (seconds it took, records
   in it, the last record's seq and hash): the anchors and the floor feed follow the tip so;
+* :meth:`~LoopTap.hear_batches`: the end of each batch, once its inputs are applied, their
+  outputs handed over and :attr:`~LoopTap.published` replaced (and after an output the loop
+  gives between batches: the journal unwritable, writable again): a feature that shows a
+  picture draws it once the batch's outputs are all in, never from half of them;
 * :meth:`~LoopTap.post` an input, :meth:`~LoopTap.note` a record of the feature's own.
 
 and three ways to read: :attr:`~LoopTap.published` (where the table stands, the snapshot the
@@ -113,6 +117,10 @@ class LoopTap(Protocol):
         """Hear every commit from now on; returns the way to stop hearing them."""
         ...
 
+    def hear_batches(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Hear the end of every batch from now on; returns the way to stop hearing them."""
+        ...
+
     def post(self, event: Event, on_done: Done | None = None) -> None:
         """Queue an input (any thread): journaled, then applied, in order."""
         ...
@@ -133,6 +141,7 @@ class LoopTaps:
         self._routes: dict[type[Output], list[Subscriber]] = {}  # replaced whole on (un)subscribe
         self._record_hearers: tuple[RecordHearer, ...] = ()
         self._commit_hooks: tuple[CommitHook, ...] = ()
+        self._batch_hooks: tuple[Callable[[], None], ...] = ()
 
     def subscribe(self, callback: Subscriber, kinds: tuple[type[Output], ...] | None = None) -> Callable[[], None]:
         """Hear every output from now on, or only those of ``kinds``; returns a function that
@@ -157,6 +166,10 @@ class LoopTaps:
     def hear_commits(self, hook: CommitHook) -> Callable[[], None]:
         """Hear every commit from now on."""
         return self._join("_commit_hooks", hook)
+
+    def hear_batches(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Hear the end of every batch from now on (see the module's docstring)."""
+        return self._join("_batch_hooks", hook)
 
     def _join(self, hearers: str, hearer: Any) -> Callable[[], None]:
         """Add ``hearer`` to the tuple named ``hearers`` (replaced whole); returns its removal."""
@@ -184,6 +197,11 @@ class LoopTaps:
         """Tell the commit hooks of a commit that began at ``started`` (perf_counter)."""
         for hook in self._commit_hooks:
             _safely("core.commit_hook_failed", hook, time.perf_counter() - started, count, last.seq, last.hash)
+
+    def _tell_batch_end(self) -> None:
+        """Tell the batch hooks that a batch's outputs are all handed over."""
+        for hook in self._batch_hooks:
+            _safely("core.batch_hook_failed", hook)
 
     def _heard(self, step: ProjectedRecord) -> tuple[Output, ...]:
         """Hand ``step`` to the record hearers; its outputs."""

@@ -68,3 +68,38 @@ def test_a_failing_hearer_is_logged_and_the_loop_and_the_others_go_on(tmp_path: 
     assert heard == [1, 2]
     events = [entry["event"] for entry in logs]
     assert events.count("core.record_hearer_failed") == 2 and "core.commit_hook_failed" in events
+
+
+def test_a_batch_hook_hears_each_batch_end_after_all_of_its_outputs(tmp_path: Path) -> None:
+    """A picture drawn at a batch's end holds every output of it: the hook comes after the
+    outputs of every input of the batch and after the published snapshot is replaced."""
+    told: list[tuple[str, int]] = []  # ("output", n) per output heard, ("end", seq published) per batch end
+    with CoreLoop(tmp_path / "journal.sqlite3") as loop:
+        loop.subscribe(lambda _output: told.append(("output", 0)))
+        stop = loop.hear_batches(lambda: told.append(("end", loop.published.seq)))
+        loop.post(DealerAction("shuffle_done"))
+        loop.post(DealerAction("confirm_cut"))  # the same batch: one end for both
+        loop.run_pending()
+        ended_at = loop.journal.head()[0]
+        loop.post(CardDrawn("shoe", parse_card("2S")))
+        loop.run_pending()
+        stop()
+        loop.post(CardDrawn("shoe", parse_card("2C")))
+        loop.run_pending()
+    ends = [n for n, (kind, _) in enumerate(told) if kind == "end"]
+    assert len(ends) == 2  # two batches while it heard, none after it stopped
+    assert told[ends[0]] == ("end", ended_at)  # published already holds the whole batch
+    assert ends[0] > 0 and all(kind == "output" for kind, _ in told[:ends[0]])
+    assert told[ends[0] + 1:ends[1]] and all(kind == "output" for kind, _ in told[ends[0] + 1:ends[1]])
+    assert told[-1][0] == "output"  # the last batch's outputs were heard, its end was not
+
+
+def test_a_failing_batch_hook_is_logged_and_the_loop_goes_on(tmp_path: Path) -> None:
+    with CoreLoop(tmp_path / "journal.sqlite3") as loop, structlog.testing.capture_logs() as logs:
+        loop.hear_batches(lambda: (_ for _ in ()).throw(RuntimeError("a hook's bug")))
+        loop.post(DealerAction("shuffle_done"))
+        loop.run_pending()
+        loop.post(DealerAction("confirm_cut"))
+        loop.run_pending()
+        assert loop.state != "shuffling"
+    assert [entry["event"] for entry in logs].count("core.batch_hook_failed") == 2

@@ -121,6 +121,14 @@ class PlaceTrack:
         kept reading for ``T`` ms becomes stable."""
         return self._settled(now_ms, rule, False) if self.latest_clean else self
 
+    def due_ms(self, rule: StableRule) -> int | None:
+        """When :meth:`elapse` would make the run's set stable if no read came before (None:
+        no run is waiting on the clock), so a caller wakes then rather than at every tick."""
+        if (rule.hold_ms is None or not self.latest_clean or self.candidate is None
+                or self.candidate == self.stable):
+            return None
+        return self.run_from_ms + rule.hold_ms
+
     def interrupted(self) -> PlaceTrack:
         """The place once its reads stopped being reported (the stable set kept, the run broken)."""
         return replace(self, candidate=None, run=0, latest_clean=False, last_round=None)
@@ -180,6 +188,12 @@ class StableReads:
             return self, ()
         found = sorted((change for change in changes if change is not None), key=lambda c: c.place.order())
         return StableReads(self.rule, MappingProxyType(tracks)), tuple(found)
+
+    def next_due_ms(self) -> int | None:
+        """The earliest time a place's run would become stable by the clock alone (None: none
+        waits on it): :meth:`elapse` at that time makes the change."""
+        due = [d for d in (track.due_ms(self.rule) for track in self.tracks.values()) if d is not None]
+        return min(due, default=None)
 
     def interrupt(self, places: Iterable[ChipPlace] | None = None) -> StableReads:
         """The places (every one for None) whose reads the reader may have stopped reporting: an

@@ -4,10 +4,12 @@ The reader's driver reports what each antenna read (:class:`~station.chip_events
 many times a second, misses and collisions included. Those raw reads are not journaled: this
 part maps each antenna to its place on the layout, keeps the stable-read rule
 (:mod:`station.chips.stable`), and posts one :class:`~station.chip_inputs.ChipsOnPlace` when a
-place's believed chips change, each chip valued by the registry in force. A clock tick lets a
-read that stays the same become believed after ``stable_ms`` even when the reader, in
-continuous mode, says nothing new. A fault, a reboot or a lost link of the reader breaks every
-place's run of reads (its silence then means nothing) but keeps what was believed.
+place's believed chips change, each chip valued by the registry in force. The part's clock
+lets a read that stays the same become believed after ``stable_ms`` even when the reader, in
+continuous mode, says nothing new: it wakes at the moment the earliest such read is due (not
+at a tick, whose period would be added to every chip's wait), and again whenever a read
+comes. A fault, a reboot or a lost link of the reader breaks every place's run of reads (its
+silence then means nothing) but keeps what was believed.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ log = structlog.get_logger("station.service")
 
 Post = Callable[[Event], None]
 
-#: How often a steady read is looked at again (the ``stable_ms`` rule needs a clock).
-TICK_S = 0.01
+#: Longest the clock sleeps when no read waits on it (a read coming wakes it at once).
+IDLE_S = 1.0
 
 
 def chip_registry(section: ChipReaderSection, config_path: Path, money: Money) -> ChipRegistry:
@@ -95,6 +97,7 @@ class ChipReadsPart(FeatureBase):
         self._lock = threading.Lock()
         self._post: Post | None = None
         self._stop = threading.Event()
+        self._wake = threading.Event()  # a read came: the clock's next due time may be sooner
         self._thread: threading.Thread | None = None
         self.counts = ChipReadCounts()
 
@@ -128,6 +131,7 @@ class ChipReadsPart(FeatureBase):
                 return
             self._reads, change = self._reads.observe(PlaceRead(
                 place, read.round_no, frozenset(read.uids), read.collisions, True, self._now_ms()))
+        self._wake.set()
         if change is not None:
             self._changed((change,))
 
@@ -179,8 +183,19 @@ class ChipReadsPart(FeatureBase):
         self._thread = threading.Thread(target=self._run, name="chip-reads", daemon=True)
         self._thread.start()
 
+    def wait_s(self) -> float:
+        """How long the clock may sleep: until the earliest read due to be believed, at most
+        ``IDLE_S``."""
+        with self._lock:
+            due = self._reads.next_due_ms()
+        if due is None:
+            return IDLE_S
+        return min(IDLE_S, max(0.0, (due - self._clock() * 1000) / 1000))
+
     def _run(self) -> None:
-        while not self._stop.wait(TICK_S):
+        while not self._stop.is_set():
+            self._wake.wait(self.wait_s())
+            self._wake.clear()
             try:
                 self.tick()
             except Exception:  # a bug here must not stop the reads: logged, and the next tick tries again
@@ -188,6 +203,7 @@ class ChipReadsPart(FeatureBase):
 
     def close(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=2)
             self._thread = None

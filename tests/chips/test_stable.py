@@ -304,3 +304,24 @@ def test_a_steady_layout_converges_to_its_chips(prefix: list[Step], truth: froze
         for n in range(1, rule.reads + 1):
             places, _ = places.observe(PlaceRead(SPOT, round_ + n, truth, at_ms=at_ms + n))
     assert places.stable(SPOT) == truth
+
+
+def test_a_run_is_due_at_its_first_clean_read_plus_the_hold_time_and_only_while_it_waits() -> None:
+    rule = StableRule(reads=5, hold_ms=100)  # the count never decides here: the clock does
+    place = ChipPlace.spot("1", "banker")
+    reads = StableReads(rule)
+    assert reads.next_due_ms() is None
+    reads, _ = reads.observe(PlaceRead(place, 1, frozenset({"E004010000000001"}), at_ms=1000))
+    assert reads.next_due_ms() == 1100
+    reads, _ = reads.observe(PlaceRead(place, 2, frozenset({"E004010000000001"}), at_ms=1050))
+    assert reads.next_due_ms() == 1100  # the run's first clean read decides, not its latest
+    reads, _ = reads.observe(PlaceRead(place, 3, frozenset(), collisions=1, at_ms=1060))
+    assert reads.next_due_ms() is None  # the latest read is not clean: the clock alone decides nothing
+    reads, _ = reads.observe(PlaceRead(place, 4, frozenset({"E004010000000001"}), at_ms=1070))
+    assert reads.next_due_ms() == 1100  # a partial read that lacks no chip of the run keeps it
+    assert reads.elapse(1099)[1] == ()
+    reads, changes = reads.elapse(1100)
+    assert [c.after for c in changes] == [frozenset({"E004010000000001"})]
+    assert reads.next_due_ms() is None  # stable: nothing waits
+    assert StableReads(StableRule(reads=2, hold_ms=None)).observe(
+        PlaceRead(place, 1, frozenset({"E004010000000001"}), at_ms=5))[0].next_due_ms() is None

@@ -88,3 +88,21 @@ def test_a_steady_read_is_believed_after_stable_ms_by_the_clock() -> None:
     chips.tick()
     [event] = posted
     assert isinstance(event, ChipsOnPlace) and event.place == "payout:1"
+
+
+def test_the_clock_sleeps_until_the_earliest_steady_read_is_due_not_by_ticks() -> None:
+    chips, posted, clock = part(stable_ms=300, reads=5)
+    assert chips.wait_s() == 1.0  # nothing waits on the clock: it sleeps its longest
+    route = chips.router(posted.append)
+    route(ChipsRead("chipreader", 2, (A,), 1))  # due 300 ms from now
+    clock.now += 0.05
+    route(ChipsRead("chipreader", 1, (A,), 2))  # due 300 ms from now, 50 ms later
+    assert abs(chips.wait_s() - 0.25) < 1e-9  # the payout zone's read comes first
+    clock.now += 0.25
+    assert chips.wait_s() == 0.0
+    chips.tick()
+    assert [e.place for e in posted if isinstance(e, ChipsOnPlace)] == ["payout:1"]
+    assert abs(chips.wait_s() - 0.05) < 1e-9  # then the spot's
+    route(ChipsRead("chipreader", 1, (), 3, 1))  # a collision round: no clean read, nothing due
+    assert chips.wait_s() == 1.0
+

@@ -63,6 +63,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.txt"
 CACHE = ROOT / ".mutation-cache"
+#: The folders the coverage map measures: every guard's code is in one of them (the drivers'
+#: guard found none of its lines run while only ``station`` was measured).
+MAPPED_FOLDERS = ("station", "drivers")
 NO_MUTATE = "pragma: no mutate"
 
 
@@ -695,7 +698,7 @@ def coverage_map(copy: Path, tests: list[str]) -> CoverageMap:
     """Which test runs which line: kept in ``.mutation-cache/`` per test file, for as long as
     the code and the helpers are the same; the test files that are new or changed since (or
     all of them, the first time) are run once on the unmutated code under coverage."""
-    cached = CACHE / f"contexts-{base_digest(copy)}.json"
+    cached = CACHE / f"contexts-{'-'.join(MAPPED_FOLDERS)}-{base_digest(copy)}.json"
     kept: dict[str, dict[str, Any]] = json.loads(cached.read_text()) if cached.exists() else {}
     kept = {f: v for f, v in kept.items() if isinstance(v, dict) and "digest" in v}
     wanted = test_files(copy, tests)
@@ -708,9 +711,10 @@ def coverage_map(copy: Path, tests: list[str]) -> CoverageMap:
         out = copy / "contexts.json"
         print(f"noting which test runs which line: {len(stale)} test file(s) under coverage ...", flush=True)
         start = time.monotonic()
+        sources = os.pathsep.join(str(copy / folder) for folder in MAPPED_FOLDERS)
         status = _pytest(copy, ["-p", "mutation_contexts", *stale], timeout=3 * 3600, env={
             "PYTHONPATH": f"{copy}{os.pathsep}{ROOT / 'tools'}", "MUTATION_CONTEXTS": str(out),
-            "MUTATION_CONTEXTS_SOURCE": str(copy / "station")}, log=copy / "contexts.log", fail_fast=False)
+            "MUTATION_CONTEXTS_SOURCE": sources}, log=copy / "contexts.log", fail_fast=False)
         failed = json.loads(out.read_text())["failed"] if status == 1 and out.exists() else []
         if failed:  # a test bound by time may fail under the shared load: each is tried once more, alone
             print(f"... {len(failed)} failed; tried again alone: {' '.join(failed)}", flush=True)

@@ -27,11 +27,12 @@ import coverage
 import pytest
 
 OUT = os.environ.get("MUTATION_CONTEXTS", "")
-SOURCE = os.environ.get("MUTATION_CONTEXTS_SOURCE", "station")
+#: The folders measured, separated as PATH is: the station's and the drivers' (both are mutated).
+SOURCES = os.environ.get("MUTATION_CONTEXTS_SOURCE", "station").split(os.pathsep)
 
 _cov: coverage.Coverage | None = None
 if OUT:
-    _cov = coverage.Coverage(data_file=f"{OUT}.coverage", source=[SOURCE], branch=False, config_file=False)
+    _cov = coverage.Coverage(data_file=f"{OUT}.coverage", source=SOURCES, branch=False, config_file=False)
     _cov.start()
     # The processes the tests start measure themselves (see mutation_site/sitecustomize.py).
     _site = str(Path(__file__).resolve().parent / "mutation_site")

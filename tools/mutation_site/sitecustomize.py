@@ -17,9 +17,9 @@ if os.environ.get("MUTATION_CONTEXTS") and os.environ.get("MUTATION_CONTEXT"):
 
     import coverage
 
+    _sources = os.environ.get("MUTATION_CONTEXTS_SOURCE", "station").split(os.pathsep)
     _cov = coverage.Coverage(data_file=os.environ["MUTATION_CONTEXTS"] + ".coverage", data_suffix=True,
-                             source=[os.environ.get("MUTATION_CONTEXTS_SOURCE", "station")], config_file=False,
-                             context=os.environ["MUTATION_CONTEXT"])
+                             source=_sources, config_file=False, context=os.environ["MUTATION_CONTEXT"])
     # A station forks its children (the floor's outbox) and a forked child leaves with
     # os._exit: measured and saved only with these (docs/testing.md, the floor guard).
     _cov.set_option("run:patch", ["fork", "_exit"])

@@ -15,7 +15,8 @@ those alone, fastest first: a first, unmutated run under coverage.py
 (``tools/mutation_contexts.py``) notes which test runs which line, and is kept in
 ``.mutation-cache/`` until a source or test file changes. A mutant on a line no guarding test
 runs survives without a run; one in code run at import (a module's constants, a class body)
-runs against every guarding test. ``--all-tests`` runs every mutant against the whole folders.
+runs against the guarding tests that run any function of its package. ``--all-tests`` runs
+every mutant against the whole folders.
 
 Some mutants cannot change behaviour (``x < 0`` for ``x <= 0`` where ``x`` is never 0, a
 cache size one larger). They are listed, with why, in ``tools/mutation_equivalents.txt``
@@ -667,11 +668,16 @@ class CoverageMap:
 
     def tests_for(self, m: Mutant, guard: Guard) -> list[str]:
         """The guarding tests that run the mutant's statement, fastest first; for code run at
-        import (a constant, a default), those that run any of its module's functions; every
+        import (a constant, a default, a message's type code), those that run any function of
+        its package: a module of constants is read by its neighbours (a codec's message types
+        by the package's decoder), so the tests of its own functions alone miss them; every
         guarding test for code run only outside any test; none when no test runs it."""
         by_line = self.lines.get(m.path, {})
         if not m.in_function:
-            users = {t for tests in by_line.values() for t in tests if t and _in_folders(t, guard.tests)}
+            package = m.path.rsplit("/", 1)[0] + "/"
+            users = {t for path, lines in self.lines.items() if path.startswith(package) and "/" not in
+                     path[len(package):] for tests in lines.values() for t in tests
+                     if t and _in_folders(t, guard.tests)}
             return self.ordered(users) if users else self.guarding(guard)
         found: set[str] = set()
         outside = False

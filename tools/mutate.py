@@ -695,6 +695,18 @@ class CoverageMap:
         return sum(self.durations.get(t, 1.0) for t in tests)
 
 
+def per_file_sample(mutants: list[Mutant], each: int, seed: int) -> list[Mutant]:
+    """``each`` mutants of every file (all of a file with fewer), drawn with ``seed``: a sample
+    no file's size can crowd out, as an independent check of a guard's figure draws it."""
+    draw = random.Random(seed)
+    by_file: dict[str, list[Mutant]] = {}
+    for m in mutants:
+        by_file.setdefault(m.path, []).append(m)
+    chosen = [m for path in sorted(by_file)
+              for m in draw.sample(sorted(by_file[path], key=lambda m: m.index), min(each, len(by_file[path])))]
+    return sorted(chosen, key=lambda m: (m.path, m.index))
+
+
 def _in_folders(test: str, folders: Iterable[str]) -> bool:
     """Whether a test id is of one of a guard's folders, or is in one of its test files."""
     return any(test.startswith(f.rstrip("/") + "/") or test.split("::", maxsplit=1)[0] == f for f in folders)
@@ -809,6 +821,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", default=None, help="mutate only these files or folders (relative paths)")
     parser.add_argument("--jobs", type=int, default=2, help="workers side by side (default 2)")
     parser.add_argument("--sample", type=int, default=None, metavar="N", help="run only N mutants, drawn at random")
+    parser.add_argument("--per-file", type=int, default=None, metavar="N",
+                        help="run only N mutants of each file, drawn at random (the independent sample: with "
+                             "--all-tests, each against its area's whole folders)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="the draw of --sample (default 0)")
     parser.add_argument("--all-tests", action="store_true",
                         help="run each mutant against every guarding test, not only those that run its line")
@@ -842,6 +857,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"note: equivalent no longer found (source changed?): {' | '.join(key)}", file=sys.stderr)
 
     to_run = [m for m in mutants if m.key not in equivalents]
+    if args.per_file is not None:
+        to_run = per_file_sample(to_run, args.per_file, args.seed)
     if args.sample is not None and args.sample < len(to_run):
         to_run = sorted(random.Random(args.seed).sample(to_run, args.sample), key=lambda m: (m.path, m.index))
     digests = {str(f.relative_to(ROOT)): digest(_source(f)) for f in files}
@@ -896,6 +913,7 @@ def _run(args: argparse.Namespace, mutants: list[Mutant], to_run: list[Mutant], 
             return 2
     equivalent = sum(m.key in load_equivalents() for m in mutants)
     print(f"{len(mutants)} mutants, {equivalent} equivalent; {len(to_run)} to run"
+          f"{f' ({args.per_file} of each file, seed {args.seed})' if args.per_file is not None else ''}"
           f"{f' (a sample of {args.sample}, seed {args.seed})' if args.sample is not None else ''}"
           f"{f', {len(results)} killed in the --resume report' if results else ''}; {len(copies)} workers", flush=True)
     work: queue.Queue[Mutant] = queue.Queue()

@@ -527,6 +527,30 @@ def test_a_broker_that_cannot_be_reached_is_logged_once_a_minute(journal: Path) 
         publisher.stop(drain_s=0)
 
 
+def test_a_station_started_right_after_the_machine_booted_logs_an_unreachable_broker_at_once(
+        journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The monotonic clock counts from the machine's boot: a table PC that starts its station
+    30 s after power-on must still say at once that the broker cannot be reached (the minute
+    between two lines is counted from the last line, not from the boot). The outbox's clock
+    is shifted, not stopped: only its origin is the boot's."""
+    import types
+
+    from station.floor import outbox
+
+    since_boot = time.monotonic() - 30.0
+    monkeypatch.setattr(outbox, "time", types.SimpleNamespace(
+        monotonic=lambda: time.monotonic() - since_boot, perf_counter=time.perf_counter, sleep=time.sleep,
+        time=time.time))
+    broker = Broker()
+    publisher = _publisher(journal, broker).start()
+    try:
+        with capture_logs() as logs:
+            broker.fail()
+        assert [e["event"] for e in logs if e["event"] == "floor_broker_unreachable"] == ["floor_broker_unreachable"]
+    finally:
+        publisher.stop(drain_s=0)
+
+
 def test_records_that_leave_the_table_as_it_was_do_not_resend_the_state(journal: Path) -> None:
     broker = Broker(acking=True)
     publisher = _publisher(journal, broker).start()

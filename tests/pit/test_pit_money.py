@@ -47,6 +47,8 @@ def test_a_pit_with_money(broker: Broker, recorded_journal: Path, tmp_path: Path
                           processes: list[subprocess.Popen[Any]]) -> None:
     page_process = PitProcess(pit_config(tmp_path / "pit.toml", broker.url, title="Pit money"), tmp_path / "pit.log")
     page_process.start()
+    assert page_process.process is not None
+    processes.append(page_process.process)  # stopped with the others, however the test ends
     processes.append(start_replayer(recorded_journal, broker.url, first=2, tables=11, round_s=10, pit_size=12,
                                     log=tmp_path / "replay.log"))
     folder = tmp_path / "BAC-01"

@@ -171,3 +171,15 @@ def test_a_key_down_at_open_is_no_press_even_pressed_down_again() -> None:
     assert presses.due(5.0) == [] and presses.next_due(5.0) is None and presses.held == frozenset()
     assert presses.feed(left, DOWN, 6.0) == [] and presses.feed(left, UP, 6.1) == []  # then counted from its up
     assert presses.due(6.2) == [KeyPress(left)]
+
+
+def test_a_card_reader_that_types_digits_and_enter_passes_its_self_test(events: EventLog,
+                                                                       drivers: list[Any]) -> None:
+    """`station diag selftest` of the card reader: a reader in keyboard mode has every key a card's
+    number is typed with (one without them is refused at open as the wrong device)."""
+    reader = StandInCardReader()
+    driver = CardReaderDriver("cardreader", reader.locator(), events, backoff=FAST)
+    drivers.append(driver)
+    assert driver.start(WAIT)
+    report = driver.self_test()
+    assert (report.passed, report.detail) == (True, "digits and Enter present")

@@ -62,3 +62,12 @@ def test_a_protocol_of_one_version_is_a_range_of_one(version: int) -> None:
     assert single.version_problem(version) is None and single.version_problem(version + 1) is not None
     with pytest.raises(ValueError, match="not a range from 1"):
         Protocol("vendor", (), current=version, oldest=version + 1)
+
+
+def test_a_card_field_given_anything_but_a_card_is_refused_as_such() -> None:
+    """A card on the wire is a Card: text such as "AS" handed by mistake is a TypeError that says
+    so, not an AttributeError from deep in the packing."""
+    from drivers.codec.shoe import CardRead
+
+    with pytest.raises(TypeError, match="expected a Card, got 'AS'"):
+        CardRead("AS").pack()  # type: ignore[arg-type]

@@ -21,7 +21,6 @@ Each test answers a mutant that survived the guard's tests (``/tmp/mut-drivers.l
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -51,17 +50,6 @@ US_KEYS = [
 SHIFT, ENTER = key_code("KEY_LEFTSHIFT"), key_code("KEY_ENTER")
 
 
-@pytest.fixture
-def events() -> EventLog:
-    return EventLog()
-
-
-@pytest.fixture
-def drivers() -> Iterator[list[Any]]:
-    made: list[Any] = []
-    yield made
-    for driver in made:
-        driver.stop()
 
 
 def typed(keys: list[tuple[int, bool]]) -> list[str]:

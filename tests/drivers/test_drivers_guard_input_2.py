@@ -17,9 +17,6 @@ Each test answers a mutant that survived the guard's tests (``/tmp/mut-drivers.l
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
-
-import pytest
 
 from drivers.devices import Backoff, FootSwitchDriver
 from drivers.input.locator import EvdevLocator, parse_evdev_locator
@@ -31,17 +28,6 @@ FAST = Backoff(0.02, 2.0, 0.2)
 WAIT = 10.0
 
 
-@pytest.fixture
-def events() -> EventLog:
-    return EventLog()
-
-
-@pytest.fixture
-def drivers() -> Iterator[list[FootSwitchDriver]]:
-    made: list[FootSwitchDriver] = []
-    yield made
-    for driver in made:
-        driver.stop()
 
 
 def test_a_foot_switch_says_who_it_is_as_its_node_does(events: EventLog, drivers: list[FootSwitchDriver]) -> None:

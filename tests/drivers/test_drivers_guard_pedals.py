@@ -16,7 +16,6 @@ Each test answers a mutant that survived the guard's tests (``/tmp/mut-drivers.l
 from __future__ import annotations
 
 import array
-from collections.abc import Iterator
 
 import pytest
 
@@ -35,22 +34,11 @@ FAST = Backoff(initial_s=0.02, factor=2.0, cap_s=0.2)
 WAIT = 10.0
 
 
-@pytest.fixture
-def events() -> EventLog:
-    return EventLog()
-
 
 @pytest.fixture
 def pedal() -> SimulatedPedal:
     return SimulatedPedal("PED-SIM-0001", timed_long_press=False)
 
-
-@pytest.fixture
-def drivers() -> Iterator[list[PedalDriver]]:
-    made: list[PedalDriver] = []
-    yield made
-    for driver in made:
-        driver.stop()
 
 
 class _FailingRequest(SimulatedBackend):

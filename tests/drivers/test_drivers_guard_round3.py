@@ -207,13 +207,6 @@ def test_a_result_shown_without_pairs_has_none(board: tuple[DisplaySimulator, Di
 # --- the USB pedals -----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def drivers() -> Iterator[list[PedalDriver]]:
-    made: list[PedalDriver] = []
-    yield made
-    for driver in made:
-        driver.stop()
-
 
 def test_reports_lost_are_logged_once_when_their_loss_is_seen(drivers: list[PedalDriver]) -> None:
     events = EventLog()

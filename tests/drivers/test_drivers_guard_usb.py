@@ -43,17 +43,6 @@ from tests.devices.rigs import EventLog
 FAST = Backoff(initial_s=0.02, factor=2.0, cap_s=0.2)
 
 
-@pytest.fixture
-def events() -> EventLog:
-    return EventLog()
-
-
-@pytest.fixture
-def drivers() -> Iterator[list[PedalDriver]]:
-    made: list[PedalDriver] = []
-    yield made
-    for driver in made:
-        driver.stop()
 
 
 @pytest.mark.parametrize("code", list(LibusbError), ids=lambda code: code.name)

@@ -22,7 +22,6 @@ Each test answers a mutant that survived the guard's tests (``/tmp/mut-drivers.l
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,17 +46,6 @@ FAST = Backoff(initial_s=0.02, factor=2.0, cap_s=0.2)
 WAIT = 10.0
 
 
-@pytest.fixture
-def events() -> EventLog:
-    return EventLog()
-
-
-@pytest.fixture
-def drivers() -> Iterator[list[PedalDriver]]:
-    made: list[PedalDriver] = []
-    yield made
-    for driver in made:
-        driver.stop()
 
 
 class _OtherInterface(SimulatedPedal):

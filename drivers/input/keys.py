@@ -33,12 +33,16 @@ def key_code(name: str) -> int:
 
 
 def key_name(code: int) -> str:
-    """The name of key ``code`` (``KEY_F13``), or ``KEY_<code>`` for one without a name."""
+    """The name of key ``code`` (``KEY_F13``), or ``KEY_<code>`` for one without a name.
+
+    A code the kernel knows by several names is shown by all of them, joined by "/"
+    (``KEY_MIN_INTERESTING/KEY_MUTE``): the kernel lists them alphabetically, so the first is
+    often not the one a technician wrote in the station's configuration."""
     from evdev import ecodes
 
     names = ecodes.KEY.get(code) or ecodes.BTN.get(code)
     if isinstance(names, (list, tuple)):
-        return str(names[0])
+        return "/".join(str(name) for name in names)
     return str(names) if names else f"KEY_{code}"
 
 

@@ -53,3 +53,21 @@ def test_a_constant_is_run_against_the_tests_of_its_package_and_a_statement_agai
     assert cmap.tests_for(statement, guard) == ["tests/drivers/test_a.py::t_display"]
     unrun = _mutant("drivers/codec/display.py", 2, line=11)
     assert cmap.tests_for(unrun, guard) == []
+
+
+def test_a_function_run_at_import_is_run_against_the_tests_of_its_package_too() -> None:
+    """A table of examples built by a function called at import: one test calls the function
+    again, but every reader of the table (the protocol documents' test) must see its mutants."""
+    guard = next(g for g in mutate.GUARDS if g.name == "drivers")
+    lines = {
+        "drivers/codec/examples.py": {"30": ["", "tests/drivers/test_guard.py::t_calls_it"],
+                                      "40": ["tests/drivers/test_guard.py::t_calls_it"]},
+        "drivers/codec/protocol.py": {"5": ["tests/drivers/test_docs.py::t_decode"]},
+    }
+    cmap = mutate.CoverageMap(lines, {t: 1.0 for by_line in lines.values() for ts in by_line.values() for t in ts
+                                      if t})
+    at_import = _mutant("drivers/codec/examples.py", 0, line=30)
+    assert set(cmap.tests_for(at_import, guard)) == {"tests/drivers/test_guard.py::t_calls_it",
+                                                     "tests/drivers/test_docs.py::t_decode"}
+    only_in_a_test = _mutant("drivers/codec/examples.py", 1, line=40)
+    assert cmap.tests_for(only_in_a_test, guard) == ["tests/drivers/test_guard.py::t_calls_it"]

@@ -671,14 +671,12 @@ class CoverageMap:
         import (a constant, a default, a message's type code), those that run any function of
         its package: a module of constants is read by its neighbours (a codec's message types
         by the package's decoder), so the tests of its own functions alone miss them; every
-        guarding test for code run only outside any test; none when no test runs it."""
-        by_line = self.lines.get(m.path, {})
+        guarding test for code run only outside any test; none when no test runs it. A line run
+        at import as well as by tests (in a function called while its module loads) takes its
+        package's tests too."""
         if not m.in_function:
-            package = m.path.rsplit("/", 1)[0] + "/"
-            users = {t for path, lines in self.lines.items() if path.startswith(package) and "/" not in
-                     path[len(package):] for tests in lines.values() for t in tests
-                     if t and _in_folders(t, guard.tests)}
-            return self.ordered(users) if users else self.guarding(guard)
+            return self._package_users(m, guard)
+        by_line = self.lines.get(m.path, {})
         found: set[str] = set()
         outside = False
         for line in range(m.first or m.line, (m.last or m.line) + 1):
@@ -687,9 +685,21 @@ class CoverageMap:
                     outside = True
                 elif _in_folders(test, guard.tests):
                     found.add(test)
-        if found:
-            return self.ordered(found)
-        return self.guarding(guard) if outside else []
+        if outside:
+            # A function called while its module loads (a table of worked examples built at
+            # import): what it returned is read by any user of the package, whichever test
+            # happens to call it again besides.
+            return self.ordered({*found, *self._package_users(m, guard)})
+        return self.ordered(found)
+
+    def _package_users(self, m: Mutant, guard: Guard) -> list[str]:
+        """The guarding tests that run any function of the mutant's package (every guarding
+        test when none does): the readers of what its modules hold from their import."""
+        package = m.path.rsplit("/", 1)[0] + "/"
+        users = {t for path, lines in self.lines.items() if path.startswith(package) and "/" not in
+                 path[len(package):] for tests in lines.values() for t in tests
+                 if t and _in_folders(t, guard.tests)}
+        return self.ordered(users) if users else self.guarding(guard)
 
     def seconds(self, tests: list[str]) -> float:
         return sum(self.durations.get(t, 1.0) for t in tests)

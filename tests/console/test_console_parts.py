@@ -15,7 +15,7 @@ from station.config.pins import PinError, hash_pin, pin_problem, stored_problem,
 from station.console.sessions import MAX_FAILURES, SUPERVISOR_TURN_S, SessionBook, User
 from station.console.settings import ConsoleSection
 from station.console.view import ConsoleView, TableLayout
-from station.console.words import in_chips, input_words, payout_words, settled_lines
+from station.console.words import in_chips, input_words, payout_words, region_label, settled_lines
 from station.core import outputs as out
 from station.core.chip_table import ChipRules
 from station.core.rounds import RoundId
@@ -210,3 +210,11 @@ def test_the_tray_form_lists_an_entry_the_tray_antenna_counted_as_its_own_and_af
     resumed = ConsoleView(layout())
     resumed.resume(table.machine)
     assert resumed.to_json()["tray"]["entries"] == ["1 opener", "2 fill"]  # the opener's counts are the hand's now
+
+
+def test_a_side_bet_is_drawn_as_one_and_a_main_bet_is_not() -> None:
+    """The console draws side bets two to a row under the main bets: a label says which."""
+    assert region_label("player_pair") == {"region": "player_pair", "name": region_label("player_pair")["name"],
+                                           "short": "P Pair", "side": True}
+    assert region_label("dragon_bonus_banker")["side"] is True
+    assert [region_label(main)["side"] for main in ("player", "banker", "tie")] == [False, False, False]

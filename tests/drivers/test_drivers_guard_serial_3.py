@@ -63,9 +63,11 @@ class _PulledAfterTheAnswer(SerialTransport):
         super().__init__(url)
         self.answered = threading.Event()  # the answer is being handed over by the link's reader
         self.pulled = threading.Event()
+        self.reader: threading.Thread | None = None  # the thread the failed read was made on
 
     def read(self) -> bytes:
         if self.answered.is_set():  # the reader is done with the read that brought the answer
+            self.reader = threading.current_thread()
             self.pulled.set()
             raise TransportError("cable pulled")
         return super().read()
@@ -85,9 +87,10 @@ def test_a_command_whose_link_is_lost_before_it_returns_reports_the_link_lost(sh
             transport.answered.set()
         if direction == "tx" and isinstance(decoded, Ping):  # on the sender's thread, the Ping written
             held.append("ping")
-            if not transport.pulled.wait(WAIT):
+            if not transport.pulled.wait(WAIT) or transport.reader is None:
                 held.append("the cable was never pulled")
-            link.close(final=False)  # as the supervisor does on a loss: waits for the reader to end
+                return
+            transport.reader.join(WAIT)  # the reader has told the link of its loss and ended
 
     try:
         assert link.open() is None

@@ -59,7 +59,8 @@ def probe(url: str, *, timeout: float = 0.5, attempts: int = 3, baudrate: int = 
                         transport.write(codec.encode(Ack(), item.seq))
                     elif item.seq == seq and isinstance(item.message, IdentityReport):
                         m = item.message
-                        result.identity = Identity(m.model, m.serial, m.firmware)
+                        result.identity = Identity(m.model, m.serial, m.firmware,
+                                                   protocol_version=m.protocol_version)
                         return result
         result.error = f"no answer to Identify after {attempts} attempt(s)"
         return result

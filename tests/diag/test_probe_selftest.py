@@ -95,7 +95,8 @@ def test_probe_of_an_unknown_port_identifies_whatever_answers(sim, capsys) -> No
     box = sim("buttonbox", serial="BOX-3")
     assert main(["diag", "probe", "--url", box.url]) == 0
     out = capsys.readouterr().out
-    assert f"{box.url}: model SIM-BUTTONS-4, serial BOX-3, firmware 1.0.0" in out
+    version = box.simulator.protocol_version
+    assert f"{box.url}: model SIM-BUTTONS-4, serial BOX-3, firmware 1.0.0, protocol version {version}" in out
     box.simulator.mute()
     assert main(["diag", "probe", "--url", box.url, "--json"]) == 1
     report = json.loads(capsys.readouterr().out)

@@ -39,6 +39,7 @@ def test_a_foot_switch_says_who_it_is_as_its_node_does(events: EventLog, drivers
     assert (who.model, who.serial, who.phys, who.path) == (NAME, "FS-0042", "usb-0000:00:14.0-3/input0",
                                                            "/dev/input/event7")
     assert (who.vendor_id, who.product_id, who.firmware) == (0x0C45, 0x7403, "0110")
+    assert who.protocol_version == 1  # a keyboard speaks no station protocol: 1, as any device that does not say
 
 
 def test_the_status_names_the_pedals_held_down_now(events: EventLog, drivers: list[FootSwitchDriver]) -> None:

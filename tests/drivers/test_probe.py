@@ -24,3 +24,14 @@ def test_probe_reports_why_nothing_answered(tmp_path) -> None:
         running.simulator.mute(True)
         silent = probe(running.url, timeout=0.1, attempts=2)
         assert not silent.found and "no answer" in silent.error
+
+
+def test_probe_reports_the_protocol_version_the_device_announces() -> None:
+    """The version a device speaks is what a technician checks first after a firmware update:
+    a probe says the one the device announced, not the oldest."""
+    with start_simulator("chipreader", protocol_version=2) as running:
+        identity = probe(running.url).identity
+        assert identity is not None and identity.protocol_version == 2
+    with start_simulator("chipreader", protocol_version=1) as running:
+        identity = probe(running.url).identity
+        assert identity is not None and identity.protocol_version == 1

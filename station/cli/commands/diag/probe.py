@@ -72,7 +72,8 @@ def _identify_port(args: argparse.Namespace) -> int:
         }, indent=2))
     elif result.identity is not None:
         ident = result.identity
-        out(f"{args.url}: model {ident.model}, serial {ident.serial}, firmware {ident.firmware}")
+        out(f"{args.url}: model {ident.model}, serial {ident.serial}, firmware {ident.firmware}, "
+            f"protocol version {ident.protocol_version}")
         out("  (give --kind to read its status and link statistics)")
     else:
         out(f"{args.url}: no station device found: {result.error}")

@@ -183,7 +183,9 @@ def test_the_chip_reader_takes_the_ends_of_its_period_and_power_ranges(rec: Reco
         assert driver.set_rf_power(1) and driver.set_mode(True, chip_wire.MIN_PERIOD_MS)
         info = driver.status()
         assert (info.period_ms, info.rf_power) == (chip_wire.MIN_PERIOD_MS, 1)
-        assert driver.set_mode(False)
+        assert driver.set_mode(False)  # only when asked: the period means nothing and goes as 0
+        assert running.simulator.commands()[-1] == chip_wire.SetMode(False, 0)
+        assert (driver.status().continuous, driver.status().period_ms) == (False, 0)
     finally:
         driver.stop()
         running.stop()

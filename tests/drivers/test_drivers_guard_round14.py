@@ -18,7 +18,10 @@ Each test answers a mutant that survived the guard's tests:
   what is wrong, from ``self_test`` and from ``status`` alike, never a driver crash
   (``_self_test``);
 * a card reader that ends its line with the keypad's Enter has ended the line as with the main
-  Enter (``drivers/input/wedge.py``, ``KEY_KPENTER``).
+  Enter (``drivers/input/wedge.py``, ``KEY_KPENTER``);
+* a foot switch keeps its last 32 key events for the fault report, as a serial link keeps its
+  last 32 frames (``footswitch.py``, ``history``);
+* a capital typed with the right Shift is a capital, as with the left (``wedge.py``, ``_SHIFTS``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import pytest
 
 from drivers.devices import Backoff, DeviceProtocolError, DeviceUnavailable, FootSwitchDriver, PedalDriver
 from drivers.input.keys import key_code
-from drivers.input.wedge import KeyboardWedge, card_number, keys_for
+from drivers.input.wedge import KEY_ENTER, KeyboardWedge, card_number, keys_for
 from drivers.simulators.footswitch import StandInBackend, StandInDevice, StandInFootSwitch, StandInHandle
 from drivers.simulators.pedals.backend import SimulatedBackend
 from drivers.simulators.pedals.device import SimulatedPedal
@@ -205,3 +208,28 @@ def test_a_line_ended_with_the_keypad_enter_is_a_line_as_with_the_main_enter() -
         assert card_number(typed) == "4000123456789"
         assert wedge.counts.lines == 1
         assert wedge.feed(enter, 1, now + 0.01) is None  # the line was emptied by its Enter
+
+
+def test_a_foot_switch_keeps_its_last_32_key_events_for_the_fault_report(events: EventLog,
+                                                                       drivers: list[FootSwitchDriver]) -> None:
+    """As a serial link's ring (docs/drivers.md): the last 32 frames, the oldest dropped."""
+    switch = StandInFootSwitch()
+    driver = FootSwitchDriver("pedals", switch.locator(), events, backoff=FAST)
+    drivers.append(driver)
+    assert driver.start(WAIT)
+    for count in range(1, 18):  # 34 key events, each press taken before the next (no bounce)
+        switch.press("left")
+        switch.release("left")
+        events.wait_presses(count)
+    kept = [what for _, _, _, what in driver.recent_frames()]
+    assert kept == ["KEY_F13 down", "KEY_F13 up"] * 16
+
+
+def test_a_capital_typed_with_the_right_shift_is_a_capital() -> None:
+    wedge = KeyboardWedge()
+    shift_right, key_b = 54, key_code("KEY_B")
+    assert wedge.feed(shift_right, 1, 0.0) is None
+    assert wedge.feed(key_b, 1, 0.001) is None
+    assert wedge.feed(shift_right, 0, 0.002) is None
+    assert wedge.feed(key_b, 1, 0.003) is None
+    assert wedge.feed(KEY_ENTER, 1, 0.004) == "Bb"

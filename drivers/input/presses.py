@@ -103,9 +103,10 @@ class KeyPresses:
             if held.up_at is not None and now - held.up_at >= self.debounce_s:
                 del self._held[code]
                 if not held.long_sent:
-                    long = held.up_at - held.since >= self.long_press_s
+                    # Short: a hold that reached long_press_s was taken as long when its time
+                    # came, since feed looks at what is due before each event, its up included.
                     self.counts.presses += 1
-                    out.append(KeyPress(code, long=long))
+                    out.append(KeyPress(code, long=False))
         return out
 
     def next_due(self, now: float) -> float | None:

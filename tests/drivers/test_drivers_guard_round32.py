@@ -3,13 +3,25 @@ docs/testing.md):
 
 * a device announcing a protocol version the station does not speak is refused, once, as
   ``unsupported_version`` naming both versions, and is never taken as connected
-  (``drivers/devices/link.py``, ``open``).
+  (``drivers/devices/link.py``, ``open``);
+* a foot switch named by its node path takes no serial, phys or name besides, and says so
+  (``drivers/input/locator.py``);
+* a device whose URL is still the example's placeholder is told to run ``station diag ports``
+  and put its stable path there (``drivers/transport/urls.py``);
+* a pedal self-test reply of a format the station does not know is refused naming it
+  (``drivers/usb/codec.py``).
 """
 
 from __future__ import annotations
 
+import pytest
+
 from drivers.devices import ShoeDriver
+from drivers.input.locator import EvdevLocatorError, parse_evdev_locator
 from drivers.simulators import start_simulator
+from drivers.transport.urls import FILL_IN, url_problem
+from drivers.usb import protocol as p
+from drivers.usb.codec import ReportError, crc16, decode_self_test
 from station import events as ev
 
 from ..waiting import stays_false
@@ -30,3 +42,27 @@ def test_a_device_announcing_a_newer_protocol_is_refused_as_unsupported_and_neve
     finally:
         driver.stop()
         running.stop()
+
+
+@pytest.mark.parametrize("option", ["serial=FS-1", "phys=usb-1/input0", "name=Pedal"])
+def test_a_foot_switch_named_by_its_node_takes_no_other_description(option: str) -> None:
+    text = f"evdev:///dev/input/by-id/usb-pedal-event-kbd?{option}"
+    with pytest.raises(EvdevLocatorError, match="a node path needs no serial, phys or name"):
+        parse_evdev_locator(text)
+    assert parse_evdev_locator(text.split("?", maxsplit=1)[0]).path == "/dev/input/by-id/usb-pedal-event-kbd"
+
+
+def test_a_url_still_the_placeholder_says_to_run_station_diag_ports() -> None:
+    problem = url_problem("shoe", FILL_IN + "-the-shoe")
+    assert problem is not None and "run `station diag ports` on the table PC" in problem
+    assert "the shoe's stable path" in problem
+
+
+def test_a_pedal_self_test_reply_of_an_unknown_format_is_refused_naming_it() -> None:
+    version = 2  # docs/protocols/pedals.md: version 2's reply ends in a CRC-16, high byte first
+    length = p.self_test_length(version)
+    good_format = p.self_test_format(version)
+    body = bytes([good_format ^ 0x40]) + bytes(length - 3)
+    raw = body + crc16(body).to_bytes(2, "big")
+    with pytest.raises(ReportError, match=f"self-test reply format 0x{good_format ^ 0x40:02x} unknown"):
+        decode_self_test(raw, version)

@@ -9,13 +9,18 @@ docs/testing.md):
 * a device whose URL is still the example's placeholder is told to run ``station diag ports``
   and put its stable path there (``drivers/transport/urls.py``);
 * a pedal self-test reply of a format the station does not know is refused naming it
-  (``drivers/usb/codec.py``).
+  (``drivers/usb/codec.py``);
+* a wire type reads as its declaration, without what it works out from it (a number's struct
+  format, a record's layout and its store of decoded records), as a frame and an enum do
+  (``drivers/codec/fields.py``).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from drivers.codec import display
+from drivers.codec.fields import U16
 from drivers.devices import ShoeDriver
 from drivers.input.locator import EvdevLocatorError, parse_evdev_locator
 from drivers.simulators import start_simulator
@@ -66,3 +71,10 @@ def test_a_pedal_self_test_reply_of_an_unknown_format_is_refused_naming_it() -> 
     raw = body + crc16(body).to_bytes(2, "big")
     with pytest.raises(ReportError, match=f"self-test reply format 0x{good_format ^ 0x40:02x} unknown"):
         decode_self_test(raw, version)
+
+
+def test_a_wire_type_reads_as_its_declaration_alone() -> None:
+    assert repr(U16) == "UInt(size=2)"
+    bead = repr(display.BEAD)
+    assert bead.startswith("Record(cls=<class 'drivers.codec.display.BeadCell'>, fields=(")
+    assert "layout" not in bead and "_decoded" not in bead and "Struct" not in bead

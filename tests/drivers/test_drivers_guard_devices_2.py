@@ -103,13 +103,6 @@ def test_an_antenna_list_overtaken_by_a_restore_and_a_fault_is_asked_for_again(r
         sim.stop()
 
 
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
-
-
 def test_each_answer_to_a_copy_of_a_command_already_answered_is_one_stale_response(shoe: ShoeSimulator,
                                                                                    rec: Recorder) -> None:
     driver = ShoeDriver("shoe", shoe.url, rec, settings=FAST)

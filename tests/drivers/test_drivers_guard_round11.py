@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Annotated, ClassVar
 
@@ -34,19 +33,11 @@ from drivers.devices.link import DeviceLink
 from drivers.devices.reconnect import Backoff, Outage, ReconnectLoop
 from drivers.devices.stats import DeviceStats
 from drivers.input.locator import EvdevLocator, parse_evdev_locator
-from drivers.simulators import ShoeSimulator, start_simulator
+from drivers.simulators import ShoeSimulator
 from drivers.transport.serial_port import SerialTransport
 
 from ..waiting import wait_until
 from .helpers import FAST, WAIT
-
-
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
-
 
 # -- the framing --------------------------------------------------------------------------------
 

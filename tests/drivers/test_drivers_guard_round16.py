@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -38,14 +37,6 @@ from station.cards import Card, parse_cards
 
 from ..waiting import wait_until
 from .helpers import FAST, WAIT, Recorder
-
-
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
-
 
 # -- a command the device's version lacks --------------------------------------------------------
 

@@ -68,22 +68,6 @@ PROGRAM_TIMEOUT_S = 30
 Rig = tuple[ChipReaderSimulator, ChipReaderDriver]
 
 
-@pytest.fixture
-def reader(rec: Recorder) -> Iterator[Rig]:
-    """The reader's simulator (8 antennas) and a started driver, its start-up re-sync done."""
-    running = start_simulator("chipreader", ack_timeout=0.05, seed=7)
-    sim: ChipReaderSimulator = running.simulator
-    driver = ChipReaderDriver("chipreader", sim.url, rec, settings=FAST)
-    try:
-        assert driver.start(WAIT)
-        assert sim.wait_idle(WAIT)
-        assert driver.wait_synced(WAIT)
-        yield sim, driver
-    finally:
-        driver.stop()
-        running.stop()
-
-
 def _display(rec: Recorder, version: int | None = None) -> Iterator[tuple[DisplaySimulator, DisplayDriver]]:
     options = {} if version is None else {"protocol_version": version}
     running = start_simulator("display", ack_timeout=0.05, **options)

@@ -57,22 +57,6 @@ SERIAL = "PED-SIM-0001"
 # --- the chip reader: a second start is no re-sync ---------------------------------------------------
 
 
-@pytest.fixture
-def reader(rec: Recorder) -> Iterator[tuple[ChipReaderSimulator, ChipReaderDriver]]:
-    """The reader's simulator and a started driver, its start-up re-sync done."""
-    running = start_simulator("chipreader", ack_timeout=0.05, seed=7)
-    sim: ChipReaderSimulator = running.simulator
-    driver = ChipReaderDriver("chipreader", sim.url, rec, settings=FAST)
-    try:
-        assert driver.start(WAIT)
-        assert sim.wait_idle(WAIT)
-        assert driver.wait_synced(WAIT)
-        yield sim, driver
-    finally:
-        driver.stop()
-        running.stop()
-
-
 def test_starting_a_running_chip_reader_sends_it_no_second_re_sync(
         reader: tuple[ChipReaderSimulator, ChipReaderDriver]) -> None:
     """The reader was re-synced once it connected; start() called again while it runs sends the

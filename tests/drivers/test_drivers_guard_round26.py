@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
@@ -35,7 +34,7 @@ from drivers.codec.protocol import CodecError, IdentityReport, Packet, Ping, Str
 from drivers.devices import Backoff, PedalDriver
 from drivers.devices.link import DeviceLink
 from drivers.devices.reconnect import Outage
-from drivers.simulators import ShoeSimulator, start_simulator
+from drivers.simulators import ShoeSimulator
 from drivers.simulators.pedals.backend import SimulatedBackend
 from drivers.simulators.pedals.device import SimulatedPedal
 from drivers.transport.serial_port import SerialTransport
@@ -47,13 +46,6 @@ from ..waiting import wait_until
 from .helpers import FAST, WAIT
 
 SHOE = get_protocol("shoe")
-
-
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
 
 
 # -- the message tables -------------------------------------------------------------------------

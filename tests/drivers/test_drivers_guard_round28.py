@@ -78,22 +78,6 @@ class _SentFrames:
 
 
 @pytest.fixture
-def reader(rec: Recorder) -> Iterator[Rig]:
-    """The reader's simulator and a started driver, its start-up re-sync done."""
-    running = start_simulator("chipreader", ack_timeout=0.05, seed=7)
-    sim: ChipReaderSimulator = running.simulator
-    driver = ChipReaderDriver("chipreader", sim.url, rec, settings=FAST)
-    try:
-        assert driver.start(WAIT)
-        assert sim.wait_idle(WAIT)
-        assert driver.wait_synced(WAIT)
-        yield sim, driver
-    finally:
-        driver.stop()
-        running.stop()
-
-
-@pytest.fixture
 def shoe() -> Iterator[ShoeSimulator]:
     running = start_simulator("shoe", ack_timeout=0.05)
     try:

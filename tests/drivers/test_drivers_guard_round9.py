@@ -26,10 +26,7 @@ import os
 import re
 import termios
 import tty
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from drivers.codec import chipreader as chip_wire
 from drivers.codec import get_protocol
@@ -132,13 +129,6 @@ class _FailingWrites(SerialTransport):
             self.failed += 1
             raise TransportError(f"write {self.failed} failed")
         super().write(data)
-
-
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
 
 
 def test_an_ack_that_could_not_be_written_is_neither_counted_nor_shown_as_sent(shoe: ShoeSimulator) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,14 +42,6 @@ from station import events as ev
 
 from ..waiting import stays_false
 from .helpers import FAST, WAIT, Recorder
-
-
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
-
 
 # -- the link -----------------------------------------------------------------------------------
 

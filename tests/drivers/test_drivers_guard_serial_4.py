@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator, MutableMapping
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
@@ -46,13 +46,6 @@ from station.cards import parse_cards
 
 from ..waiting import stays_false, wait_until
 from .helpers import FAST, WAIT, Recorder
-
-
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
 
 
 class _FrameLog:

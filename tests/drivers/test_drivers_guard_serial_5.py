@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 import socket
 import threading
-from collections.abc import Iterator
 
 import pytest
 from structlog.testing import capture_logs
@@ -36,14 +35,6 @@ from station import events as ev
 
 from ..waiting import wait_until
 from .helpers import FAST, WAIT, Recorder
-
-
-@pytest.fixture
-def shoe() -> Iterator[ShoeSimulator]:
-    running = start_simulator("shoe", ack_timeout=0.05)
-    yield running.simulator
-    running.stop()
-
 
 # -- the link -----------------------------------------------------------------------------------
 
